@@ -1,0 +1,350 @@
+/* sycl-ext/adapter.h: the adapter ABI. An adapter compiles against this
+ * header (and types.h) alone; it never links libsycl-ext.
+ *
+ * An adapter is a shared object exporting one symbol, SXA_ENTRY_SYMBOL,
+ * whose type is sxa_get_proc_table_fn. The core calls it once per table
+ * (SXA_TABLE_*) with the ABI version it speaks and a table whose first
+ * field is the table's size as the core knows it. The adapter:
+ *   - returns SX_ERROR_UNSUPPORTED_VERSION when it does not speak the
+ *     major version asked for (any minor of a known major is accepted);
+ *   - returns SX_ERROR_INVALID_ENUMERATION for a table id it does not know
+ *     (every table except ADAPTER is then treated as all-unsupported);
+ *   - otherwise fills the entries it has (SXA_FILL_TABLE does it) and
+ *     leaves the rest NULL.
+ * A NULL entry means "unsupported": the core never calls it. Mandatory
+ * entries (marked M below) missing make the core reject the adapter at
+ * load with a log line naming the entry. Tables only grow at their end.
+ *
+ * Every object an adapter hands out (platform, device, context, queue,
+ * program, kernel, event) starts with an sxa_object whose dispatch field
+ * is the services->dispatch pointer given at init, so the core can tell in
+ * one load which adapter owns any handle.
+ *
+ * Errors: every entry returns an sx_result. Before returning an error it
+ * should call services->error() with a sentence naming the object, the
+ * numbers and the backend's native code (e.g. "clBuildProgram:
+ * CL_BUILD_PROGRAM_FAILURE (-11): <log>"); the core prefixes the adapter
+ * name. Entries may be called from many threads at once unless noted.
+ * doc/adapters.md gives every entry's full contract. */
+#ifndef SYCL_EXT_ADAPTER_H
+#define SYCL_EXT_ADAPTER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <sycl-ext/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SXA_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | ((minor) & 0xffff)))
+#define SXA_MAJOR_VERSION(v) ((uint32_t)(v) >> 16)
+#define SXA_MINOR_VERSION(v) ((uint32_t)(v) & 0xffff)
+#define SXA_ABI_VERSION_MAJOR 1
+#define SXA_ABI_VERSION_MINOR 0
+#define SXA_ABI_VERSION SXA_MAKE_VERSION(SXA_ABI_VERSION_MAJOR, SXA_ABI_VERSION_MINOR)
+
+#define SXA_ENTRY_SYMBOL "sxa_get_proc_table"
+
+#if defined(__GNUC__)
+#define SXA_EXPORT __attribute__((visibility("default")))
+#else
+#define SXA_EXPORT
+#endif
+
+/* The core's per-adapter dispatch record; opaque to adapters. */
+struct sxa_dispatch;
+
+/* First member of every adapter object. */
+typedef struct sxa_object {
+    const struct sxa_dispatch *dispatch;
+} sxa_object;
+
+typedef struct sxa_adapter_s *sxa_adapter;
+typedef struct sxa_platform_s *sxa_platform;
+typedef struct sxa_device_s *sxa_device;
+typedef struct sxa_context_s *sxa_context;
+typedef struct sxa_queue_s *sxa_queue;
+typedef struct sxa_program_s *sxa_program;
+typedef struct sxa_kernel_s *sxa_kernel;
+typedef struct sxa_event_s *sxa_event;
+
+/* What the core offers an adapter; valid from init until fini returns. */
+typedef struct sxa_services {
+    uint32_t size;                        /* sizeof(sxa_services) as the core knows it */
+    uint32_t abi_version;                 /* the core's SXA_ABI_VERSION */
+    const struct sxa_dispatch *dispatch;  /* store first in every object */
+    /* Log a line (no newline needed) at a level; cheap when the level is off. */
+    void (*log)(sx_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    /* Set the calling thread's last-error detail; returns `code`. */
+    sx_result (*error)(sx_result code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    /* getenv that honours the core's rules (secure_getenv; NULL when the
+     * application asked to ignore the environment). */
+    const char *(*getenv)(const char *name);
+} sxa_services;
+
+/* ---- parameter metadata the core passes at program creation ---- */
+
+/* A scalar leaf of a struct parameter: SX_SCALAR_* at a byte offset. */
+typedef struct sxa_param_member {
+    uint32_t scalar;
+    uint32_t offset;
+} sxa_param_member;
+
+/* One backend parameter, from the image's "SX/kernel signatures" set. */
+typedef struct sxa_kernel_param {
+    uint32_t kind;          /* SX_PARAM_* */
+    uint32_t scalar;        /* SX_SCALAR_* for SX_PARAM_VALUE, else SX_SCALAR_NONE */
+    uint32_t size;          /* bytes of the value passed (pointer size for pointers) */
+    uint32_t align;
+    uint32_t address_space; /* SX_ADDRESS_SPACE_* for pointers */
+    uint32_t num_members;   /* SX_PARAM_STRUCT: scalar leaves, in order */
+    const sxa_param_member *members;
+} sxa_kernel_param;
+
+typedef struct sxa_kernel_signature {
+    const char *name;       /* entry name */
+    uint32_t num_params;
+    const sxa_kernel_param *params;
+} sxa_kernel_signature;
+
+/* Extra inputs to program creation. Adapters that need no metadata ignore
+ * it; the native adapter needs the signatures to call kernels. */
+typedef struct sxa_program_desc {
+    uint32_t size;                /* sizeof(sxa_program_desc) as the core knows it */
+    uint32_t num_kernels;
+    const sxa_kernel_signature *kernels;
+    const char *compile_options;  /* from the image; may be NULL */
+    const char *link_options;     /* may be NULL */
+} sxa_program_desc;
+
+/* ---- info queries ---- */
+typedef uint32_t sxa_adapter_info;
+enum {
+    SXA_ADAPTER_INFO_NAME = 1,     /* char[]: short name, e.g. "opencl" */
+    SXA_ADAPTER_INFO_BACKEND = 2,  /* sx_backend */
+    SXA_ADAPTER_INFO_VERSION = 3,  /* uint32_t, SXA_MAKE_VERSION of the adapter itself */
+    SXA_ADAPTER_INFO_STATUS = 4    /* char[]: one line, e.g. "libcuda.so.1 not found: 0 platforms" */
+};
+/* Platform and device info use sx_platform_info / sx_device_info from
+ * types.h; SX_DEVICE_INFO_PLATFORM answers an sxa_platform. */
+
+typedef uint32_t sxa_kernel_info;
+enum {
+    SXA_KERNEL_INFO_NUM_ARGS = 1,             /* uint32_t: backend arguments */
+    SXA_KERNEL_INFO_MAX_WORK_GROUP_SIZE = 2,  /* size_t, for the program's device */
+    SXA_KERNEL_INFO_LOCAL_MEM_SIZE = 3        /* uint64_t: static local memory */
+};
+
+typedef uint32_t sxa_profiling_info;
+enum {
+    SXA_PROFILING_QUEUED = 1,   /* uint64_t nanoseconds */
+    SXA_PROFILING_SUBMIT = 2,
+    SXA_PROFILING_START = 3,
+    SXA_PROFILING_END = 4
+};
+
+/* Queue flags. */
+enum {
+    SXA_QUEUE_IN_ORDER = 0,
+    SXA_QUEUE_OUT_OF_ORDER = 1u << 0,
+    SXA_QUEUE_PROFILING = 1u << 1
+};
+
+/* ---- the tables ---- */
+typedef uint32_t sxa_table_id;
+enum {
+    SXA_TABLE_ADAPTER = 1,
+    SXA_TABLE_PLATFORM = 2,
+    SXA_TABLE_DEVICE = 3,
+    SXA_TABLE_CONTEXT = 4,
+    SXA_TABLE_QUEUE = 5,
+    SXA_TABLE_USM = 6,
+    SXA_TABLE_PROGRAM = 7,
+    SXA_TABLE_KERNEL = 8,
+    SXA_TABLE_ENQUEUE = 9,
+    SXA_TABLE_EVENT = 10,
+    SXA_TABLE_COUNT_ = 11
+};
+
+typedef struct sxa_adapter_table {
+    uint32_t size;
+    /* M: global init; return the adapter handle. A missing vendor library
+     * is not an error: succeed and report 0 platforms. */
+    sx_result (*init)(const sxa_services *services, sxa_adapter *out);
+    /* M: release everything; called once, after every object was released. */
+    sx_result (*fini)(sxa_adapter adapter);
+    /* M */
+    sx_result (*get_info)(sxa_adapter adapter, sxa_adapter_info param, size_t size,
+                          void *value, size_t *size_ret);
+} sxa_adapter_table;
+
+typedef struct sxa_platform_table {
+    uint32_t size;
+    /* M: OpenCL-style two-call query; platforms live until fini. */
+    sx_result (*get)(sxa_adapter adapter, uint32_t count, sxa_platform *platforms,
+                     uint32_t *num_platforms);
+    /* M */
+    sx_result (*get_info)(sxa_platform platform, sx_platform_info param, size_t size,
+                          void *value, size_t *size_ret);
+} sxa_platform_table;
+
+typedef struct sxa_device_table {
+    uint32_t size;
+    /* M: devices of a type mask; devices live until fini. */
+    sx_result (*get)(sxa_platform platform, sx_device_type type, uint32_t count,
+                     sxa_device *devices, uint32_t *num_devices);
+    /* M */
+    sx_result (*get_info)(sxa_device device, sx_device_info param, size_t size,
+                          void *value, size_t *size_ret);
+} sxa_device_table;
+
+typedef struct sxa_context_table {
+    uint32_t size;
+    /* M: all devices belong to one platform of this adapter */
+    sx_result (*create)(uint32_t num_devices, const sxa_device *devices, sxa_context *out);
+    sx_result (*release)(sxa_context context);  /* M */
+} sxa_context_table;
+
+typedef struct sxa_queue_table {
+    uint32_t size;
+    /* M: flags SXA_QUEUE_*; an adapter without out-of-order queues may
+     * return an in-order one. */
+    sx_result (*create)(sxa_context context, sxa_device device, uint32_t flags, sxa_queue *out);
+    sx_result (*release)(sxa_queue queue);  /* M: after finish */
+    sx_result (*finish)(sxa_queue queue);   /* M: wait for all its commands */
+    sx_result (*flush)(sxa_queue queue);
+} sxa_queue_table;
+
+typedef struct sxa_usm_table {
+    uint32_t size;
+    /* M: device is NULL for SX_USM_TYPE_HOST. align 0 = default. */
+    sx_result (*alloc)(sxa_context context, sxa_device device, sx_usm_type type, size_t size,
+                       size_t align, void **out);
+    sx_result (*free)(sxa_context context, void *ptr);  /* M: only pointers alloc returned */
+} sxa_usm_table;
+
+typedef struct sxa_program_table {
+    uint32_t size;
+    /* M: a program of one image for one device. `kind` is one the device
+     * listed in SX_DEVICE_INFO_IMAGE_KINDS; desc may be NULL. */
+    sx_result (*create)(sxa_context context, sxa_device device, sx_image_kind kind,
+                        const void *data, size_t size, const sxa_program_desc *desc,
+                        sxa_program *out);
+    /* M: compile and link into an executable; on failure the build log goes
+     * into the error detail. */
+    sx_result (*build)(sxa_program program, const char *options);
+    /* compile only (an object to link later) */
+    sx_result (*compile)(sxa_program program, const char *options);
+    /* link compiled programs into a new executable program; the inputs stay
+     * owned by the caller. */
+    sx_result (*link)(sxa_context context, sxa_device device, uint32_t count,
+                      const sxa_program *programs, const char *options, sxa_program *out);
+    sx_result (*release)(sxa_program program);  /* M */
+    /* the built program as bytes another create() accepts (two-call query) */
+    sx_result (*get_binary)(sxa_program program, sx_image_kind *kind, size_t size, void *value,
+                            size_t *size_ret);
+    /* a program-scope variable: its size and device address (address may be
+     * NULL where the backend has none, e.g. OpenCL without USM). */
+    sx_result (*get_global)(sxa_program program, const char *name, size_t *size, void **ptr);
+} sxa_program_table;
+
+typedef struct sxa_kernel_table {
+    uint32_t size;
+    /* M: SX_ERROR_INVALID_KERNEL_NAME when the program has no such entry */
+    sx_result (*create)(sxa_program program, const char *name, sxa_kernel *out);
+    sx_result (*release)(sxa_kernel kernel);  /* M */
+    sx_result (*get_info)(sxa_kernel kernel, sxa_kernel_info param, size_t size, void *value,
+                          size_t *size_ret);
+} sxa_kernel_table;
+
+typedef struct sxa_enqueue_table {
+    uint32_t size;
+    /* M: launch with the argument array (every backend argument exactly
+     * once, any order); the adapter must not keep `args` after returning
+     * and must be safe to call for one kernel from many threads at once.
+     * local_size NULL = the adapter picks. out_event NULL = none wanted. */
+    sx_result (*kernel_launch)(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
+                               const size_t *global_offset, const size_t *global_size,
+                               const size_t *local_size, uint32_t num_args, const sx_arg *args,
+                               uint32_t num_events, const sxa_event *wait_list,
+                               sxa_event *out_event);
+    /* M: USM (or host) to USM (or host) copy */
+    sx_result (*usm_memcpy)(sxa_queue queue, int blocking, void *dst, const void *src,
+                            size_t size, uint32_t num_events, const sxa_event *wait_list,
+                            sxa_event *out_event);
+    /* fill `size` bytes with a pattern of pattern_size (1, 2, 4, ... 128 bytes) */
+    sx_result (*usm_fill)(sxa_queue queue, void *ptr, size_t pattern_size, const void *pattern,
+                          size_t size, uint32_t num_events, const sxa_event *wait_list,
+                          sxa_event *out_event);
+    /* write/read `count` bytes at `offset` of the program variable `name`;
+     * SX_ERROR_INVALID_GLOBAL_NAME if absent, SX_ERROR_INVALID_VALUE if
+     * offset + count passes its size. A non-blocking write copies `src`
+     * before returning or keeps it alive until done. */
+    sx_result (*global_write)(sxa_queue queue, sxa_program program, const char *name,
+                              int blocking, size_t count, size_t offset, const void *src,
+                              uint32_t num_events, const sxa_event *wait_list,
+                              sxa_event *out_event);
+    sx_result (*global_read)(sxa_queue queue, sxa_program program, const char *name,
+                             int blocking, size_t count, size_t offset, void *dst,
+                             uint32_t num_events, const sxa_event *wait_list,
+                             sxa_event *out_event);
+    /* an event that completes when the wait list (or, if empty, every
+     * earlier command of the queue) has */
+    sx_result (*barrier)(sxa_queue queue, uint32_t num_events, const sxa_event *wait_list,
+                         sxa_event *out_event);
+} sxa_enqueue_table;
+
+typedef struct sxa_event_table {
+    uint32_t size;
+    sx_result (*wait)(uint32_t count, const sxa_event *events);  /* M */
+    /* M: SX_EVENT_STATUS_*; a failed command answers SX_EVENT_STATUS_ERROR */
+    sx_result (*get_status)(sxa_event event, sx_event_status *status);
+    sx_result (*release)(sxa_event event);  /* M */
+    sx_result (*get_profiling)(sxa_event event, sxa_profiling_info param, uint64_t *value);
+} sxa_event_table;
+
+/* The exported entry point. */
+typedef sx_result (*sxa_get_proc_table_fn)(uint32_t abi_version, sxa_table_id id, void *table);
+
+/* Copy an adapter's full static table into the core's, no further than the
+ * core's size field allows (older core: fewer entries; newer core: the rest
+ * stays NULL). `dst` is the core's table pointer, `src` the adapter's. */
+#define SXA_FILL_TABLE(dst, src)                                                   \
+    do {                                                                           \
+        uint32_t sxa_core_size_ = *(const uint32_t *)(dst);                        \
+        size_t sxa_n_ = sizeof(*(src)) < sxa_core_size_ ? sizeof(*(src)) : sxa_core_size_; \
+        if (sxa_n_ > sizeof(uint32_t))                                             \
+            memcpy((char *)(dst) + sizeof(uint32_t), (const char *)(src) + sizeof(uint32_t), \
+                   sxa_n_ - sizeof(uint32_t));                                     \
+    } while (0)
+
+/* Two-call info helper for adapters: copy `n` bytes of `src` out. */
+static inline sx_result sxa_info_copy(const void *src, size_t n, size_t size, void *value,
+                                      size_t *size_ret)
+{
+    if (size_ret)
+        *size_ret = n;
+    if (value) {
+        if (size < n)
+            return SX_ERROR_INVALID_SIZE;
+        memcpy(value, src, n);
+    } else if (!size_ret) {
+        return SX_ERROR_INVALID_NULL_POINTER;
+    }
+    return SX_SUCCESS;
+}
+
+static inline sx_result sxa_info_string(const char *s, size_t size, void *value,
+                                        size_t *size_ret)
+{
+    return sxa_info_copy(s, strlen(s) + 1, size, value, size_ret);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SYCL_EXT_ADAPTER_H */

@@ -1,0 +1,230 @@
+/* sycl-ext/sx.h: the application API of libsycl-ext.
+ *
+ * Conventions: every function returns an sx_result (SX_SUCCESS = 0) except
+ * the three string getters at the top, which cannot fail. On error the
+ * calling thread's last-error message (sx_last_error) says what and where.
+ * Handles are opaque; NULL handles give SX_ERROR_INVALID_NULL_HANDLE, a
+ * handle of another kind SX_ERROR_INVALID_HANDLE, a NULL output pointer
+ * SX_ERROR_INVALID_NULL_POINTER, any call but registration before sx_init
+ * or after the last sx_fini SX_ERROR_UNINITIALIZED. Every function may also
+ * return SX_ERROR_OUT_OF_HOST_MEMORY. Info queries are two-call (OpenCL
+ * style): pass value NULL and size_ret to learn the size; a buffer smaller
+ * than needed gives SX_ERROR_INVALID_SIZE. All functions are thread-safe.
+ * GPU state does not survive fork(): a child must not use handles its
+ * parent created. */
+#ifndef SYCL_EXT_SX_H
+#define SYCL_EXT_SX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sycl-ext/binaries.h>
+#include <sycl-ext/types.h>
+#include <sycl-ext/version.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sx_adapter_s *sx_adapter;
+typedef struct sx_platform_s *sx_platform;
+typedef struct sx_device_s *sx_device;
+typedef struct sx_context_s *sx_context;
+typedef struct sx_queue_s *sx_queue;
+typedef struct sx_event_s *sx_event;
+typedef struct sx_kernel_s *sx_kernel;
+typedef struct sx_image_file_s *sx_image_file;
+
+/* ---------------------------------------------------------------- errors */
+
+/* "SX_ERROR_INVALID_VALUE"; "SX_RESULT_UNKNOWN" for a code this version lacks. */
+SX_API const char *sx_result_name(sx_result result);
+/* One sentence saying what the code means. */
+SX_API const char *sx_result_string(sx_result result);
+/* The calling thread's last error message ("" if none yet). Valid until
+ * the thread's next failing sx_ call. */
+SX_API const char *sx_last_error(void);
+
+/* --------------------------------------------------------- init and log */
+
+enum {
+    SX_INIT_DEFAULT = 0,
+    /* Read no environment variable (adapter lists, selector, log, trace). */
+    SX_INIT_IGNORE_ENVIRONMENT = 1u << 0
+};
+
+/* Load the adapters (first call) or count one more user. Returns
+ * SX_ERROR_INVALID_VALUE for unknown flags. Broken adapters are skipped and
+ * shown by sx_adapter_get_info; they never make sx_init fail. */
+SX_API sx_result sx_init(uint32_t flags);
+/* Count one user less; the last one releases every object and unloads the
+ * adapters. SX_ERROR_UNINITIALIZED if not initialised. */
+SX_API sx_result sx_fini(void);
+/* The library's version (may differ from SX_VERSION_* of the headers). */
+SX_API sx_result sx_get_version(uint32_t *major, uint32_t *minor, uint32_t *patch);
+
+typedef void (*sx_log_callback)(sx_log_level level, const char *message, void *user_data);
+/* Silent by default; the SX_LOG environment variable (error, warn, info,
+ * debug) sets the initial level. SX_ERROR_INVALID_ENUMERATION past DEBUG. */
+SX_API sx_result sx_set_log_level(sx_log_level level);
+/* NULL restores the default (lines on stderr). */
+SX_API sx_result sx_set_log_callback(sx_log_callback callback, void *user_data);
+
+/* ------------------------------------------------------------- adapters */
+
+typedef uint32_t sx_adapter_info;
+enum {
+    SX_ADAPTER_INFO_NAME = 1,         /* char[] */
+    SX_ADAPTER_INFO_PATH = 2,         /* char[]: resolved file, "(built in)" for native */
+    SX_ADAPTER_INFO_STATUS = 3,       /* sx_result: SX_SUCCESS if loaded and usable */
+    SX_ADAPTER_INFO_STATUS_TEXT = 4,  /* char[]: why it is not usable, or its own status line */
+    SX_ADAPTER_INFO_BACKEND = 5,      /* sx_backend */
+    SX_ADAPTER_INFO_VERSION = 6,      /* uint32_t: the adapter's ABI version */
+    SX_ADAPTER_INFO_NUM_PLATFORMS = 7 /* uint32_t */
+};
+/* Every adapter that was tried, loaded or not, in discovery order. */
+SX_API sx_result sx_adapter_get(uint32_t count, sx_adapter *adapters, uint32_t *num_adapters);
+SX_API sx_result sx_adapter_get_info(sx_adapter adapter, sx_adapter_info param, size_t size,
+                                     void *value, size_t *size_ret);
+
+/* ----------------------------------------------------- platforms/devices */
+
+SX_API sx_result sx_platform_get(uint32_t count, sx_platform *platforms, uint32_t *num_platforms);
+SX_API sx_result sx_platform_get_info(sx_platform platform, sx_platform_info param, size_t size,
+                                      void *value, size_t *size_ret);
+
+/* Devices of `platform` (NULL: of all platforms) whose type is in `type`,
+ * after the SX_DEVICE_SELECTOR filter. SX_ERROR_DEVICE_NOT_FOUND if none. */
+SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32_t count,
+                               sx_device *devices, uint32_t *num_devices);
+/* The device a plain program should use: the first selected GPU, else
+ * accelerator, else CPU, in adapter order. */
+SX_API sx_result sx_device_get_default(sx_device *device);
+SX_API sx_result sx_device_get_info(sx_device device, sx_device_info param, size_t size,
+                                    void *value, size_t *size_ret);
+/* *has = 1 if the device has the aspect. */
+SX_API sx_result sx_device_has_aspect(sx_device device, sx_aspect aspect, int *has);
+
+/* ------------------------------------------------------- contexts/queues */
+
+/* All devices must come from one platform. */
+SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devices,
+                                   sx_context *context);
+SX_API sx_result sx_context_retain(sx_context context);
+/* The last release frees the context's programs, kernels' cached state,
+ * device-global instances and USM allocations. */
+SX_API sx_result sx_context_release(sx_context context);
+
+enum {
+    SX_QUEUE_IN_ORDER = 0,
+    SX_QUEUE_OUT_OF_ORDER = 1u << 0,  /* optional: an adapter may give in-order */
+    SX_QUEUE_PROFILING = 1u << 1
+};
+SX_API sx_result sx_queue_create(sx_context context, sx_device device, uint32_t flags,
+                                 sx_queue *queue);
+/* Waits for the queue's commands, then frees it. */
+SX_API sx_result sx_queue_release(sx_queue queue);
+/* Wait for every command submitted to the queue so far. */
+SX_API sx_result sx_queue_wait(sx_queue queue);
+
+/* ------------------------------------------------------------------ USM */
+
+/* type DEVICE and SHARED need a device of the context; HOST takes NULL.
+ * align 0 = default, else a power of two. SX_ERROR_UNSUPPORTED_FEATURE
+ * when the device has no USM of that type. */
+SX_API sx_result sx_usm_alloc(sx_context context, sx_device device, sx_usm_type type,
+                              size_t size, size_t align, void **ptr);
+/* Only pointers sx_usm_alloc returned for this context; anything else is
+ * SX_ERROR_INVALID_VALUE (never freed). NULL is a no-op. */
+SX_API sx_result sx_usm_free(sx_context context, void *ptr);
+/* The type and size of the allocation `ptr` points into (UNKNOWN, 0 if none). */
+SX_API sx_result sx_usm_get_info(sx_context context, const void *ptr, sx_usm_type *type,
+                                 size_t *size);
+
+/* ------------------------------------------------------ queue commands */
+/* Each takes a wait list and optionally returns an event (NULL: none). */
+
+SX_API sx_result sx_queue_memcpy(sx_queue queue, int blocking, void *dst, const void *src,
+                                 size_t size, uint32_t num_events, const sx_event *wait_list,
+                                 sx_event *event);
+/* pattern_size: a power of two up to 128. */
+SX_API sx_result sx_queue_fill(sx_queue queue, void *ptr, const void *pattern,
+                               size_t pattern_size, size_t size, uint32_t num_events,
+                               const sx_event *wait_list, sx_event *event);
+SX_API sx_result sx_queue_barrier(sx_queue queue, uint32_t num_events, const sx_event *wait_list,
+                                  sx_event *event);
+
+/* --------------------------------------------------------------- events */
+
+SX_API sx_result sx_event_wait(uint32_t count, const sx_event *events);
+SX_API sx_result sx_event_get_status(sx_event event, sx_event_status *status);
+typedef uint32_t sx_profiling_info;
+enum {
+    SX_PROFILING_QUEUED = 1, /* uint64_t nanoseconds; queue made with SX_QUEUE_PROFILING */
+    SX_PROFILING_SUBMIT = 2,
+    SX_PROFILING_START = 3,
+    SX_PROFILING_END = 4
+};
+SX_API sx_result sx_event_get_profiling(sx_event event, sx_profiling_info param, uint64_t *value);
+SX_API sx_result sx_event_release(sx_event event);
+
+/* ------------------------------------------------------- device images */
+
+/* Register the images of a descriptor (DPC++ offload-wrapper layout). May be
+ * called before sx_init and after sx_fini (constructors of shared objects).
+ * The descriptor and everything it points to must stay valid until
+ * sx_unregister_images. The whole descriptor is checked first:
+ * SX_ERROR_INVALID_BINARY (naming the image and field) and nothing
+ * registered if any part is damaged; SX_ERROR_INVALID_OPERATION if it is
+ * already registered. */
+SX_API sx_result sx_register_images(const sx_device_binaries *binaries);
+/* Remove exactly what that descriptor contributed; programs built from its
+ * images are dropped. SX_ERROR_INVALID_VALUE if it was not registered. */
+SX_API sx_result sx_unregister_images(const sx_device_binaries *binaries);
+
+/* Load an image file (what proptool writes), register its images and
+ * return a handle; release unregisters them. Every offset and length is
+ * checked: a damaged file is SX_ERROR_INVALID_BINARY, an unknown major
+ * version SX_ERROR_UNSUPPORTED_VERSION, a file that cannot be read SX_ERROR_IO. */
+SX_API sx_result sx_image_file_load(const char *path, sx_image_file *file);
+/* From memory: the bytes are copied. */
+SX_API sx_result sx_image_file_load_memory(const void *data, size_t size, sx_image_file *file);
+SX_API sx_result sx_image_file_release(sx_image_file file);
+
+/* -------------------------------------------------------------- kernels */
+
+/* A kernel of the registered images by entry name. The handle stays valid
+ * after the images are unregistered (launching then reports
+ * SX_ERROR_KERNEL_NOT_SUPPORTED); release it when done.
+ * SX_ERROR_INVALID_KERNEL_NAME if no registered image has it. */
+SX_API sx_result sx_kernel_get(const char *name, sx_kernel *kernel);
+SX_API sx_result sx_kernel_release(sx_kernel kernel);
+
+typedef uint32_t sx_kernel_info;
+enum {
+    SX_KERNEL_INFO_NAME = 1,             /* char[]: entry name */
+    SX_KERNEL_INFO_NUM_BACKEND_ARGS = 2, /* uint32_t: parameters of the entry */
+    SX_KERNEL_INFO_KIND = 3,             /* uint32_t SX_KERNEL_KIND_* */
+    SX_KERNEL_INFO_DIMENSIONS = 4        /* uint32_t: nd_range dims, 0 otherwise */
+};
+SX_API sx_result sx_kernel_get_info(sx_kernel kernel, sx_kernel_info param, size_t size,
+                                    void *value, size_t *size_ret);
+/* *compatible = 1 if a registered image of the kernel can run on the device
+ * (image kind accepted, required aspects present). */
+SX_API sx_result sx_kernel_is_compatible(sx_kernel kernel, sx_device device, int *compatible);
+
+/* Launch with backend-level arguments given as an array (see sx_arg):
+ * nothing is stored in the kernel, so many threads may launch one kernel
+ * with different arguments at once. work_dim 1..3; local_size NULL lets the
+ * backend choose. The first launch on a (context, device) builds the
+ * program; later launches find it with one lookup. */
+SX_API sx_result sx_queue_launch(sx_queue queue, sx_kernel kernel, uint32_t work_dim,
+                                 const size_t *global_offset, const size_t *global_size,
+                                 const size_t *local_size, uint32_t num_args,
+                                 const sx_arg *args, uint32_t num_events,
+                                 const sx_event *wait_list, sx_event *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SYCL_EXT_SX_H */
