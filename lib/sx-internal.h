@@ -1,0 +1,339 @@
+/* sx-internal.h: what the core's files share (never installed). */
+#ifndef SX_INTERNAL_H
+#define SX_INTERNAL_H
+
+#include "config.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sycl-ext/adapter.h>
+#include <sycl-ext/sx.h>
+
+#include "hash.h"
+
+#define SXI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define SXI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SXI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SXI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ------------------------------------------------------------ errors, log */
+
+/* Set the calling thread's last-error message; returns `code`. */
+sx_result sxi_error(sx_result code, const char *fmt, ...) SXI_PRINTF(2, 3);
+sx_result sxi_verror(sx_result code, const char *fmt, va_list ap);
+/* Prefix the current last-error message ("ctx: " + old message). */
+void sxi_error_prefix(const char *fmt, ...) SXI_PRINTF(1, 2);
+
+extern _Atomic sx_log_level sxi_log_level;
+void sxi_log(sx_log_level level, const char *fmt, ...) SXI_PRINTF(2, 3);
+void sxi_vlog(sx_log_level level, const char *fmt, va_list ap);
+#define SXI_LOG(level, ...)                                                       \
+    do {                                                                          \
+        if (SXI_UNLIKELY(atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= (level))) \
+            sxi_log((level), __VA_ARGS__);                                        \
+    } while (0)
+
+/* Environment: secure_getenv, or NULL for everything once the application
+ * asked to ignore the environment. */
+const char *sxi_getenv(const char *name);
+void sxi_env_ignore(bool ignore);
+void sxi_log_init_from_env(void);
+
+/* ------------------------------------------------------------ handle tags */
+
+/* Every public object starts with a tag so a handle of the wrong kind (or
+ * a released one, whose tag is cleared) is caught before use. */
+enum sxi_tag {
+    SXI_TAG_DEAD = 0,
+    SXI_TAG_ADAPTER = 0x53584144,  /* "SXAD" */
+    SXI_TAG_PLATFORM = 0x5358504c,
+    SXI_TAG_DEVICE = 0x53584456,
+    SXI_TAG_CONTEXT = 0x53584358,
+    SXI_TAG_QUEUE = 0x53585155,
+    SXI_TAG_EVENT = 0x53584556,
+    SXI_TAG_KERNEL = 0x53584b4e,
+    SXI_TAG_IMAGE_FILE = 0x53584946
+};
+
+/* Validate a handle argument; on failure set the error and return it. */
+#define SXI_CHECK_HANDLE(h, tagv, what)                                           \
+    do {                                                                          \
+        if (SXI_UNLIKELY(!(h)))                                                   \
+            return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "%s: " what " is NULL", __func__); \
+        if (SXI_UNLIKELY((h)->tag != (tagv)))                                     \
+            return sxi_error(SX_ERROR_INVALID_HANDLE,                             \
+                             "%s: %p is not a live " what " handle", __func__, (void *)(h)); \
+    } while (0)
+#define SXI_CHECK_PTR(p, what)                                                    \
+    do {                                                                          \
+        if (SXI_UNLIKELY(!(p)))                                                   \
+            return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "%s: " what " is NULL", __func__); \
+    } while (0)
+#define SXI_CHECK_INIT()                                                          \
+    do {                                                                          \
+        if (SXI_UNLIKELY(!sxi_initialized()))                                     \
+            return sxi_error(SX_ERROR_UNINITIALIZED, "%s: libsycl-ext is not initialised (call sx_init)", __func__); \
+    } while (0)
+
+/* ---------------------------------------------------------------- adapters */
+
+/* The core's record of one adapter: the dispatch identity adapters store
+ * first in their objects, and the tables (every entry non-NULL: missing
+ * optional ones point at core stubs returning SX_ERROR_UNSUPPORTED_FEATURE). */
+struct sxa_dispatch {
+    struct sx_adapter_s *owner;
+    sxa_adapter_table adapter;
+    sxa_platform_table platform;
+    sxa_device_table device;
+    sxa_context_table context;
+    sxa_queue_table queue;
+    sxa_usm_table usm;
+    sxa_program_table program;
+    sxa_kernel_table kernel;
+    sxa_enqueue_table enqueue;
+    sxa_event_table event;
+};
+
+struct sx_adapter_s {
+    uint32_t tag;
+    char *name;        /* "native", "opencl", ... or the file's base name */
+    char *path;        /* resolved path or "(built in)" */
+    void *dl;          /* dlopen handle, NULL when built in or failed */
+    sx_result status;  /* SX_SUCCESS when usable */
+    char *status_text;
+    sx_backend backend;
+    uint32_t version;
+    struct sxa_dispatch dispatch;
+    sxa_services services;
+    sxa_adapter handle;     /* from init */
+    uint32_t num_platforms;
+    struct sx_platform_s **platforms;
+    bool trace;
+};
+
+/* Adapter calls go through this so SX_TRACE can log each with its result
+ * and duration. `a` is the struct sx_adapter_s *, `tbl` the table, `fn` the entry. */
+sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r, uint64_t t0);
+uint64_t sxi_now_ns(void);
+#define SXA_CALL(a, tbl, fn, ...)                                                 \
+    (SXI_UNLIKELY((a)->trace) ? ({                                                \
+        uint64_t sxi_t0_ = sxi_now_ns();                                          \
+        sx_result sxi_r_ = (a)->dispatch.tbl.fn(__VA_ARGS__);                     \
+        sxi_trace_result((a), #tbl "." #fn, sxi_r_, sxi_t0_);                     \
+    })                                                                            \
+                              : (a)->dispatch.tbl.fn(__VA_ARGS__))
+
+struct sx_platform_s {
+    uint32_t tag;
+    struct sx_adapter_s *adapter;
+    sxa_platform handle;
+    uint32_t num_devices;
+    struct sx_device_s **devices;
+};
+
+struct sx_device_s {
+    uint32_t tag;
+    uint32_t index;          /* process-wide device number, 0..sxi_num_devices-1 */
+    struct sx_adapter_s *adapter;
+    struct sx_platform_s *platform;
+    sxa_device handle;
+    sx_device_type type;
+    sx_backend backend;
+    sx_aspect_set aspects;
+    size_t max_work_group_size;
+    size_t max_work_item_sizes[3];
+    uint64_t local_mem_size;
+    bool nonuniform_groups;
+    bool selected;           /* passes SX_DEVICE_SELECTOR */
+    uint32_t num_image_kinds;
+    sx_image_kind image_kinds[SX_IMAGE_KIND_COUNT_];
+    char *name;
+};
+
+bool sxi_initialized(void);
+/* Loading and unloading every adapter (loader.c). */
+sx_result sxi_adapters_load(void);
+void sxi_adapters_unload(void);
+uint32_t sxi_num_adapters(void);
+struct sx_adapter_s **sxi_adapters(void);
+/* All devices of all usable adapters, selected or not. */
+uint32_t sxi_num_devices(void);
+struct sx_device_s **sxi_devices(void);
+/* Builds platform and device records once adapters are loaded (platform.c). */
+sx_result sxi_platforms_discover(struct sx_adapter_s *a);
+void sxi_platforms_free(struct sx_adapter_s *a);
+/* The device selector (selector.c): true if the device passes. */
+sx_result sxi_selector_parse(const char *text);
+bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index_in_backend);
+void sxi_selector_reset(void);
+/* The image kinds a device accepts, preferred first; 0 if none. */
+int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind);
+
+/* ---------------------------------------------------------------- objects */
+
+struct sxi_program;
+struct sxi_kernel_slot;
+
+struct sx_context_s {
+    uint32_t tag;
+    _Atomic uint32_t refs;
+    struct sx_adapter_s *adapter;
+    sxa_context handle;
+    uint32_t num_devices;
+    struct sx_device_s **devices;
+    pthread_mutex_t lock;        /* programs, usm table */
+    struct sxi_program *programs;  /* list of built programs */
+    sxi_ptrmap usm;              /* live allocations: ptr -> size/type */
+    struct sx_context_s *next, *prev;  /* live contexts (for unregistration) */
+};
+
+struct sx_queue_s {
+    uint32_t tag;
+    struct sx_context_s *context;
+    struct sx_device_s *device;
+    struct sx_adapter_s *adapter;
+    sxa_queue handle;
+    uint32_t flags;
+};
+
+struct sx_event_s {
+    uint32_t tag;
+    struct sx_adapter_s *adapter;
+    sxa_event handle;
+};
+
+/* Wrap an adapter event into a public one (handle may be NULL: event is
+ * complete). On allocation failure the adapter event is waited on and
+ * released and the error returned. */
+sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event handle, sx_event *out);
+/* Translate a public wait list (checked) into adapter events of `a`,
+ * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
+sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
+                        sxa_event **out);
+void sxi_wait_list_free(sxa_event *list, sxa_event *stack);
+/* Is the device part of the context? */
+bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device_s *d);
+
+/* ------------------------------------------------------------------ images */
+
+/* A parsed kernel parameter list (from "SX/kernel signatures"). */
+typedef struct sxi_signature {
+    uint32_t kind;               /* SX_KERNEL_KIND_* */
+    uint32_t dims;
+    uint32_t num_source_params;
+    uint32_t num_params;
+    sxa_kernel_param *params;    /* num_params */
+    uint32_t *source_index;      /* num_params: source parameter of each */
+    sxa_param_member *members;   /* storage for all params' members */
+} sxi_signature;
+
+/* One registered image with everything the core reads from it. */
+typedef struct sxi_image {
+    uint64_t id;                       /* process-unique, never reused */
+    const sx_device_binary *bin;
+    const struct sxi_library *lib;     /* the descriptor it came from */
+    sx_image_kind kind;
+    const uint8_t *data;
+    size_t size;
+    uint32_t num_entries;
+    const char **entries;              /* kernel entry names (exported symbols excluded) */
+    sxi_signature *signatures;         /* num_entries; kind = PLAIN and no params when absent */
+    sx_aspect_set aspects;             /* "SYCL/device requirements" aspects */
+    uint32_t num_props_sets;
+    /* Raw access to property sets for the feature modules. */
+} sxi_image;
+
+typedef struct sxi_library {
+    const sx_device_binaries *desc;
+    uint32_t num_images;
+    sxi_image *images;
+    struct sxi_library *next;
+} sxi_library;
+
+/* The registry lock: held while reading or changing registered images. */
+void sxi_registry_lock(void);
+void sxi_registry_unlock(void);
+/* Images registered with this kernel entry name (registry lock held). */
+uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max);
+/* Bumped whenever images are registered or unregistered. */
+extern _Atomic uint64_t sxi_registry_generation;
+
+/* Property-set readers (props.c). All return false on a malformed value
+ * and set the error naming the image, set and property. */
+const sx_device_binary_property_set *sxi_prop_set(const sx_device_binary *bin, const char *name);
+bool sxi_prop_bytes(const sx_device_binary_property *p, const uint8_t **bytes, size_t *len);
+/* Determine an image's kind from its format, target and leading bytes. */
+sx_image_kind sxi_image_kind_detect(const sx_device_binary *bin, char *why, size_t why_size);
+const char *sxi_image_kind_name(sx_image_kind kind);
+
+/* Image file parsing (image-file.c, owned by the proptool issue): parse
+ * `size` bytes at `data` into a descriptor whose pointers point into
+ * `data` (which must outlive it) or into memory the descriptor owns.
+ * Every offset and length is checked; errors set the message through
+ * sxi_error: SX_ERROR_INVALID_BINARY (damaged; names the byte offset and
+ * field), SX_ERROR_UNSUPPORTED_VERSION (unknown major version). */
+sx_result sxi_image_file_parse(const void *data, size_t size, sx_device_binaries **out);
+void sxi_image_file_free(sx_device_binaries *desc);
+
+/* ------------------------------------------------------ programs, kernels */
+
+/* A program built for one (context, device) from one image (or, once the
+ * virtual-functions resolver links, several). */
+typedef struct sxi_program {
+    struct sxi_program *next;
+    struct sx_context_s *context;
+    struct sx_device_s *device;
+    sxa_program handle;
+    uint32_t num_images;
+    uint64_t *image_ids;
+} sxi_program;
+
+/* Get (build on first use) the program of `img` for (ctx, dev). Context lock taken inside. */
+sx_result sxi_program_get(struct sx_context_s *ctx, struct sx_device_s *dev, const sxi_image *img,
+                          sxi_program **out);
+/* Release all programs of a context (context teardown). */
+void sxi_programs_release(struct sx_context_s *ctx);
+/* Drop programs built from an image being unregistered, in all contexts. */
+void sxi_programs_drop_image(uint64_t image_id);
+
+/* Cached per-(context, device) state of a kernel: the adapter kernel and
+ * its program. Slots are published once and read without locks. */
+typedef struct sxi_kernel_slot {
+    struct sx_context_s *context;
+    struct sx_device_s *device;
+    sxa_kernel handle;
+    sxi_program *program;
+    const sxi_signature *sig;
+    uint64_t generation;     /* registry generation it was built under */
+    struct sxi_kernel_slot *next;
+} sxi_kernel_slot;
+
+struct sx_kernel_s {
+    uint32_t tag;
+    _Atomic uint32_t refs;
+    char *name;
+    pthread_mutex_t lock;                  /* slot insertion */
+    _Atomic(sxi_kernel_slot *) slots;      /* newest first */
+    struct sx_kernel_s *next;              /* in the kernel table */
+};
+
+/* The slot for (queue's context, device), created (program built) on first
+ * use. */
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx,
+                              struct sx_device_s *dev, sxi_kernel_slot **out);
+/* Forget slots of a context (context teardown) or every slot (unregistration). */
+void sxi_kernels_drop_context(struct sx_context_s *ctx);
+void sxi_kernels_drop_all(void);
+
+/* The one launch path: checks the launch shape, then calls the adapter.
+ * The free-function layer calls it with its mapped argument array. */
+sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t work_dim,
+                     const size_t *offset, const size_t *global, const size_t *local,
+                     uint32_t num_args, const sx_arg *args, uint32_t num_events,
+                     const sx_event *wait_list, sx_event *event);
+
+#endif /* SX_INTERNAL_H */
