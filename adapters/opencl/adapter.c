@@ -8,6 +8,18 @@
 
 sxo_api sxo_cl;
 const sxa_services *sxo_svc;
+pthread_mutex_t sxo_serial;
+int sxo_serialize_any;
+static pthread_once_t serial_once = PTHREAD_ONCE_INIT;
+
+static void serial_init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&sxo_serial, &a);
+    pthread_mutexattr_destroy(&a);
+}
 
 /* The adapter: one per process (the core calls init once). */
 struct sxa_adapter_s {
@@ -43,6 +55,8 @@ static sx_result adapter_init(const sxa_services *services, sxa_adapter *out)
     if (!services || !out)
         return SX_ERROR_INVALID_NULL_POINTER;
     sxo_svc = services;
+    pthread_once(&serial_once, serial_init);
+    sxo_serialize_any = 0;
     struct sxa_adapter_s *a = &the_adapter;
     memset(a, 0, sizeof *a);
     a->base.dispatch = services->dispatch;
@@ -240,14 +254,101 @@ static const sxa_device_table device_table = {
     .get_info = device_get_info,
 };
 
+/* ---- serialised entries (see sxa_platform_s.serialize) ---- */
+
+#define SERIAL(cond, call)                                                         \
+    do {                                                                           \
+        int serial_ = (cond);                                                      \
+        if (serial_)                                                               \
+            pthread_mutex_lock(&sxo_serial);                                       \
+        sx_result serial_rc_ = (call);                                             \
+        if (serial_)                                                               \
+            pthread_mutex_unlock(&sxo_serial);                                     \
+        return serial_rc_;                                                         \
+    } while (0)
+#define QSERIAL(q) ((q) && (q)->device->platform->serialize)
+
+static sx_result s_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
+                                 const size_t *global_offset, const size_t *global_size,
+                                 const size_t *local_size, uint32_t num_args, const sx_arg *args,
+                                 uint32_t num_events, const sxa_event *wait_list,
+                                 sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_kernel_launch(queue, kernel, work_dim, global_offset, global_size,
+                                             local_size, num_args, args, num_events, wait_list,
+                                             out_event));
+}
+
+static sx_result s_usm_memcpy(sxa_queue queue, int blocking, void *dst, const void *src,
+                              size_t size, uint32_t num_events, const sxa_event *wait_list,
+                              sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_usm_memcpy(queue, blocking, dst, src, size, num_events, wait_list,
+                                          out_event));
+}
+
+static sx_result s_usm_fill(sxa_queue queue, void *ptr, size_t pattern_size, const void *pattern,
+                            size_t size, uint32_t num_events, const sxa_event *wait_list,
+                            sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_usm_fill(queue, ptr, pattern_size, pattern, size, num_events,
+                                        wait_list, out_event));
+}
+
+static sx_result s_global_write(sxa_queue queue, sxa_program program, const char *name,
+                                int blocking, size_t count, size_t offset, const void *src,
+                                uint32_t num_events, const sxa_event *wait_list,
+                                sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_global_write(queue, program, name, blocking, count, offset, src,
+                                            num_events, wait_list, out_event));
+}
+
+static sx_result s_global_read(sxa_queue queue, sxa_program program, const char *name,
+                               int blocking, size_t count, size_t offset, void *dst,
+                               uint32_t num_events, const sxa_event *wait_list,
+                               sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_global_read(queue, program, name, blocking, count, offset, dst,
+                                           num_events, wait_list, out_event));
+}
+
+static sx_result s_barrier(sxa_queue queue, uint32_t num_events, const sxa_event *wait_list,
+                           sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_barrier(queue, num_events, wait_list, out_event));
+}
+
+static sx_result s_get_global(sxa_program program, const char *name, size_t *size, void **ptr)
+{
+    SERIAL(program && program->device->platform->serialize,
+           sxo_get_global(program, name, size, ptr));
+}
+
+static sx_result s_queue_finish(sxa_queue queue)
+{
+    SERIAL(QSERIAL(queue), sxo_queue_table.finish(queue));
+}
+
+/* Events do not know their platform: any serialised platform serialises waits. */
+static sx_result s_event_wait(uint32_t count, const sxa_event *events)
+{
+    SERIAL(sxo_serialize_any, sxo_event_table.wait(count, events));
+}
+
+static sx_result s_event_get_status(sxa_event event, sx_event_status *status)
+{
+    SERIAL(sxo_serialize_any, sxo_event_table.get_status(event, status));
+}
+
 static const sxa_enqueue_table enqueue_table = {
     .size = sizeof(sxa_enqueue_table),
-    .kernel_launch = sxo_kernel_launch,
-    .usm_memcpy = sxo_usm_memcpy,
-    .usm_fill = sxo_usm_fill,
-    .global_write = sxo_global_write,
-    .global_read = sxo_global_read,
-    .barrier = sxo_barrier,
+    .kernel_launch = s_kernel_launch,
+    .usm_memcpy = s_usm_memcpy,
+    .usm_fill = s_usm_fill,
+    .global_write = s_global_write,
+    .global_read = s_global_read,
+    .barrier = s_barrier,
 };
 
 SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table)
@@ -261,12 +362,28 @@ SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, v
     case SXA_TABLE_PLATFORM: SXA_FILL_TABLE(table, &platform_table); break;
     case SXA_TABLE_DEVICE: SXA_FILL_TABLE(table, &device_table); break;
     case SXA_TABLE_CONTEXT: SXA_FILL_TABLE(table, &sxo_context_table); break;
-    case SXA_TABLE_QUEUE: SXA_FILL_TABLE(table, &sxo_queue_table); break;
+    case SXA_TABLE_QUEUE: {
+        sxa_queue_table t = sxo_queue_table;
+        t.finish = s_queue_finish;
+        SXA_FILL_TABLE(table, &t);
+        break;
+    }
     case SXA_TABLE_USM: SXA_FILL_TABLE(table, &sxo_usm_table); break;
-    case SXA_TABLE_PROGRAM: SXA_FILL_TABLE(table, &sxo_program_table); break;
+    case SXA_TABLE_PROGRAM: {
+        sxa_program_table t = sxo_program_table;
+        t.get_global = s_get_global;
+        SXA_FILL_TABLE(table, &t);
+        break;
+    }
     case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &sxo_kernel_table); break;
     case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &enqueue_table); break;
-    case SXA_TABLE_EVENT: SXA_FILL_TABLE(table, &sxo_event_table); break;
+    case SXA_TABLE_EVENT: {
+        sxa_event_table t = sxo_event_table;
+        t.wait = s_event_wait;
+        t.get_status = s_event_get_status;
+        SXA_FILL_TABLE(table, &t);
+        break;
+    }
     default: return SX_ERROR_INVALID_ENUMERATION;
     }
     return SX_SUCCESS;

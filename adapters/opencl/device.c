@@ -302,6 +302,10 @@ static int load_platform(struct sxa_platform_s *p, cl_platform_id id)
     }
     p->cl_version = parse_version(p->version);
     load_platform_extensions(p);
+    const char *force = sxo_svc->getenv ? sxo_svc->getenv("SX_OPENCL_SERIALIZE") : NULL;
+    p->serialize = strstr(p->name, "Oclgrind") != NULL || (force && strcmp(force, "1") == 0);
+    if (p->serialize)
+        sxo_serialize_any = 1;
 
     cl_uint n = 0;
     cl_int err = sxo_cl.clGetDeviceIDs(id, CL_DEVICE_TYPE_ALL, 0, NULL, &n);

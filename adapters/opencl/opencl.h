@@ -115,7 +115,14 @@ struct sxa_platform_s {
     uint32_t num_devices;
     struct sxa_device_s *devices;
     sxo_ext ext;
+    /* Oclgrind runs kernels in whichever thread waits and is not safe
+     * for two at once: such platforms get every enqueue and wait under
+     * sxo_serial (SX_OPENCL_SERIALIZE=1 forces it for all platforms). */
+    int serialize;
 };
+
+extern pthread_mutex_t sxo_serial;  /* recursive */
+extern int sxo_serialize_any;
 
 /* An SVM allocation aligned past what clSVMAlloc takes: the base to free. */
 typedef struct sxo_aligned {

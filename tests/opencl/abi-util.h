@@ -162,7 +162,7 @@ static void *read_kernel_raw(const char *base, sx_image_kind kind, size_t *size)
     return data;
 }
 
-static void *read_kernel(const char *base, sx_image_kind kind, size_t *size)
+static __attribute__((unused)) void *read_kernel(const char *base, sx_image_kind kind, size_t *size)
 {
     void *data = read_kernel_raw(base, kind, size);
     ck_assert_msg(data != NULL, "%s", last_error);
