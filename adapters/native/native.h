@@ -2,7 +2,6 @@
 #ifndef SXN_NATIVE_H
 #define SXN_NATIVE_H
 
-#include "config.h"
 
 #include <ffi.h>
 #include <pthread.h>
