@@ -4,7 +4,7 @@
  * which resumes every other work-item up to the same barrier before any
  * goes on. Stacks are mmap'd once per thread (with a guard page each) and
  * reused; a thread's scratch is freed when the thread exits or at fini. */
-#include "native.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>

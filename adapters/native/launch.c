@@ -2,7 +2,7 @@
  * parameters, lays out local memory, and runs the work-groups: inline for
  * a single group (no allocation, no hand-off), else on the thread pool;
  * each group as a plain loop, or as fibers when the image uses barrier(). */
-#include "native.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +103,7 @@ static sx_result args_bind(sxa_kernel k, uint32_t num_args, const sx_arg *args, 
         n = k->num_params;
         *cif = &k->cif;
     } else {
-        struct sxn_fallback *f;
+        struct sxn_fallback *f = NULL;
         sx_result r = fallback_get(k, num_args, args, &f);
         if (r != SX_SUCCESS)
             return r;

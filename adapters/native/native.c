@@ -1,7 +1,7 @@
 /* native.c: the native adapter's entry point and tables, and its simple
  * objects: the one platform and CPU device, contexts, queues, host-memory
  * USM, synchronous copies and always-complete events. */
-#include "native.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>

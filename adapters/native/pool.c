@@ -3,7 +3,7 @@
  * thread is one of the workers), shared by launches from any number of
  * threads: jobs wait in a FIFO, threads claim chunks of groups from the
  * oldest job, and each launching thread works on its own job until done. */
-#include "native.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <unistd.h>

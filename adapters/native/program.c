@@ -2,7 +2,7 @@
  * them from memory (memfd + dlopen, no file left behind), finds kernels
  * and program-scope variables by name, and builds each kernel's libffi
  * call interface once from its signature. Also loads the builtins module. */
-#include "native.h"
+#include "internal.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -352,7 +352,7 @@ static sx_result program_build(sxa_program p, const char *options)
         pthread_mutex_unlock(&p->lock);
         return SX_SUCCESS;
     }
-    void *dl;
+    void *dl = NULL;
     r = load_bytes(p->bytes, p->size, &dl);
     if (r == SX_SUCCESS) {
         struct link_map *lm = NULL;
