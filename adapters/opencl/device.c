@@ -89,12 +89,14 @@ static int intel_usm_usable(const sxo_ext *e)
            e->set_arg_mem_pointer && e->memcpy && e->fill;
 }
 
+/* One type per device. Oclgrind claims CPU|GPU|ACCELERATOR|DEFAULT; a
+ * device with the CPU bit runs on the host, so CPU wins. */
 static sx_device_type device_type(cl_device_type t)
 {
-    if (t & CL_DEVICE_TYPE_GPU)
-        return SX_DEVICE_TYPE_GPU;
     if (t & CL_DEVICE_TYPE_CPU)
         return SX_DEVICE_TYPE_CPU;
+    if (t & CL_DEVICE_TYPE_GPU)
+        return SX_DEVICE_TYPE_GPU;
     if (t & CL_DEVICE_TYPE_ACCELERATOR)
         return SX_DEVICE_TYPE_ACCELERATOR;
     return SX_DEVICE_TYPE_CUSTOM;

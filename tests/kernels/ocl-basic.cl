@@ -50,3 +50,19 @@ kernel void ocl_struct(global long *out, ocl_pod p)
     out[1] = (long)(p.b * 4.0f);
     out[2] = p.c;
 }
+
+/* Value and local arguments only (runs without USM): each group sums its
+ * ids in local memory and checks the total against what the host said. */
+kernel void ocl_values(int expect, long bias, local int *scratch)
+{
+    size_t l = get_local_id(0);
+    scratch[l] = (int)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = 0;
+        for (size_t i = 0; i < get_local_size(0); i++)
+            s += scratch[i];
+        if (s + (int)bias != expect)
+            scratch[0] = -1;
+    }
+}
