@@ -30,6 +30,14 @@ for so in /usr/lib/oclgrind/liboclgrind-rt-icd.so /usr/lib/*/oclgrind/liboclgrin
     if [ -f "$so" ]; then echo "$so" > "$tmp/oclgrind/oclgrind.icd"; break; fi
 done
 
+# SX_TEST_VALGRIND=1: run under valgrind (no fork, our suppressions).
+vg=
+if [ -n "${SX_TEST_VALGRIND:-}" ] && [ -n "${VALGRIND:-}" ]; then
+    vg="$VALGRIND -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+--suppressions=${SX_TEST_SRCDIR:-.}/tests/opencl/valgrind.supp"
+    export CK_FORK=no
+fi
+
 passed=0 failed=0
 for driver in pocl oclgrind; do
     if ! ls "$tmp/$driver"/*.icd >/dev/null 2>&1; then
@@ -39,9 +47,9 @@ for driver in pocl oclgrind; do
     echo "== $driver ($(cat "$tmp/$driver"/*.icd))"
     # Oclgrind leaks at exit (~138 KB): leak checks off for its runs only.
     if [ "$driver" = oclgrind ]; then
-        ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} OCL_ICD_VENDORS="$tmp/$driver" "$bin"
+        ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} OCL_ICD_VENDORS="$tmp/$driver" $vg "$bin"
     else
-        OCL_ICD_VENDORS="$tmp/$driver" "$bin"
+        OCL_ICD_VENDORS="$tmp/$driver" $vg "$bin"
     fi
     rc=$?
     case $rc in
