@@ -52,6 +52,32 @@ START_TEST(t_proc_table)
 }
 END_TEST
 
+/* No loader (or no ICD): init succeeds with 0 platforms and says why. */
+START_TEST(t_no_loader)
+{
+    setenv("SX_OPENCL_LOADER", "/nonexistent/libOpenCL.so.1", 1);
+    sxa_adapter a = NULL;
+    CK_SX(T_ad.init(&services, &a));
+    uint32_t n = 7;
+    CK_SX(T_pl.get(a, 0, NULL, &n));
+    ck_assert_uint_eq(n, 0);
+    char s[256];
+    CK_SX(T_ad.get_info(a, SXA_ADAPTER_INFO_STATUS, sizeof s, s, NULL));
+    ck_assert_msg(strstr(s, "/nonexistent/libOpenCL.so.1 not found") && strstr(s, "0 platforms"),
+                  "status: %s", s);
+    CK_SX(T_ad.fini(a));
+    unsetenv("SX_OPENCL_LOADER");
+    /* an ICD directory without ICDs: the loader finds no platform */
+    setenv("OCL_ICD_VENDORS", "/nonexistent-vendors-dir", 1);
+    CK_SX(T_ad.init(&services, &a));
+    CK_SX(T_pl.get(a, 0, NULL, &n));
+    ck_assert_uint_eq(n, 0);
+    CK_SX(T_ad.get_info(a, SXA_ADAPTER_INFO_STATUS, sizeof s, s, NULL));
+    ck_assert_msg(strstr(s, "0 platforms"), "status: %s", s);
+    CK_SX(T_ad.fini(a));
+}
+END_TEST
+
 START_TEST(t_info)
 {
     env_up(0);
@@ -611,6 +637,7 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, t_proc_table);
+    tcase_add_test(tc, t_no_loader);
     tcase_add_test(tc, t_info);
     tcase_add_test(tc, t_program_errors);
     if (HAS_USM(P.aspects)) {
