@@ -137,7 +137,7 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
                        SX_OFFLOAD_KIND_SYCL);
         if (format > SX_BINARY_FORMAT_COMPRESSED_NONE)
             return bad("image %" PRIu32 " (record at byte %zu): unknown format %u", i, at, format);
-        const char *target, *copts, *lopts;
+        const char *target = NULL, *copts = NULL, *lopts = NULL;
         if ((r = string_at(p, rd32(rec + SXIMG_I_TARGET), false, &target, "target", at + SXIMG_I_TARGET)) ||
             (r = string_at(p, rd32(rec + SXIMG_I_COMPILE_OPTIONS), true, &copts, "compile options",
                            at + SXIMG_I_COMPILE_OPTIONS)) ||
@@ -176,7 +176,7 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
             b->property_sets_end = sets + ns + nset;
         }
         for (uint32_t e = 0; e < nent; e++, ne++) {
-            const char *name;
+            const char *name = NULL;
             size_t eat = (size_t)eoff + (size_t)e * 4;
             if ((r = string_at(p, rd32(p->d + eat), false, &name, "entry name", eat)))
                 return r;
@@ -188,7 +188,7 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
         for (uint32_t s = 0; s < nset; s++, ns++) {
             size_t sat = (size_t)soff + (size_t)s * p->set_rec;
             const uint8_t *sr = p->d + sat;
-            const char *sname;
+            const char *sname = NULL;
             if ((r = string_at(p, rd32(sr + SXIMG_S_NAME), false, &sname, "property set name", sat)))
                 return r;
             uint32_t nprop = rd32(sr + SXIMG_S_NUM_PROPS);
@@ -201,7 +201,7 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
             for (uint32_t k = 0; k < nprop; k++, np++) {
                 size_t pat = (size_t)poff + (size_t)k * p->prop_rec;
                 const uint8_t *pr = p->d + pat;
-                const char *pname;
+                const char *pname = NULL;
                 if ((r = string_at(p, rd32(pr + SXIMG_P_NAME), false, &pname, "property name", pat)))
                     return r;
                 uint32_t type = rd32(pr + SXIMG_P_TYPE);
