@@ -2,6 +2,13 @@
  * single_task), a struct by value, local memory, vectors, device globals,
  * if_device functions, exported and imported symbols, aspects. Built both
  * as SPIR-V and for the host (native adapter). */
+/* The host build defines `kernel` away, where this attribute is an error. */
+#if defined(__SPIR__) || defined(__SPIR64__)
+#define REQD_WG(x, y, z) __attribute__((reqd_work_group_size(x, y, z)))
+#else
+#define REQD_WG(x, y, z)
+#endif
+
 struct pair {
     int a;
     float b;
@@ -51,13 +58,13 @@ kernel void __sycl_kernel_once(global int *out)
     out[2] = triple(7) + counter;
 }
 
-__attribute__((annotate("sycl-nd-range-kernel=2;sycl-used-aspects=fp16")))
+__attribute__((annotate("sycl-nd-range-kernel=2")))
 kernel void __sycl_kernel_grid(global double *out, float4 v, ulong w, uchar c, short h)
 {
     out[get_global_id(1) * get_global_size(0) + get_global_id(0)] = v.x + v.w + (double)w + c + h;
 }
 
-__attribute__((reqd_work_group_size(8, 1, 1)))
+REQD_WG(8, 1, 1)
 kernel void plain_atomic(global long *p, constant int *q)
 {
     atom_inc(p);

@@ -11,7 +11,7 @@ int vf_a(int x)
     return x + 1;
 }
 
-__attribute__((annotate("sycl-single-task-kernel;calls-indirectly=set_a,set_b")))
+__attribute__((annotate("sycl-single-task-kernel;calls-indirectly=set_a,set_b;sycl-used-aspects=fp16,9")))
 kernel void __sycl_kernel_second(global int *out)
 {
     out[0] = triple(out[0]) + vf_a(1);
