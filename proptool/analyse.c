@@ -763,7 +763,7 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
             ok = false;
     }
     /* Keys on things that are neither functions nor variables. */
-    for (uint32_t id = 1; id < m->bound; id++) {
+    for (uint32_t id = 1; id < m->nids; id++) {
         if (!m->nannots[id] || m->fn_of_id[id] != SXP_NONE)
             continue;
         const sxp_inst *in = sxp_module_def(m, id);

@@ -59,7 +59,7 @@ static void id_words(const sxp_module *m, const sxp_inst *in, uint32_t *lo, uint
 
 void sxp_cleanup(sxp_module *m)
 {
-    uint8_t *cand = sxp_xcalloc(m->bound, 1);
+    uint8_t *cand = sxp_xcalloc(m->nids, 1);
     uint32_t ncand = 0;
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];
@@ -84,7 +84,7 @@ void sxp_cleanup(sxp_module *m)
             if (in->op == SpvOpExtInst && k == 4)
                 continue;
             uint32_t w = m->words[in->off + k];
-            if (w < m->bound && cand[w])
+            if (w < m->nids && cand[w])
                 cand[w] = 2;
         }
     }
@@ -92,7 +92,7 @@ void sxp_cleanup(sxp_module *m)
         const sxp_inst *in = &m->insts[i];
         if (in->op == SpvOpVariable && in->wc >= 4 && cand[m->words[in->off + 2]] == 1)
             m->drop[i] = 1;
-        else if (is_annotation(in->op) && in->wc >= 2 && m->words[in->off + 1] < m->bound &&
+        else if (is_annotation(in->op) && in->wc >= 2 && m->words[in->off + 1] < m->nids &&
                  cand[m->words[in->off + 1]] == 1)
             m->drop[i] = 1;
     }

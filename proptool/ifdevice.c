@@ -42,7 +42,7 @@ bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a)
 {
     if (!a->nif_host && !a->nif_device)
         return true;
-    uint8_t *removed = sxp_xcalloc(m->bound + 1, 1);
+    uint8_t *removed = sxp_xcalloc(m->nids + 1, 1);
     bool any = false;
     for (uint32_t i = 0; i < a->nif_host; i++) {
         const sxp_function *f = &m->fns[m->fn_of_id[a->if_host_fns[i]]];
@@ -69,7 +69,7 @@ bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a)
             case SpvOpMemberDecorate:
             case SpvOpMemberDecorateString:
             case SpvOpMemberName:
-                if (in->wc >= 2 && w[1] < m->bound && removed[w[1]])
+                if (in->wc >= 2 && w[1] < m->nids && removed[w[1]])
                     m->drop[i] = 1;
                 break;
             case SpvOpGroupDecorate:
@@ -77,7 +77,7 @@ bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a)
                 uint32_t step = in->op == SpvOpGroupDecorate ? 1 : 2;
                 bool hit = false;
                 for (uint32_t k = 2; k < in->wc; k += step)
-                    if (w[k] < m->bound && removed[w[k]])
+                    if (w[k] < m->nids && removed[w[k]])
                         hit = true;
                 if (!hit)
                     break;
@@ -87,7 +87,7 @@ bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a)
                 sxp_buf_u32(&kept, w[1]);
                 n++;
                 for (uint32_t k = 2; k + step - 1 < in->wc; k += step)
-                    if (!(w[k] < m->bound && removed[w[k]])) {
+                    if (!(w[k] < m->nids && removed[w[k]])) {
                         for (uint32_t s = 0; s < step; s++)
                             sxp_buf_u32(&kept, w[k + s]);
                         n += step;

@@ -20,6 +20,7 @@ void sxp_error(const char *file, uint32_t word, const char *fmt, ...) SXP_PRINTF
 void sxp_warn(const char *file, uint32_t word, const char *fmt, ...) SXP_PRINTF(3, 4);
 extern unsigned sxp_num_warnings;
 extern bool sxp_quiet_warnings;
+extern bool sxp_silent;  /* no diagnostics at all (fuzzing) */
 
 /* Allocation that cannot fail quietly: on failure prints and exits (a CLI). */
 void *sxp_xmalloc(size_t n);
@@ -176,6 +177,7 @@ typedef struct sxp_module {
     uint32_t nwords;
     bool swapped;        /* the file was big-endian */
     uint32_t version, generator, bound, schema;
+    uint32_t nids;       /* the input's bound: size of the per-id tables (passes raise `bound`) */
     uint32_t addressing; /* SpvAddressingModel */
     sxp_inst *insts;
     uint32_t ninsts;

@@ -62,10 +62,10 @@ static bool need(const sxp_module *m, const sxp_inst *in, uint32_t wc)
 
 static bool check_id(const sxp_module *m, const sxp_inst *in, uint32_t id, const char *what)
 {
-    if (id && id < m->bound)
+    if (id && id < m->nids)
         return true;
     sxp_error(m->path, in->off, "%s: %s id %u is out of bound (bound %u)", opn(in->op), what, id,
-              m->bound);
+              m->nids);
     return false;
 }
 
@@ -142,27 +142,33 @@ bool sxp_module_parse(sxp_module *m, const char *path, const uint8_t *bytes, siz
     }
     m->version = m->words[1];
     m->generator = m->words[2];
-    m->bound = m->words[3];
+    m->bound = m->nids = m->words[3];
     m->schema = m->words[4];
     uint32_t major = (m->version >> 16) & 0xff, minor = (m->version >> 8) & 0xff;
     if ((m->version & 0xff0000ffu) || major != 1 || minor > 6) {
         sxp_error(path, 1, "unsupported SPIR-V version 0x%08x (1.0 to 1.6 are read)", m->version);
         return false;
     }
-    if (!m->bound || m->bound > MAX_BOUND) {
-        sxp_error(path, 3, "id bound %u is out of range (1..%u)", m->bound, MAX_BOUND);
+    if (!m->nids || m->nids > MAX_BOUND) {
+        sxp_error(path, 3, "id bound %u is out of range (1..%u)", m->nids, MAX_BOUND);
+        return false;
+    }
+    /* Per-id tables are indexed by id: a bound far beyond what the words
+     * could define is refused rather than allocated (no producer makes one). */
+    if (m->nids > 16u * m->nwords + 1024u) {
+        sxp_error(path, 3, "id bound %u is implausible for a module of %u words", m->nids, m->nwords);
         return false;
     }
     if (m->schema)
         sxp_warn(path, 4, "schema word is %u, not 0", m->schema);
 
-    m->def = sxp_xmalloc(m->bound * sizeof *m->def);
-    m->fn_of_id = sxp_xmalloc(m->bound * sizeof *m->fn_of_id);
-    memset(m->def, 0xff, m->bound * sizeof *m->def);
-    memset(m->fn_of_id, 0xff, m->bound * sizeof *m->fn_of_id);
-    m->names = sxp_xcalloc(m->bound, sizeof *m->names);
-    m->annots = sxp_xcalloc(m->bound, sizeof *m->annots);
-    m->nannots = sxp_xcalloc(m->bound, sizeof *m->nannots);
+    m->def = sxp_xmalloc(m->nids * sizeof *m->def);
+    m->fn_of_id = sxp_xmalloc(m->nids * sizeof *m->fn_of_id);
+    memset(m->def, 0xff, m->nids * sizeof *m->def);
+    memset(m->fn_of_id, 0xff, m->nids * sizeof *m->fn_of_id);
+    m->names = sxp_xcalloc(m->nids, sizeof *m->names);
+    m->annots = sxp_xcalloc(m->nids, sizeof *m->annots);
+    m->nannots = sxp_xcalloc(m->nids, sizeof *m->nannots);
     m->first_fn_inst = SXP_NONE;
 
     size_t inst_cap = 0, caps_cap = 0, ent_cap = 0, fn_cap = 0, callee_cap = 0;
@@ -371,7 +377,7 @@ bool sxp_module_parse(sxp_module *m, const char *path, const uint8_t *bytes, siz
             ok = false;
         }
     }
-    for (uint32_t id = 1; id < m->bound; id++)
+    for (uint32_t id = 1; id < m->nids; id++)
         if (m->names[id] && m->def[id] == SXP_NONE)
             sxp_warn(path, m->names[id] - 2, "OpName names %%%u, which no instruction defines", id);
     for (uint32_t e = 0; e < m->nentries; e++)
@@ -410,7 +416,7 @@ void sxp_module_free(sxp_module *m)
     }
     free(m->fns);
     if (m->annots)
-        for (uint32_t id = 0; id < m->bound; id++) {
+        for (uint32_t id = 0; id < m->nids; id++) {
             for (uint32_t j = 0; j < m->nannots[id]; j++) {
                 free(m->annots[id][j].key);
                 free(m->annots[id][j].value);
@@ -438,12 +444,12 @@ void sxp_module_free(sxp_module *m)
 
 const char *sxp_module_name(const sxp_module *m, uint32_t id)
 {
-    return id < m->bound && m->names[id] ? sxp_module_string(m, m->names[id]) : NULL;
+    return id < m->nids && m->names[id] ? sxp_module_string(m, m->names[id]) : NULL;
 }
 
 const sxp_inst *sxp_module_def(const sxp_module *m, uint32_t id)
 {
-    return id < m->bound && m->def[id] != SXP_NONE ? &m->insts[m->def[id]] : NULL;
+    return id < m->nids && m->def[id] != SXP_NONE ? &m->insts[m->def[id]] : NULL;
 }
 
 const sxp_decor *sxp_module_decor(const sxp_module *m, uint32_t id, uint32_t decoration, uint32_t *it)
@@ -475,7 +481,7 @@ bool sxp_module_linkage(const sxp_module *m, uint32_t id, const char **name, uin
 
 const sxp_annot *sxp_module_annot(const sxp_module *m, uint32_t id, const char *key)
 {
-    if (id >= m->bound)
+    if (id >= m->nids)
         return NULL;
     for (uint32_t j = 0; j < m->nannots[id]; j++)
         if (!strcmp(m->annots[id][j].key, key))

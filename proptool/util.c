@@ -14,9 +14,12 @@
 
 unsigned sxp_num_warnings;
 bool sxp_quiet_warnings;
+bool sxp_silent;
 
 static void vdiag(const char *kind, const char *file, uint32_t word, const char *fmt, va_list ap)
 {
+    if (sxp_silent)
+        return;
     fprintf(stderr, "proptool: %s: ", kind);
     if (file)
         fprintf(stderr, "%s: ", file);
