@@ -219,12 +219,15 @@ sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im)
         snprintf(mapping, sizeof(mapping), "%s@global_id_mapping", p->name);
         for (const sx_device_binary_property *m = meta ? meta->properties_begin : NULL; m && m < meta->properties_end; m++)
             if (strcmp(m->name, mapping) == 0) {
+                /* DPC++ stores the name with or without a terminating NUL. */
                 const uint8_t *s;
                 size_t sl;
-                if (!sxi_prop_bytes(m, &s, &sl) || sl == 0 || memchr(s, 0, sl) != (const void *)(s + sl - 1))
-                    return sxi_error(SX_ERROR_INVALID_BINARY,
-                                     "sx_register_images: image %u: %s is not a NUL-terminated string", index, mapping);
-                g->symbol = (const char *)s;
+                if (!sxi_prop_bytes(m, &s, &sl) || sl == 0 || sl > 1024 || memchr(s, 0, sl - 1))
+                    return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: %s is not a symbol name",
+                                     index, mapping);
+                if (!(g->symbol_owned = strndup((const char *)s, sl)))
+                    return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+                g->symbol = g->symbol_owned;
             }
     }
     return SX_SUCCESS;

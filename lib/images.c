@@ -149,6 +149,8 @@ static void image_free(sxi_image *im)
             sxi_signature_free(&im->signatures[k]);
     free(im->signatures);
     free(im->entries);
+    for (uint32_t k = 0; k < im->num_globals; k++)
+        free(im->globals[k].symbol_owned);
     free(im->globals);
 }
 

@@ -268,6 +268,7 @@ void sxi_signature_free(sxi_signature *s);
 typedef struct sxi_image_global {
     const char *uid;        /* the property name: the unique id */
     const char *symbol;     /* the program variable: "<uid>@global_id_mapping" or the uid */
+    char *symbol_owned;     /* the mapping's copy, NUL-terminated */
     uint32_t size;          /* sizeof(T) */
     bool image_scope;
     uint32_t host_access;   /* SX_HOST_ACCESS_*, from "SX/host access" (default read_write) */
