@@ -117,12 +117,16 @@ sx_result sxc_error(sx_result code, CUresult r, const char *fmt, ...)
         name = "CUDA_ERROR_UNKNOWN_CODE";
     if (code == SX_SUCCESS)
         code = sxc_map(r);
-    /* what = "cuXxx" or "cuXxx ... for <object>"; the code follows the call name. */
-    const char *rest = strchr(what, ' ');
-    if (rest)
-        return sxc_services->error(code, "%.*s: %s (%d)%s", (int)(rest - what), what, name, (int)r,
-                                   rest);
-    return sxc_services->error(code, "%s: %s (%d)", what, name, (int)r);
+    /* what = "cuXxx ...": the native code goes right after the call name;
+     * "cuXxx: more" keeps its colon after the code. */
+    size_t n = strcspn(what, ": ");
+    const char *rest = what + n;
+    const char *sep = "";
+    if (*rest == ':') {
+        rest++;
+        sep = ":";
+    }
+    return sxc_services->error(code, "%.*s: %s (%d)%s%s", (int)n, what, name, (int)r, sep, rest);
 }
 
 sx_result sxc_device_context(sxc_device_t *d, CUcontext *out)

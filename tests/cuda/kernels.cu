@@ -1,0 +1,68 @@
+// kernels.cu: test kernels for the CUDA adapter (free-function style, C names).
+#include <stddef.h>
+
+struct pair_arg {
+    int a;
+    double b;
+};
+
+extern "C" {
+__device__ int dg_counter;
+__device__ int dg_array[16];
+
+__global__ void empty_kernel(void) {}
+
+__global__ void add_one(int *p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] += 1;
+}
+
+__global__ void axpy(float *y, const float *x, float a, long long n)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+
+__global__ void struct_arg(struct pair_arg s, double *out)
+{
+    out[0] = s.a + s.b;
+}
+
+// Work-group memory arrives as byte offsets into dynamic shared memory.
+__global__ void local_reverse(int *out, const int *in, size_t tmp_off, size_t scratch_off,
+                              unsigned scratch_bytes)
+{
+    extern __shared__ char smem[];
+    int *tmp = (int *)(smem + tmp_off);
+    unsigned char *scratch = (unsigned char *)(smem + scratch_off);
+    unsigned t = threadIdx.x, n = blockDim.x, g = blockIdx.x * n + t;
+    tmp[t] = in[g];
+    for (unsigned i = t; i < scratch_bytes; i += n)
+        scratch[i] = (unsigned char)i;
+    __syncthreads();
+    unsigned bad = 0;
+    for (unsigned i = t; i < scratch_bytes; i += n)
+        bad |= scratch[i] != (unsigned char)i;
+    out[g] = bad ? -1 : tmp[n - 1 - t];
+}
+
+__global__ void read_globals(int *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 16)
+        out[t] = dg_array[t] + dg_counter;
+}
+
+__global__ void bump_counter(void)
+{
+    atomicAdd(&dg_counter, 1);
+}
+
+__global__ void atomic_add(unsigned long long *counter, unsigned long long v)
+{
+    atomicAdd(counter, v);
+}
+}
