@@ -5,6 +5,8 @@
 
 /* Arguments up to this count live on the stack; more (rare) take the heap. */
 #define STACK_ARGS 64
+/* Non-blocking device-global writes up to this size are staged on the stack. */
+#define SMALL_WRITE 1024
 
 static size_t pick_local(size_t g, size_t limit)
 {
@@ -378,15 +380,22 @@ static sx_result global_write(sxa_queue queue, sxa_program program, const char *
         return rc;
     if (count) {
         /* From pageable memory the driver stages the bytes before it
-         * returns; from pinned or managed memory it reads them later, so a
-         * non-blocking write from there waits to honour "src may go". */
-        if (!blocking) {
+         * returns; from pinned or managed memory it reads them later. So a
+         * small non-blocking write goes through a pageable copy on the
+         * stack, and a larger one from driver-known memory waits, to honour
+         * "src may go once the call returns". */
+        unsigned char staged[SMALL_WRITE];
+        const void *from = src;
+        if (!blocking && count <= sizeof(staged)) {
+            memcpy(staged, src, count);
+            from = staged;
+        } else if (!blocking) {
             unsigned int mt = 0;
             if (sxc_cu.cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                              (CUdeviceptr)(uintptr_t)src) == CUDA_SUCCESS)
                 blocking = 1;
         }
-        CUresult r = sxc_cu.cuMemcpyHtoDAsync_v2(dp, src, count, q->stream);
+        CUresult r = sxc_cu.cuMemcpyHtoDAsync_v2(dp, from, count, q->stream);
         if (r != CUDA_SUCCESS) {
             sxc_event_discard(ev);
             return sxc_error(SX_SUCCESS, r, "cuMemcpyHtoDAsync of %zu bytes to '%s'+%zu", count, name,
