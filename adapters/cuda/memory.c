@@ -352,21 +352,30 @@ static sx_result usm_free(sxa_context ctx, void *ptr)
     if (!ptr)
         return SX_SUCCESS;
     sxc_context_t *c = (sxc_context_t *)ctx;
-    CUcontext cu;
-    sx_result rc = sxc_device_context(c->devices[0], &cu);
-    if (rc != SX_SUCCESS)
-        return rc;
-    sxc_make_current(cu);
+    CUdeviceptr dp = (CUdeviceptr)(uintptr_t)ptr;
     unsigned int mtype = 0;
-    CUresult r = sxc_cu.cuPointerGetAttribute(&mtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                              (CUdeviceptr)(uintptr_t)ptr);
+    CUresult r = sxc_cu.cuPointerGetAttribute(&mtype, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dp);
     if (r != CUDA_SUCCESS)
         return sxc_error(SX_ERROR_INVALID_VALUE, r,
                          "cuPointerGetAttribute for %p: not a USM pointer of this adapter", ptr);
+    /* Free from the owning device's context (the context's first device
+     * for host memory, which belongs to none). */
+    sxc_device_t *owner = c->devices[0];
+    int ordinal = -1;
+    if (mtype != CU_MEMORYTYPE_HOST &&
+        sxc_cu.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dp) == CUDA_SUCCESS)
+        for (uint32_t i = 0; i < c->num_devices; i++)
+            if (c->devices[i]->ordinal == ordinal)
+                owner = c->devices[i];
+    CUcontext cu;
+    sx_result rc = sxc_device_context(owner, &cu);
+    if (rc != SX_SUCCESS)
+        return rc;
+    sxc_make_current(cu);
     if (mtype == CU_MEMORYTYPE_HOST)
         r = sxc_cu.cuMemFreeHost(ptr);
     else
-        r = sxc_cu.cuMemFree_v2((CUdeviceptr)(uintptr_t)ptr);
+        r = sxc_cu.cuMemFree_v2(dp);
     if (r != CUDA_SUCCESS)
         return sxc_error(SX_SUCCESS, r, "cuMemFree of %p", ptr);
     return SX_SUCCESS;

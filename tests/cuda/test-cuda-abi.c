@@ -174,6 +174,10 @@ static void test_usm(void)
     CHECK(!memcmp(dst, &rep, 8) && !memcmp(dst + 4088, &rep, 8), "repeating pattern");
     CHECK_RC(T.enqueue.usm_fill(q, d, 3, pat3, 9, 0, NULL, NULL), SX_ERROR_INVALID_VALUE);
     CHECK_RC(T.enqueue.usm_fill(q, d, 4, &rep, 10, 0, NULL, NULL), SX_ERROR_INVALID_SIZE);
+    /* host USM: filled by the device, read on the host */
+    OK(T.enqueue.usm_fill(q, h, 8, "\x10\x20\x30\x40\x50\x60\x70\x80", 4096, 0, NULL, NULL));
+    OK(T.queue.finish(q));
+    CHECK(((unsigned char *)h)[4093] == 0x60, "fill of host USM: %#x", ((unsigned char *)h)[4093]);
     /* shared memory is host-visible */
     OK(T.enqueue.usm_fill(q, s, 4, "\x01\x02\x03\x04", 64, 0, NULL, NULL));
     OK(T.queue.finish(q));
