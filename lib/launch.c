@@ -41,7 +41,7 @@ static sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device
  * signature says. Kernels without a signature are left to the adapter. */
 static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *sig, uint32_t n, const sx_arg *args)
 {
-    if (!sig->params && sig->num_params == 0)
+    if (!sig->known)
         return SX_SUCCESS;
     uint64_t seen_small[4] = {0}, *seen = seen_small;
     if (sig->num_params > 256 && !(seen = calloc((sig->num_params + 63) / 64, sizeof(uint64_t))))

@@ -232,16 +232,37 @@ bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device
 
 /* ------------------------------------------------------------------ images */
 
-/* A parsed kernel parameter list (from "SX/kernel signatures"). */
+/* A kernel's parameters as the core uses them, from "SX/kernel signatures",
+ * "SYCL/kernel param opt" and "SYCL/implicit local arg" (signature.c). */
+typedef struct sxi_source_param {
+    uint32_t kind;         /* SX_PARAM_* of a single record; SX_PARAM_STRUCT when decomposed */
+    uint32_t size;         /* bytes set_arg must give (0 for LOCAL: any size) */
+    uint32_t first, count; /* its records in the original list */
+    bool eliminated;       /* every record eliminated: accepted, not passed */
+} sxi_source_param;
+
 typedef struct sxi_signature {
+    bool known;                  /* the image had a signature for it */
     uint32_t kind;               /* SX_KERNEL_KIND_* */
     uint32_t dims;
     uint32_t num_source_params;
+    sxi_source_param *sources;   /* num_source_params */
+    /* Backend parameters the entry point really has (after elimination):
+     * what adapters get at program creation and launches are checked against. */
     uint32_t num_params;
-    sxa_kernel_param *params;    /* num_params */
-    uint32_t *source_index;      /* num_params: source parameter of each */
+    sxa_kernel_param *params;
+    uint32_t *source_index;      /* num_params; SX_SOURCE_INDEX_NONE for the scratch argument */
+    uint32_t *source_offset;     /* num_params: offset inside the source value */
+    uint32_t scratch_index;      /* backend index of the scratch argument, or UINT32_MAX */
     sxa_param_member *members;   /* storage for all params' members */
 } sxi_signature;
+
+/* Parse one kernel's signature; `mask`/`mask_bits` from "SYCL/kernel param
+ * opt" (NULL if none), `implicit` the original index of the scratch
+ * argument or UINT32_MAX. On error sets the message (naming image `img`). */
+sx_result sxi_signature_parse(uint32_t img, const char *kernel, const sx_device_binary_property *p,
+                              const uint8_t *mask, size_t mask_bits, uint32_t implicit, sxi_signature *out);
+void sxi_signature_free(sxi_signature *s);
 
 /* One registered image with everything the core reads from it. */
 typedef struct sxi_image {
