@@ -61,6 +61,16 @@ __global__ void bump_counter(void)
     atomicAdd(&dg_counter, 1);
 }
 
+// Each work-item writes its (z, y, x) id at its linear position.
+__global__ void index_3d(int *out)
+{
+    unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+    unsigned z = blockIdx.z * blockDim.z + threadIdx.z;
+    unsigned w = gridDim.x * blockDim.x, h = gridDim.y * blockDim.y;
+    out[(z * h + y) * w + x] = (int)((z << 20) | (y << 10) | x);
+}
+
 __global__ void atomic_add(unsigned long long *counter, unsigned long long v)
 {
     atomicAdd(counter, v);

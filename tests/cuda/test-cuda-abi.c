@@ -317,6 +317,49 @@ static void test_kernels(sxa_program p)
     OK(T.usm.free(ctx, d));
 }
 
+static void test_dims(sxa_program p)
+{
+    sxa_kernel k = NULL;
+    OK(T.kernel.create(p, "index_3d", &k));
+    if (!k)
+        return;
+    enum { MAXN = 64 * 16 * 4 };
+    int *d = NULL;
+    OK(T.usm.alloc(ctx, dev, SX_USM_TYPE_DEVICE, MAXN * sizeof(int), 0, (void **)&d));
+    static int host[MAXN];
+    sx_arg a = {SX_ARG_POINTER, 0, sizeof(void *), d};
+    static const struct {
+        uint32_t dims;
+        size_t g[3], l[3];
+        int auto_local;
+    } cases[] = {
+        {2, {64, 16, 1}, {16, 4, 1}, 0},
+        {2, {64, 16, 1}, {0}, 1},
+        {3, {32, 8, 4}, {8, 2, 2}, 0},
+        {3, {64, 16, 4}, {0}, 1},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        size_t total = 1;
+        for (uint32_t i = 0; i < cases[c].dims; i++)
+            total *= cases[c].g[i];
+        OK(T.enqueue.usm_fill(q, d, 4, "\xff\xff\xff\xff", MAXN * sizeof(int), 0, NULL, NULL));
+        sx_result rc = T.enqueue.kernel_launch(q, k, cases[c].dims, NULL, cases[c].g,
+                                               cases[c].auto_local ? NULL : cases[c].l, 1, &a, 0,
+                                               NULL, NULL);
+        CHECK(rc == SX_SUCCESS, "%u-D launch case %zu: %d", cases[c].dims, c, rc);
+        OK(T.enqueue.usm_memcpy(q, 1, host, d, total * sizeof(int), 0, NULL, NULL));
+        size_t w = cases[c].g[0], h = cases[c].g[1], depth = cases[c].dims == 3 ? cases[c].g[2] : 1;
+        int good = 1;
+        for (size_t z = 0; z < depth; z++)
+            for (size_t y = 0; y < h; y++)
+                for (size_t x = 0; x < w; x++)
+                    good &= host[(z * h + y) * w + x] == (int)((z << 20) | (y << 10) | x);
+        CHECK(good, "%u-D launch case %zu: ids", cases[c].dims, c);
+    }
+    OK(T.usm.free(ctx, d));
+    OK(T.kernel.release(k));
+}
+
 static void test_globals(sxa_program p)
 {
     size_t size = 0;
@@ -668,6 +711,8 @@ int main(void)
         CHECK(*(const void **)p == abi_dispatch_tag, "program dispatch");
         printf("# -- test_kernels\n");
         test_kernels(p);
+        printf("# -- test_dims\n");
+        test_dims(p);
         printf("# -- test_globals\n");
         test_globals(p);
         printf("# -- test_events\n");
