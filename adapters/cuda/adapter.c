@@ -78,6 +78,7 @@ static sx_result adapter_init(const sxa_services *services, sxa_adapter *out)
             if (sxc_cu.cuDeviceTotalMem_v2(&d->total_mem, d->cu) != CUDA_SUCCESS)
                 d->total_mem = 0;
             pthread_mutex_init(&d->lock, NULL);
+            pthread_mutex_init(&d->pool_lock, NULL);
             n++;
         }
         adapter.platform.num_devices = n;
@@ -95,9 +96,12 @@ static sx_result adapter_fini(sxa_adapter a)
     if (adapter.loaded) {
         for (uint32_t i = 0; i < adapter.platform.num_devices; i++) {
             sxc_device_t *d = &adapter.platform.devices[i];
-            if (d->ctx)
+            if (d->ctx) {
+                sxc_device_cleanup(d);
                 sxc_cu.cuDevicePrimaryCtxRelease_v2(d->cu);
+            }
             pthread_mutex_destroy(&d->lock);
+            pthread_mutex_destroy(&d->pool_lock);
         }
         free(adapter.platform.devices);
         sxc_driver_unload();

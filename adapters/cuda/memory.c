@@ -81,20 +81,28 @@ static sx_result queue_create(sxa_context ctx, sxa_device dev, uint32_t flags, s
     }
     if (flags & SXA_QUEUE_PROFILING) {
         q->profiling = 1;
-        r = sxc_cu.cuEventCreate(&q->base_event, CU_EVENT_DEFAULT);
-        if (r == CUDA_SUCCESS)
-            r = sxc_cu.cuEventRecord(q->base_event, q->stream);
-        if (r == CUDA_SUCCESS)
-            r = sxc_cu.cuEventSynchronize(q->base_event);
+        pthread_mutex_lock(&d->lock);
+        if (!d->base_event) {
+            CUevent base = NULL;
+            r = sxc_cu.cuEventCreate(&base, CU_EVENT_DEFAULT);
+            if (r == CUDA_SUCCESS)
+                r = sxc_cu.cuEventRecord(base, q->stream);
+            if (r == CUDA_SUCCESS)
+                r = sxc_cu.cuEventSynchronize(base);
+            if (r == CUDA_SUCCESS) {
+                d->base_ns = sxc_now_ns();
+                d->base_event = base;
+            } else if (base) {
+                sxc_cu.cuEventDestroy_v2(base);
+            }
+        }
+        pthread_mutex_unlock(&d->lock);
         if (r != CUDA_SUCCESS) {
             rc = sxc_error(SX_SUCCESS, r, "cuEventRecord of the profiling base for queue %p",
                            (void *)q);
-            if (q->base_event)
-                sxc_cu.cuEventDestroy_v2(q->base_event);
             sxc_cu.cuStreamDestroy_v2(q->stream);
             goto fail;
         }
-        q->base_ns = sxc_now_ns();
     }
     *out = (sxa_queue)q;
     return SX_SUCCESS;
@@ -124,8 +132,6 @@ static sx_result queue_release(sxa_queue queue)
         return SX_SUCCESS;
     sxc_make_current(q->cuctx);
     CUresult r = sxc_cu.cuStreamDestroy_v2(q->stream);
-    if (q->base_event)
-        sxc_cu.cuEventDestroy_v2(q->base_event);
     sx_result rc = SX_SUCCESS;
     if (r != CUDA_SUCCESS)
         rc = sxc_error(SX_SUCCESS, r, "cuStreamDestroy for queue %p", (void *)q);
@@ -172,14 +178,24 @@ sx_result sxc_event_begin(sxc_queue_t *q, sxa_event *out, sxc_event_t **evp)
         return SX_ERROR_OUT_OF_HOST_MEMORY;
     e->base.dispatch = SXC_DISPATCH();
     e->queue = q;
-    /* Timing costs: only profiling queues get timed events. */
-    unsigned flags = q->profiling ? CU_EVENT_DEFAULT : CU_EVENT_DISABLE_TIMING;
-    CUresult r = sxc_cu.cuEventCreate(&e->ev, flags);
-    if (r == CUDA_SUCCESS && q->profiling) {
+    e->device = q->device;
+    CUresult r = CUDA_SUCCESS;
+    if (q->profiling) {
+        /* Timing costs: only profiling queues get timed events. */
         e->queued_ns = sxc_now_ns();
-        r = sxc_cu.cuEventCreate(&e->start, flags);
+        r = sxc_cu.cuEventCreate(&e->ev, CU_EVENT_DEFAULT);
+        if (r == CUDA_SUCCESS)
+            r = sxc_cu.cuEventCreate(&e->start, CU_EVENT_DEFAULT);
         if (r == CUDA_SUCCESS)
             r = sxc_cu.cuEventRecord(e->start, q->stream);
+    } else {
+        sxc_device_t *d = q->device;
+        pthread_mutex_lock(&d->pool_lock);
+        if (d->pool_n)
+            e->ev = d->pool[--d->pool_n];
+        pthread_mutex_unlock(&d->pool_lock);
+        if (!e->ev)
+            r = sxc_cu.cuEventCreate(&e->ev, CU_EVENT_DISABLE_TIMING);
     }
     if (r != CUDA_SUCCESS) {
         sxc_event_discard(e);
@@ -206,11 +222,35 @@ void sxc_event_discard(sxc_event_t *e)
 {
     if (!e)
         return;
+    if (e->ev && !e->start) {
+        /* Untimed: back to the device's pool (the primary context, hence
+         * the events, live until fini). */
+        sxc_device_t *d = e->device;
+        pthread_mutex_lock(&d->pool_lock);
+        if (d->pool_n < SXC_EVENT_POOL) {
+            d->pool[d->pool_n++] = e->ev;
+            e->ev = NULL;
+        }
+        pthread_mutex_unlock(&d->pool_lock);
+    }
     if (e->ev)
         sxc_cu.cuEventDestroy_v2(e->ev);
     if (e->start)
         sxc_cu.cuEventDestroy_v2(e->start);
     free(e);
+}
+
+void sxc_device_cleanup(sxc_device_t *d)
+{
+    CUcontext c = atomic_load(&d->ctx);
+    if (!c || sxc_make_current(c) != CUDA_SUCCESS)
+        return;
+    for (uint32_t i = 0; i < d->pool_n; i++)
+        sxc_cu.cuEventDestroy_v2(d->pool[i]);
+    d->pool_n = 0;
+    if (d->base_event)
+        sxc_cu.cuEventDestroy_v2(d->base_event);
+    d->base_event = NULL;
 }
 
 static sx_result event_wait(uint32_t n, const sxa_event *events)
@@ -247,7 +287,7 @@ static sx_result event_release(sxa_event event)
 static sx_result event_get_profiling(sxa_event event, sxa_profiling_info param, uint64_t *value)
 {
     const sxc_event_t *e = (const sxc_event_t *)event;
-    if (!e->start || !sxc_cu.elapsed)
+    if (!e->start || !sxc_cu.elapsed || !e->device->base_event)
         return sxc_services->error(SX_ERROR_INVALID_OPERATION,
                                    "event %p: its queue was not created with profiling",
                                    (const void *)e);
@@ -261,11 +301,11 @@ static sx_result event_get_profiling(sxa_event event, sxa_profiling_info param, 
     float ms = 0;
     /* Device times are relative to the queue's base event, whose host time
      * was taken when it completed; the sum keeps one clock for all four. */
-    CUresult r = sxc_cu.elapsed(&ms, e->queue->base_event, which);
+    CUresult r = sxc_cu.elapsed(&ms, e->device->base_event, which);
     if (r != CUDA_SUCCESS)
         return sxc_error(r == CUDA_ERROR_NOT_READY ? SX_ERROR_INVALID_OPERATION : SX_SUCCESS, r,
                          "cuEventElapsedTime for event %p", (const void *)e);
-    *value = e->queue->base_ns + (uint64_t)((double)ms * 1e6);
+    *value = e->device->base_ns + (uint64_t)((double)ms * 1e6);
     return SX_SUCCESS;
 }
 

@@ -79,6 +79,8 @@ typedef struct sxc_driver {
 
 typedef struct sxc_platform_s sxc_platform_t;
 
+#define SXC_EVENT_POOL 256
+
 typedef struct sxc_device_s {
     sxa_object base;
     sxc_platform_t *platform;
@@ -96,6 +98,16 @@ typedef struct sxc_device_s {
     /* Primary context, retained on first use and released at fini. */
     pthread_mutex_t lock;
     CUcontext _Atomic ctx;
+    /* Profiling time base, made by the first profiling queue: an event and
+     * the host CLOCK_MONOTONIC nanoseconds when it completed. It lives
+     * until fini, so events may outlive their queue. */
+    CUevent base_event;
+    uint64_t base_ns;
+    /* Spare untimed events: a launch that wants an event reuses one
+     * instead of paying cuEventCreate/cuEventDestroy each time. */
+    pthread_mutex_t pool_lock;
+    uint32_t pool_n;
+    CUevent pool[SXC_EVENT_POOL];
 } sxc_device_t;
 
 struct sxc_platform_s {
@@ -117,15 +129,12 @@ typedef struct sxc_queue_s {
     CUcontext cuctx;
     CUstream stream;
     int profiling;
-    /* Profiling time base: an event recorded at creation and the host
-     * CLOCK_MONOTONIC nanoseconds when it completed. */
-    CUevent base_event;
-    uint64_t base_ns;
 } sxc_queue_t;
 
 typedef struct sxc_event_s {
     sxa_object base;
-    sxc_queue_t *queue;
+    const sxc_queue_t *queue; /* compared, never followed: the queue may go first */
+    sxc_device_t *device;
     CUevent ev;        /* completion */
     CUevent start;     /* profiling only: recorded before the command */
     uint64_t queued_ns; /* profiling only: host time at enqueue */
@@ -199,6 +208,8 @@ static inline CUresult sxc_make_current(CUcontext ctx)
 /* The device's primary context, retained on first call. */
 sx_result sxc_device_context(sxc_device_t *device, CUcontext *out);
 uint64_t sxc_now_ns(void);
+/* Release what a device holds (pooled events, time base); at fini. */
+void sxc_device_cleanup(sxc_device_t *device);
 
 /* ---- tables, filled in each file ---- */
 extern const sxa_platform_table sxc_platform_table;

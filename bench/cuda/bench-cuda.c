@@ -35,6 +35,9 @@ static __typeof__(cuStreamSynchronize) *raw_sync;
 static __typeof__(cuMemcpyHtoD_v2) *raw_htod;
 static __typeof__(cuMemcpyHtoDAsync_v2) *raw_htod_async;
 static __typeof__(cuCtxGetCurrent) *raw_getcur;
+static __typeof__(cuEventCreate) *raw_evcreate;
+static __typeof__(cuEventRecord) *raw_evrecord;
+static __typeof__(cuEventDestroy_v2) *raw_evdestroy;
 
 #define DIE(...)                                                                   \
     do {                                                                           \
@@ -82,6 +85,9 @@ int main(int argc, char **argv)
     raw_htod = (__typeof__(raw_htod))dlsym(cu, "cuMemcpyHtoD_v2");
     raw_htod_async = (__typeof__(raw_htod_async))dlsym(cu, "cuMemcpyHtoDAsync_v2");
     raw_getcur = (__typeof__(raw_getcur))dlsym(cu, "cuCtxGetCurrent");
+    raw_evcreate = (__typeof__(raw_evcreate))dlsym(cu, "cuEventCreate");
+    raw_evrecord = (__typeof__(raw_evrecord))dlsym(cu, "cuEventRecord");
+    raw_evdestroy = (__typeof__(raw_evdestroy))dlsym(cu, "cuEventDestroy_v2");
 
     sxa_platform pl;
     sxa_device dev;
@@ -155,6 +161,9 @@ int main(int argc, char **argv)
      * "enqueue" figure times the launch calls alone (host cost). */
     series raw_e = {"raw cuLaunchKernel, empty"}, sx_e = {"adapter kernel_launch, empty"};
     series raw_a = {"raw cuLaunchKernel, 2 args"}, sx_a = {"adapter kernel_launch, 2 args"};
+    series raw_ev = {"raw launch + cuEventRecord"}, sx_ev = {"adapter launch + event + release"};
+    CUevent rev;
+    raw_evcreate(&rev, CU_EVENT_DISABLE_TIMING);
     series raw_eh = {"raw, 200 enqueued, no wait"}, sx_eh = {"adapter, 200 enqueued, no wait"};
     size_t g32 = 32;
     for (int r = 0; r < ROUNDS; r++) {
@@ -171,6 +180,23 @@ int main(int argc, char **argv)
         raw_sync(stream);
         e = now_s();
         sx_e.per_s[r] = BATCH / (e - s);
+
+        /* with an event per launch, as a SYCL queue returns one per submit */
+        s = now_s();
+        for (int i = 0; i < SMALL; i++) {
+            raw_launch(fe, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+            raw_evrecord(rev, stream);
+        }
+        raw_ev.per_s[r] = SMALL / (now_s() - s);
+        raw_sync(stream);
+        s = now_s();
+        for (int i = 0; i < SMALL; i++) {
+            sxa_event ev;
+            T.enqueue.kernel_launch(q, ke, 1, NULL, &one, &one, 0, NULL, 0, NULL, &ev);
+            T.event.release(ev);
+        }
+        sx_ev.per_s[r] = SMALL / (now_s() - s);
+        raw_sync(stream);
 
         /* host cost alone: a batch short enough not to fill the launch queue */
         s = now_s();
@@ -210,6 +236,12 @@ int main(int argc, char **argv)
            "(host side only)\n",
            raw_eh.name, median(&raw_eh), 1e6 / median(&raw_eh), sx_eh.name, median(&sx_eh),
            1e6 / median(&sx_eh), median(&sx_eh) / median(&raw_eh));
+
+    printf("  %-34s %12.0f (%.2f us each)\n  %-34s %12.0f (%.2f us each)   ratio adapter/raw %.3f "
+           "(host side only)\n",
+           raw_ev.name, median(&raw_ev), 1e6 / median(&raw_ev), sx_ev.name, median(&sx_ev),
+           1e6 / median(&sx_ev), median(&sx_ev) / median(&raw_ev));
+    raw_evdestroy(rev);
 
     /* the per-call current-context check */
     CUcontext cur;
