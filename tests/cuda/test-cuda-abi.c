@@ -551,6 +551,9 @@ static void test_events(sxa_program p)
     sxa_event pe = NULL;
     OK(T.enqueue.kernel_launch(pq, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, &pe));
     OK(T.event.wait(1, &pe));
+    /* the event outlives its queue */
+    OK(T.queue.finish(pq));
+    OK(T.queue.release(pq));
     uint64_t qd = 0, sb = 0, s = 0, e = 0;
     OK(T.event.get_profiling(pe, SXA_PROFILING_QUEUED, &qd));
     OK(T.event.get_profiling(pe, SXA_PROFILING_SUBMIT, &sb));
@@ -565,8 +568,16 @@ static void test_events(sxa_program p)
     OK(T.event.wait(1, &after));
     OK(T.event.release(after));
     OK(T.event.release(pe));
-    OK(T.queue.finish(pq));
-    OK(T.queue.release(pq));
+    /* pooled events come back recorded afresh */
+    for (int i = 0; i < 3; i++) {
+        sxa_event x = NULL;
+        OK(T.enqueue.kernel_launch(q, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, &x));
+        OK(T.event.wait(1, &x));
+        st = 99;
+        OK(T.event.get_status(x, &st));
+        CHECK(st == SX_EVENT_STATUS_COMPLETE, "pooled event status %d", st);
+        OK(T.event.release(x));
+    }
     OK(T.kernel.release(k));
 }
 
