@@ -27,6 +27,7 @@ typedef struct {
 } kernel_images;
 
 void sxi_registry_lock(void) { pthread_mutex_lock(&registry_lock); }
+const sxi_library *sxi_registry_libraries(void) { return libraries; }
 void sxi_registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
 
 uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max)

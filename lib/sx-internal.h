@@ -290,6 +290,8 @@ typedef struct sxi_library {
 /* The registry lock: held while reading or changing registered images. */
 void sxi_registry_lock(void);
 void sxi_registry_unlock(void);
+/* The registered libraries, newest first (registry lock held). */
+const sxi_library *sxi_registry_libraries(void);
 /* Images registered with this kernel entry name (registry lock held). */
 uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max);
 /* Register a descriptor and return its library record (images.c). */
@@ -370,8 +372,27 @@ void sxi_kernels_drop_context(struct sx_context_s *ctx);
 void sxi_kernels_drop_image(uint64_t image_id);
 void sxi_kernels_drop_all(void);
 
-/* The one launch path: checks the launch shape, then calls the adapter.
+/* The slot of (queue's context, device) for a kernel: one lock-free scan
+ * when cached, else built (sxi_kernel_slot_get). */
+static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot **out)
+{
+    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_acquire);
+    while (s && (s->context != q->context || s->device != q->device))
+        s = s->next;
+    if (SXI_LIKELY(s != NULL)) {
+        *out = s;
+        return SX_SUCCESS;
+    }
+    return sxi_kernel_slot_get(k, q->context, q->device, out);
+}
+
+/* The one launch path: checks the launch shape (and, unless the caller
+ * built them from the signature, the arguments), then calls the adapter.
  * The free-function layer calls it with its mapped argument array. */
+sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
+                          const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
+                          const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
+                          sx_event *event);
 sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t work_dim,
                      const size_t *offset, const size_t *global, const size_t *local,
                      uint32_t num_args, const sx_arg *args, uint32_t num_events,
