@@ -11,6 +11,7 @@
 /* One parameter of a signature: kind, scalar, size. */
 typedef struct {
     uint32_t kind, scalar, size;
+    uint32_t scratch; /* 1: the hidden work-group scratch argument (no source parameter) */
 } cimg_param;
 
 typedef struct {
@@ -31,6 +32,12 @@ static const cimg_kernel cimg_kernels[] = {
     {"atomic_add", 2, {{SX_PARAM_POINTER, 0, 8}, {SX_PARAM_VALUE, SX_SCALAR_U64, 8}}},
     {"read_globals", 1, {{SX_PARAM_POINTER, 0, 8}}},
     {"bump_counter", 0, {{0}}},
+    {"__sycl_kernel_ff_scale", 5,
+     {{SX_PARAM_POINTER, 0, 8},
+      {SX_PARAM_POINTER, 0, 8},
+      {SX_PARAM_LOCAL, 0, 8},
+      {SX_PARAM_VALUE, SX_SCALAR_F32, 4},
+      {SX_PARAM_LOCAL, 0, 8, 1}}},
 };
 #define CIMG_NK (sizeof(cimg_kernels) / sizeof(cimg_kernels[0]))
 
@@ -38,7 +45,8 @@ typedef struct {
     sx_offload_entry entries[CIMG_NK];
     uint8_t sig[CIMG_NK][8 + 5 * 4 + 6 * 7 * 4];
     sx_device_binary_property props[CIMG_NK];
-    sx_device_binary_property_set set;
+    sx_device_binary_property implicit[CIMG_NK];
+    sx_device_binary_property_set set[2];
     sx_device_binary bin;
     sx_device_binaries desc;
 } cuda_image;
@@ -53,14 +61,23 @@ static inline void cimg_put(uint8_t **p, uint32_t v)
 static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size)
 {
     memset(ci, 0, sizeof(*ci));
+    size_t nimplicit = 0;
     for (size_t k = 0; k < CIMG_NK; k++) {
         const cimg_kernel *K = &cimg_kernels[k];
         ci->entries[k].name = (char *)K->name;
+        uint32_t nsrc = K->nparams;
+        for (uint32_t i = 0; i < K->nparams; i++)
+            if (K->params[i].scratch) {
+                nsrc--;
+                /* "SYCL/implicit local arg": UINT32, the value in value_size */
+                ci->implicit[nimplicit++] = (sx_device_binary_property){
+                    (char *)K->name, NULL, SX_PROPERTY_TYPE_UINT32, i};
+            }
         uint8_t *p = ci->sig[k] + 8;
         cimg_put(&p, 1);
         cimg_put(&p, SX_KERNEL_KIND_ND_RANGE);
         cimg_put(&p, 1);
-        cimg_put(&p, K->nparams);
+        cimg_put(&p, nsrc);
         cimg_put(&p, K->nparams);
         for (uint32_t i = 0; i < K->nparams; i++) {
             const cimg_param *P = &K->params[i];
@@ -71,7 +88,7 @@ static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size
             cimg_put(&p, P->kind == SX_PARAM_POINTER ? SX_ADDRESS_SPACE_GLOBAL
                          : P->kind == SX_PARAM_LOCAL ? SX_ADDRESS_SPACE_LOCAL
                                                      : SX_ADDRESS_SPACE_PRIVATE);
-            cimg_put(&p, i);
+            cimg_put(&p, P->scratch ? SX_SOURCE_INDEX_NONE : i);
             cimg_put(&p, 0);
         }
         uint64_t len = (uint64_t)(p - ci->sig[k]);
@@ -80,8 +97,10 @@ static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size
         ci->props[k] = (sx_device_binary_property){(char *)K->name, ci->sig[k],
                                                    SX_PROPERTY_TYPE_BYTE_ARRAY, len};
     }
-    ci->set = (sx_device_binary_property_set){(char *)SX_PROP_SET_KERNEL_SIGNATURES, ci->props,
-                                              ci->props + CIMG_NK};
+    ci->set[0] = (sx_device_binary_property_set){(char *)SX_PROP_SET_KERNEL_SIGNATURES, ci->props,
+                                                 ci->props + CIMG_NK};
+    ci->set[1] = (sx_device_binary_property_set){(char *)SX_PROP_SET_IMPLICIT_LOCAL_ARG, ci->implicit,
+                                                 ci->implicit + nimplicit};
     ci->bin = (sx_device_binary){
         .version = SX_DEVICE_BINARY_VERSION,
         .kind = SX_OFFLOAD_KIND_SYCL,
@@ -91,8 +110,8 @@ static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size
         .binary_end = (const unsigned char *)data + size,
         .entries_begin = ci->entries,
         .entries_end = ci->entries + CIMG_NK,
-        .property_sets_begin = &ci->set,
-        .property_sets_end = &ci->set + 1,
+        .property_sets_begin = ci->set,
+        .property_sets_end = ci->set + 2,
     };
     ci->desc = (sx_device_binaries){
         .version = SX_DEVICE_BINARIES_VERSION,

@@ -71,6 +71,24 @@ __global__ void index_3d(int *out)
     out[(z * h + y) * w + x] = (int)((z << 20) | (y << 10) | x);
 }
 
+// A free-function nd_range kernel as a SYCL compiler would lower it for
+// CUDA: (float *out, const float *in, work_group_memory<float[]> tmp,
+// float factor), then the hidden scratch argument; both kinds of local
+// memory arrive as offsets into dynamic shared memory.
+__global__ void __sycl_kernel_ff_scale(float *out, const float *in, size_t tmp_off, float factor,
+                                       size_t scratch_off)
+{
+    extern __shared__ char smem[];
+    float *tmp = (float *)(smem + tmp_off);
+    unsigned *scratch = (unsigned *)(smem + scratch_off);
+    unsigned t = threadIdx.x, n = blockDim.x, g = blockIdx.x * n + t;
+    tmp[t] = in[g] * factor;
+    scratch[t] = t;
+    __syncthreads();
+    unsigned r = n - 1 - t;
+    out[g] = tmp[r] + (scratch[r] != r ? 1000.0f : 0.0f);
+}
+
 __global__ void atomic_add(unsigned long long *counter, unsigned long long v)
 {
     atomicAdd(counter, v);

@@ -104,6 +104,10 @@ int main(void)
     cuda_image ci;
     cuda_image_init(&ci, ptx, ptx_size);
     OK(sx_register_images(&ci.desc));
+    sx_kernel probe = NULL;
+    OK(sx_kernel_get_free_function("ff_scale", &probe));
+    if (probe)
+        sx_kernel_release(probe);
     uint32_t nd = 0;
     if (sx_device_get(NULL, SX_DEVICE_TYPE_GPU, 1, &dev, &nd) != SX_SUCCESS || !nd) {
         printf("SKIP: no CUDA driver or GPU (%s)\n", status);
@@ -182,6 +186,38 @@ int main(void)
     for (int i = 0; i < N; i++)
         good &= host[i] == (i / 128) * 128 + 127 - i % 128;
     CHECK(good, "local_reverse through the core: host[0]=%d", host[0]);
+
+    /* a free-function kernel: set_arg by source index, work_group_memory
+     * and the scratch argument both become dynamic shared memory */
+    sx_kernel kf = NULL;
+    OK(sx_kernel_get_free_function("ff_scale", &kf));
+    if (kf) {
+        float *fin = NULL, *fout = NULL;
+        OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, N * sizeof(float), 0, (void **)&fin));
+        OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, N * sizeof(float), 0, (void **)&fout));
+        for (int i = 0; i < N; i++)
+            fin[i] = (float)i;
+        sx_args fa = NULL;
+        OK(sx_args_create(kf, &fa));
+        float factor = 0.5f;
+        size_t fwg = 64;
+        OK(sx_args_set_pointer(fa, 0, fout));
+        OK(sx_args_set_pointer(fa, 1, fin));
+        OK(sx_args_set_local(fa, 2, fwg * sizeof(float)));
+        OK(sx_args_set(fa, 3, sizeof(factor), &factor));
+        sx_launch_properties props = {sizeof(props), 0, fwg * sizeof(unsigned)};
+        CHECK_RC(sx_nd_launch(q, fa, 1, &gs, &fwg, NULL, 0, NULL, NULL), SX_ERROR_INVALID_KERNEL_ARGS);
+        OK(sx_nd_launch(q, fa, 1, &gs, &fwg, &props, 0, NULL, NULL));
+        OK(sx_queue_wait(q));
+        good = 1;
+        for (int i = 0; i < N; i++)
+            good &= fout[i] == (float)((i / 64) * 64 + 63 - i % 64) * 0.5f;
+        CHECK(good, "ff_scale through sx_nd_launch: out[0]=%g", fout[0]);
+        OK(sx_args_release(fa));
+        OK(sx_kernel_release(kf));
+        OK(sx_usm_free(ctx, fin));
+        OK(sx_usm_free(ctx, fout));
+    }
 
     /* one kernel, many threads */
     enum { NT = 6 };
