@@ -31,6 +31,8 @@ void sxi_error_prefix(const char *fmt, ...) SXI_PRINTF(1, 2);
 extern _Atomic sx_log_level sxi_log_level;
 void sxi_log(sx_log_level level, const char *fmt, ...) SXI_PRINTF(2, 3);
 void sxi_vlog(sx_log_level level, const char *fmt, va_list ap);
+/* Emit a line whatever the level (trace output). */
+void sxi_log_emit(sx_log_level level, const char *line);
 #define SXI_LOG(level, ...)                                                       \
     do {                                                                          \
         if (SXI_UNLIKELY(atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= (level))) \
@@ -188,6 +190,7 @@ struct sx_context_s {
     pthread_mutex_t lock;        /* programs, usm table */
     struct sxi_program *programs;  /* list of built programs */
     sxi_ptrmap usm;              /* live allocations: ptr -> size/type */
+    struct sx_queue_s *queues;   /* live queues (released at teardown if the app did not) */
     struct sx_context_s *next, *prev;  /* live contexts (for unregistration) */
 };
 
@@ -198,6 +201,7 @@ struct sx_queue_s {
     struct sx_adapter_s *adapter;
     sxa_queue handle;
     uint32_t flags;
+    struct sx_queue_s *next, *prev;  /* in the context's list */
 };
 
 struct sx_event_s {
@@ -213,8 +217,16 @@ sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event handle, sx_event *out
 /* Translate a public wait list (checked) into adapter events of `a`,
  * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
-                        sxa_event **out);
+                        sxa_event **out, uint32_t *count);
 void sxi_wait_list_free(sxa_event *list, sxa_event *stack);
+sx_result sxi_context_release(struct sx_context_s *c);
+void sxi_contexts_foreach(void (*fn)(struct sx_context_s *c, void *arg), void *arg);
+/* Release a queue's adapter objects and memory (queue.c). */
+void sxi_queue_destroy(struct sx_queue_s *q);
+/* Release every live context (sx_fini). */
+void sxi_contexts_release_all(void);
+/* The error for a failed two-call info query. */
+sx_result sxi_info_error(sx_result r, const char *fn, const char *object, uint32_t param, size_t size);
 /* Is the device part of the context? */
 bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device_s *d);
 
@@ -259,6 +271,12 @@ void sxi_registry_lock(void);
 void sxi_registry_unlock(void);
 /* Images registered with this kernel entry name (registry lock held). */
 uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max);
+/* Register a descriptor and return its library record (images.c). */
+sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out);
+/* Choose the registered image of kernel `name` for a device (registry lock
+ * held): the most preferred kind the device takes whose aspects it has.
+ * SX_ERROR_KERNEL_NOT_SUPPORTED (saying why) if none. */
+sx_result sxi_select_image(const char *name, const struct sx_device_s *dev, sxi_image **out, uint32_t *entry);
 /* Bumped whenever images are registered or unregistered. */
 extern _Atomic uint64_t sxi_registry_generation;
 
@@ -327,6 +345,8 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx,
                               struct sx_device_s *dev, sxi_kernel_slot **out);
 /* Forget slots of a context (context teardown) or every slot (unregistration). */
 void sxi_kernels_drop_context(struct sx_context_s *ctx);
+/* Forget slots whose program used the image (registry lock held). */
+void sxi_kernels_drop_image(uint64_t image_id);
 void sxi_kernels_drop_all(void);
 
 /* The one launch path: checks the launch shape, then calls the adapter.

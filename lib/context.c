@@ -1,0 +1,149 @@
+/* context.c: contexts (refcounted) and the list of live ones, so sx_fini
+ * and image unregistration can reach every context's programs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sx-internal.h"
+
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sx_context_s *contexts;
+
+bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device_s *d)
+{
+    for (uint32_t i = 0; i < c->num_devices; i++)
+        if (c->devices[i] == d)
+            return true;
+    return false;
+}
+
+SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devs, sx_context *out)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_PTR(devs, "devices");
+    SXI_CHECK_PTR(out, "context");
+    if (num_devices == 0 || num_devices > 1024)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_context_create: %u devices (want 1..1024)", num_devices);
+    for (uint32_t i = 0; i < num_devices; i++) {
+        SXI_CHECK_HANDLE(devs[i], SXI_TAG_DEVICE, "device");
+        if (devs[i]->platform != devs[0]->platform)
+            return sxi_error(SX_ERROR_INVALID_DEVICE,
+                             "sx_context_create: device %u (%s) is not on the platform of device 0 (%s)", i,
+                             devs[i]->name, devs[0]->name);
+        for (uint32_t k = 0; k < i; k++)
+            if (devs[k] == devs[i])
+                return sxi_error(SX_ERROR_INVALID_DEVICE, "sx_context_create: device %s is listed twice (%u and %u)",
+                                 devs[i]->name, k, i);
+    }
+    struct sx_adapter_s *a = devs[0]->adapter;
+    struct sx_context_s *c = calloc(1, sizeof(*c));
+    sxa_device *handles = calloc(num_devices, sizeof(*handles));
+    struct sx_device_s **list = calloc(num_devices, sizeof(*list));
+    if (!c || !handles || !list) {
+        free(c);
+        free(handles);
+        free(list);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_context_create: out of memory");
+    }
+    for (uint32_t i = 0; i < num_devices; i++) {
+        handles[i] = devs[i]->handle;
+        list[i] = devs[i];
+    }
+    sx_result r = SXA_CALL(a, context, create, num_devices, handles, &c->handle);
+    free(handles);
+    if (r != SX_SUCCESS) {
+        free(c);
+        free(list);
+        sxi_error_prefix("sx_context_create(%s)", a->name);
+        return r;
+    }
+    c->tag = SXI_TAG_CONTEXT;
+    atomic_init(&c->refs, 1);
+    c->adapter = a;
+    c->num_devices = num_devices;
+    c->devices = list;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_lock(&contexts_lock);
+    c->next = contexts;
+    if (contexts)
+        contexts->prev = c;
+    contexts = c;
+    pthread_mutex_unlock(&contexts_lock);
+    *out = c;
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_context_retain(sx_context c)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(c, SXI_TAG_CONTEXT, "context");
+    atomic_fetch_add(&c->refs, 1);
+    return SX_SUCCESS;
+}
+
+static void context_destroy(struct sx_context_s *c)
+{
+    struct sx_adapter_s *a = c->adapter;
+    while (c->queues)
+        sxi_queue_destroy(c->queues);
+    sxi_kernels_drop_context(c);
+    sxi_programs_release(c);
+    SXI_PTRMAP_FOREACH(&c->usm, s)
+        SXA_CALL(a, usm, free, c->handle, (void *)s->key);
+    sxi_ptrmap_free(&c->usm);
+    SXA_CALL(a, context, release, c->handle);
+    pthread_mutex_destroy(&c->lock);
+    c->tag = SXI_TAG_DEAD;
+    free(c->devices);
+    free(c);
+}
+
+static void unlink_context(struct sx_context_s *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        contexts = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+}
+
+sx_result sxi_context_release(struct sx_context_s *c)
+{
+    if (atomic_fetch_sub(&c->refs, 1) != 1)
+        return SX_SUCCESS;
+    pthread_mutex_lock(&contexts_lock);
+    unlink_context(c);
+    pthread_mutex_unlock(&contexts_lock);
+    context_destroy(c);
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_context_release(sx_context c)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(c, SXI_TAG_CONTEXT, "context");
+    return sxi_context_release(c);
+}
+
+void sxi_contexts_release_all(void)
+{
+    pthread_mutex_lock(&contexts_lock);
+    struct sx_context_s *c = contexts;
+    contexts = NULL;
+    pthread_mutex_unlock(&contexts_lock);
+    if (c)
+        SXI_LOG(SX_LOG_WARN, "sx_fini: releasing contexts the application did not release");
+    while (c) {
+        struct sx_context_s *next = c->next;
+        context_destroy(c);
+        c = next;
+    }
+}
+
+void sxi_contexts_foreach(void (*fn)(struct sx_context_s *c, void *arg), void *arg)
+{
+    pthread_mutex_lock(&contexts_lock);
+    for (struct sx_context_s *c = contexts; c; c = c->next)
+        fn(c, arg);
+    pthread_mutex_unlock(&contexts_lock);
+}

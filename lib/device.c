@@ -1,0 +1,92 @@
+/* device.c: the device API (lists after the selector, default device, info). */
+#include <string.h>
+
+#include "sx-internal.h"
+
+int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind)
+{
+    for (uint32_t i = 0; i < d->num_image_kinds; i++)
+        if (d->image_kinds[i] == kind)
+            return (int)(d->num_image_kinds - i);
+    return 0;
+}
+
+SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32_t count, sx_device *out,
+                               uint32_t *num)
+{
+    SXI_CHECK_INIT();
+    if (platform)
+        SXI_CHECK_HANDLE(platform, SXI_TAG_PLATFORM, "platform");
+    if (!out && !num)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_device_get: devices and num_devices are both NULL");
+    if (out && count == 0)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_get: count is 0 with a non-NULL array");
+    if (type == SX_DEVICE_TYPE_DEFAULT)
+        type = SX_DEVICE_TYPE_ALL;
+    uint32_t n = 0;
+    struct sx_device_s **ds = sxi_devices();
+    for (uint32_t i = 0; i < sxi_num_devices(); i++) {
+        struct sx_device_s *d = ds[i];
+        if (!d->selected || (platform && d->platform != platform) || !(d->type & type))
+            continue;
+        if (out && n < count)
+            out[n] = d;
+        n++;
+    }
+    if (num)
+        *num = n;
+    if (n == 0)
+        return sxi_error(SX_ERROR_DEVICE_NOT_FOUND, "sx_device_get: no device of type mask 0x%x%s%s", type,
+                         platform ? " on the platform" : "",
+                         sxi_getenv("SX_DEVICE_SELECTOR") ? " passes SX_DEVICE_SELECTOR" : "");
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_device_get_default(sx_device *out)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_PTR(out, "device");
+    static const sx_device_type order[] = {SX_DEVICE_TYPE_GPU, SX_DEVICE_TYPE_ACCELERATOR, SX_DEVICE_TYPE_CPU,
+                                           SX_DEVICE_TYPE_ALL};
+    struct sx_device_s **ds = sxi_devices();
+    for (size_t o = 0; o < SXI_ARRAY_SIZE(order); o++)
+        for (uint32_t i = 0; i < sxi_num_devices(); i++)
+            if (ds[i]->selected && (ds[i]->type & order[o])) {
+                *out = ds[i];
+                return SX_SUCCESS;
+            }
+    return sxi_error(SX_ERROR_DEVICE_NOT_FOUND, "sx_device_get_default: no device (%u adapters loaded%s); sx-info shows why",
+                     sxi_num_adapters(), sxi_getenv("SX_DEVICE_SELECTOR") ? ", SX_DEVICE_SELECTOR set" : "");
+}
+
+SX_API sx_result sx_device_get_info(sx_device d, sx_device_info param, size_t size, void *value, size_t *size_ret)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(d, SXI_TAG_DEVICE, "device");
+    sx_result r;
+    switch (param) {
+    case SX_DEVICE_INFO_PLATFORM: {
+        sx_platform p = d->platform;
+        r = sxa_info_copy(&p, sizeof(p), size, value, size_ret);
+        break;
+    }
+    case SX_DEVICE_INFO_ASPECTS: r = sxa_info_copy(&d->aspects, sizeof(d->aspects), size, value, size_ret); break;
+    case SX_DEVICE_INFO_BACKEND: r = sxa_info_copy(&d->backend, sizeof(d->backend), size, value, size_ret); break;
+    case SX_DEVICE_INFO_TYPE: r = sxa_info_copy(&d->type, sizeof(d->type), size, value, size_ret); break;
+    case SX_DEVICE_INFO_NAME: r = sxa_info_string(d->name, size, value, size_ret); break;
+    default:
+        if (param < SX_DEVICE_INFO_TYPE || param > SX_DEVICE_INFO_PLATFORM)
+            return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_get_info(%s): unknown param %u", d->name, param);
+        r = SXA_CALL(d->adapter, device, get_info, d->handle, param, size, value, size_ret);
+    }
+    return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, d->name, param, size);
+}
+
+SX_API sx_result sx_device_has_aspect(sx_device d, sx_aspect aspect, int *has)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(d, SXI_TAG_DEVICE, "device");
+    SXI_CHECK_PTR(has, "has");
+    *has = aspect < SX_ASPECT_MAX_ && (d->aspects & SX_ASPECT_BIT(aspect)) != 0;
+    return SX_SUCCESS;
+}

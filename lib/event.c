@@ -1,0 +1,128 @@
+/* event.c: public events wrapping adapter events, and wait lists. */
+#include <stdlib.h>
+
+#include "sx-internal.h"
+
+sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event h, sx_event *out)
+{
+    struct sx_event_s *e = malloc(sizeof(*e));
+    if (!e) {
+        if (h) {
+            SXA_CALL(a, event, wait, 1, &h);
+            SXA_CALL(a, event, release, h);
+        }
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory for an event (the command was waited for)");
+    }
+    e->tag = SXI_TAG_EVENT;
+    e->adapter = a;
+    e->handle = h;
+    *out = e;
+    return SX_SUCCESS;
+}
+
+sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack, sxa_event **out,
+                        uint32_t *count)
+{
+    *out = stack;
+    *count = 0;
+    if (n == 0)
+        return SX_SUCCESS;
+    if (!in)
+        return sxi_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "wait list is NULL with %u events", n);
+    sxa_event *list = n <= 16 ? stack : malloc(n * sizeof(*list));
+    if (!list)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory for a wait list of %u events", n);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct sx_event_s *e = in[i];
+        if (!e || e->tag != SXI_TAG_EVENT) {
+            if (list != stack)
+                free(list);
+            return sxi_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "wait list entry %u (%p) is not a live event", i,
+                             (const void *)e);
+        }
+        if (e->adapter != a) {
+            /* Another backend's event: wait for it here (cross-adapter dependency). */
+            if (e->handle && SXA_CALL(e->adapter, event, wait, 1, &e->handle) != SX_SUCCESS) {
+                if (list != stack)
+                    free(list);
+                return sxi_error(SX_ERROR_EVENT_FAILED, "wait list entry %u (%s event) failed", i, e->adapter->name);
+            }
+            continue;
+        }
+        if (e->handle)
+            list[k++] = e->handle;
+    }
+    if (k == 0 && list != stack) {
+        free(list);
+        list = stack;
+    }
+    *out = list;
+    *count = k;
+    return SX_SUCCESS;
+}
+
+void sxi_wait_list_free(sxa_event *list, sxa_event *stack)
+{
+    if (list != stack)
+        free(list);
+}
+
+SX_API sx_result sx_event_wait(uint32_t count, const sx_event *events)
+{
+    SXI_CHECK_INIT();
+    if (count == 0)
+        return SX_SUCCESS;
+    SXI_CHECK_PTR(events, "events");
+    for (uint32_t i = 0; i < count; i++)
+        SXI_CHECK_HANDLE(events[i], SXI_TAG_EVENT, "event");
+    for (uint32_t i = 0; i < count; i++) {
+        struct sx_event_s *e = events[i];
+        if (!e->handle)
+            continue;
+        sx_result r = SXA_CALL(e->adapter, event, wait, 1, &e->handle);
+        if (r != SX_SUCCESS) {
+            sxi_error_prefix("sx_event_wait: event %u (%s)", i, e->adapter->name);
+            return r;
+        }
+    }
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_event_get_status(sx_event e, sx_event_status *status)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(e, SXI_TAG_EVENT, "event");
+    SXI_CHECK_PTR(status, "status");
+    if (!e->handle) {
+        *status = SX_EVENT_STATUS_COMPLETE;
+        return SX_SUCCESS;
+    }
+    return SXA_CALL(e->adapter, event, get_status, e->handle, status);
+}
+
+SX_API sx_result sx_event_get_profiling(sx_event e, sx_profiling_info param, uint64_t *value)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(e, SXI_TAG_EVENT, "event");
+    SXI_CHECK_PTR(value, "value");
+    if (param < SX_PROFILING_QUEUED || param > SX_PROFILING_END)
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_event_get_profiling: unknown param %u", param);
+    if (!e->handle)
+        return sxi_error(SX_ERROR_UNSUPPORTED_FEATURE, "sx_event_get_profiling: the event has no profiling data");
+    return SXA_CALL(e->adapter, event, get_profiling, e->handle, param, value);
+}
+
+SX_API sx_result sx_event_release(sx_event e)
+{
+    if (!e)
+        return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_event_release: event is NULL");
+    if (e->tag != SXI_TAG_EVENT)
+        return sxi_error(SX_ERROR_INVALID_HANDLE, "sx_event_release: %p is not a live event", (void *)e);
+    SXI_CHECK_INIT();
+    if (e->handle)
+        SXA_CALL(e->adapter, event, release, e->handle);
+    e->tag = SXI_TAG_DEAD;
+    free(e);
+    return SX_SUCCESS;
+}

@@ -1,0 +1,588 @@
+/* images.c: registration of device-image descriptors: checking every
+ * field, reading the property sets the core needs, the kernel-name index,
+ * unregistration, and image files. Works before sx_init and after sx_fini. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sx-internal.h"
+
+#define MAX_IMAGES 65535u
+#define MAX_ENTRIES (1u << 20)
+#define MAX_PROPS (1u << 20)
+#define MAX_PARAMS 4096u
+#define MAX_MEMBERS 65536u
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static sxi_library *libraries;
+static sxi_strmap kernel_index;   /* entry name -> sxi_kernel_images */
+static _Atomic uint64_t next_image_id = 1;
+_Atomic uint64_t sxi_registry_generation = 1;
+
+typedef struct {
+    uint32_t count, cap;
+    sxi_image **images;
+} kernel_images;
+
+void sxi_registry_lock(void) { pthread_mutex_lock(&registry_lock); }
+void sxi_registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
+
+uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max)
+{
+    kernel_images *ki = sxi_strmap_get(&kernel_index, name);
+    if (!ki)
+        return 0;
+    for (uint32_t i = 0; i < ki->count && i < max; i++)
+        images[i] = ki->images[i];
+    return ki->count;
+}
+
+/* ---------------------------------------------------------- checking */
+
+static sx_result bad(uint32_t img, const char *fmt, ...) SXI_PRINTF(2, 3);
+static sx_result bad(uint32_t img, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: %s", img, msg);
+}
+
+/* Offload entries come in two layouts; see binaries.h. */
+static bool entries_are_llvm(const sx_device_binary *b)
+{
+    const uint8_t *e = (const uint8_t *)b->entries_begin;
+    uint64_t reserved;
+    uint16_t version, kind;
+    memcpy(&reserved, e, 8);
+    memcpy(&version, e + 8, 2);
+    memcpy(&kind, e + 10, 2);
+    return reserved == 0 && version == 1 && kind == 8;
+}
+
+static sx_result check_property(uint32_t i, const char *set, const sx_device_binary_property *p)
+{
+    if (!p->name)
+        return bad(i, "a property of set '%s' has no name", set);
+    switch (p->type) {
+    case SX_PROPERTY_TYPE_UINT32:
+        if (p->value_size > UINT32_MAX)
+            return bad(i, "UINT32 property '%s' of set '%s' holds %llu", p->name, set,
+                       (unsigned long long)p->value_size);
+        return SX_SUCCESS;
+    case SX_PROPERTY_TYPE_BYTE_ARRAY: {
+        if (!p->value_addr || p->value_size < 8)
+            return bad(i, "byte array '%s' of set '%s' is %s (%llu bytes; at least the 8-byte size prefix needed)",
+                       p->name, set, p->value_addr ? "too short" : "NULL", (unsigned long long)p->value_size);
+        uint64_t bits;
+        memcpy(&bits, p->value_addr, 8);
+        if ((bits + 7) / 8 > p->value_size - 8)
+            return bad(i, "byte array '%s' of set '%s' claims %llu bits but holds %llu bytes after its prefix", p->name,
+                       set, (unsigned long long)bits, (unsigned long long)(p->value_size - 8));
+        return SX_SUCCESS;
+    }
+    case SX_PROPERTY_TYPE_STRING:
+        if (!p->value_addr)
+            return bad(i, "string property '%s' of set '%s' is NULL", p->name, set);
+        return SX_SUCCESS;
+    default:
+        return bad(i, "property '%s' of set '%s' has unknown type %u", p->name, set, p->type);
+    }
+}
+
+static sx_result check_binary(uint32_t i, const sx_device_binary *b)
+{
+    if (b->kind != SX_OFFLOAD_KIND_SYCL)
+        return bad(i, "offload kind %u is not SYCL (%u)", b->kind, SX_OFFLOAD_KIND_SYCL);
+    if (!b->binary_start || !b->binary_end || b->binary_end < b->binary_start)
+        return bad(i, "binary range [%p, %p) is not valid", (const void *)b->binary_start, (const void *)b->binary_end);
+    if (b->binary_end == b->binary_start)
+        return bad(i, "the image is empty (0 bytes)");
+    if ((b->entries_begin == NULL) != (b->entries_end == NULL) || b->entries_end < b->entries_begin)
+        return bad(i, "entry range [%p, %p) is not valid", (void *)b->entries_begin, (void *)b->entries_end);
+    if ((b->property_sets_begin == NULL) != (b->property_sets_end == NULL) ||
+        b->property_sets_end < b->property_sets_begin)
+        return bad(i, "property-set range is not valid");
+    size_t bytes = (size_t)((const char *)b->entries_end - (const char *)b->entries_begin);
+    if (bytes) {
+        size_t step = entries_are_llvm(b) ? 56 : sizeof(sx_offload_entry);
+        if (bytes % step || bytes / step > MAX_ENTRIES)
+            return bad(i, "entry range of %zu bytes is not a whole number of %zu-byte entries", bytes, step);
+        for (size_t off = 0; off < bytes; off += step) {
+            const char *name;
+            memcpy(&name, (const char *)b->entries_begin + off + (step == 56 ? 24 : 8), sizeof(name));
+            if (!name || !*name)
+                return bad(i, "entry %zu has no name", off / step);
+        }
+    }
+    size_t nsets = (size_t)(b->property_sets_end - b->property_sets_begin);
+    if (nsets > MAX_PROPS)
+        return bad(i, "%zu property sets", nsets);
+    for (size_t s = 0; s < nsets; s++) {
+        const sx_device_binary_property_set *set = &b->property_sets_begin[s];
+        if (!set->name)
+            return bad(i, "property set %zu has no name", s);
+        if ((set->properties_begin == NULL) != (set->properties_end == NULL) ||
+            set->properties_end < set->properties_begin ||
+            (size_t)(set->properties_end - set->properties_begin) > MAX_PROPS)
+            return bad(i, "property set '%s' has an invalid property range", set->name);
+        for (const sx_device_binary_property *p = set->properties_begin; p < set->properties_end; p++) {
+            sx_result r = check_property(i, set->name, p);
+            if (r != SX_SUCCESS)
+                return r;
+        }
+    }
+    return SX_SUCCESS;
+}
+
+/* ------------------------------------------------ kernel signatures */
+
+typedef struct {
+    const uint8_t *p;
+    size_t n, off;
+    bool ok;
+} reader;
+
+static uint32_t rd32(reader *r)
+{
+    if (r->off + 4 > r->n) {
+        r->ok = false;
+        return 0;
+    }
+    uint32_t v;
+    memcpy(&v, r->p + r->off, 4);
+    r->off += 4;
+    return v;
+}
+
+static void signature_free(sxi_signature *s)
+{
+    free(s->params);
+    free(s->source_index);
+    free(s->members);
+    memset(s, 0, sizeof(*s));
+}
+
+static sx_result parse_signature(uint32_t img, const char *kname, const sx_device_binary_property *p,
+                                 sxi_signature *s)
+{
+    reader r = {0};
+    r.ok = sxi_prop_bytes(p, &r.p, &r.n);
+    uint32_t version = rd32(&r);
+    s->kind = rd32(&r);
+    s->dims = rd32(&r);
+    s->num_source_params = rd32(&r);
+    s->num_params = rd32(&r);
+    if (!r.ok)
+        return bad(img, "signature of '%s' is truncated (%zu bytes)", kname, r.n);
+    if (version != 1)
+        return bad(img, "signature of '%s' has version %u (this library reads 1)", kname, version);
+    if (s->kind > SX_KERNEL_KIND_ND_RANGE)
+        return bad(img, "signature of '%s' has unknown kernel kind %u", kname, s->kind);
+    if ((s->kind == SX_KERNEL_KIND_ND_RANGE) != (s->dims >= 1) || s->dims > 3)
+        return bad(img, "signature of '%s': kind %u with %u dimensions", kname, s->kind, s->dims);
+    if (s->num_params > MAX_PARAMS || s->num_source_params > s->num_params + 1024)
+        return bad(img, "signature of '%s' has %u parameters (%u in the source)", kname, s->num_params,
+                   s->num_source_params);
+    /* Members are counted first so one array holds them all. */
+    size_t start = r.off, total_members = 0;
+    for (uint32_t i = 0; i < s->num_params; i++) {
+        r.off += 6 * 4;
+        uint32_t nm = rd32(&r);
+        if (!r.ok || nm > MAX_MEMBERS || nm * 8ull > r.n - r.off)
+            return bad(img, "signature of '%s': parameter %u is truncated or has %u members", kname, i, nm);
+        r.off += nm * 8ull;
+        total_members += nm;
+    }
+    if (r.off != r.n)
+        return bad(img, "signature of '%s' has %zu trailing bytes", kname, r.n - r.off);
+    r.off = start;
+    s->params = calloc(s->num_params ? s->num_params : 1, sizeof(*s->params));
+    s->source_index = calloc(s->num_params ? s->num_params : 1, sizeof(uint32_t));
+    s->members = calloc(total_members ? total_members : 1, sizeof(*s->members));
+    if (!s->params || !s->source_index || !s->members)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+    size_t m = 0;
+    for (uint32_t i = 0; i < s->num_params; i++) {
+        sxa_kernel_param *kp = &s->params[i];
+        kp->kind = rd32(&r);
+        kp->scalar = rd32(&r);
+        kp->size = rd32(&r);
+        kp->align = rd32(&r);
+        kp->address_space = rd32(&r);
+        s->source_index[i] = rd32(&r);
+        kp->num_members = rd32(&r);
+        kp->members = &s->members[m];
+        for (uint32_t k = 0; k < kp->num_members; k++, m++) {
+            s->members[m].scalar = rd32(&r);
+            s->members[m].offset = rd32(&r);
+            if (s->members[m].scalar == SX_SCALAR_NONE || s->members[m].scalar > SX_SCALAR_PTR ||
+                s->members[m].offset >= kp->size)
+                return bad(img, "signature of '%s': member %u of parameter %u (scalar %u at offset %u) does not fit",
+                           kname, k, i, s->members[m].scalar, s->members[m].offset);
+        }
+        if (kp->kind > SX_PARAM_STRUCT || kp->scalar > SX_SCALAR_PTR || kp->address_space > SX_ADDRESS_SPACE_GENERIC)
+            return bad(img, "signature of '%s': parameter %u has kind %u scalar %u address space %u", kname, i,
+                       kp->kind, kp->scalar, kp->address_space);
+        if (kp->size == 0 || (kp->align & (kp->align - 1)) || kp->align > 4096)
+            return bad(img, "signature of '%s': parameter %u has size %u align %u", kname, i, kp->size, kp->align);
+        if (kp->kind == SX_PARAM_VALUE && kp->scalar == SX_SCALAR_NONE)
+            return bad(img, "signature of '%s': value parameter %u has no scalar type", kname, i);
+        if (s->source_index[i] >= s->num_source_params && s->num_source_params)
+            return bad(img, "signature of '%s': parameter %u belongs to source parameter %u of %u", kname, i,
+                       s->source_index[i], s->num_source_params);
+        if (i && s->source_index[i] < s->source_index[i - 1])
+            return bad(img, "signature of '%s': parameter %u goes back to source parameter %u", kname, i,
+                       s->source_index[i]);
+    }
+    return SX_SUCCESS;
+}
+
+/* ----------------------------------------------------- image records */
+
+static void image_free(sxi_image *im)
+{
+    if (im->signatures)
+        for (uint32_t k = 0; k < im->num_entries; k++)
+            signature_free(&im->signatures[k]);
+    free(im->signatures);
+    free(im->entries);
+}
+
+static void library_free(sxi_library *lib)
+{
+    if (!lib)
+        return;
+    for (uint32_t i = 0; i < lib->num_images; i++)
+        image_free(&lib->images[i]);
+    free(lib->images);
+    free(lib);
+}
+
+static bool is_exported_symbol(const sx_device_binary *b, const char *name)
+{
+    const sx_device_binary_property_set *s = sxi_prop_set(b, SX_PROP_SET_EXPORTED_SYMBOLS);
+    for (const sx_device_binary_property *p = s ? s->properties_begin : NULL; p && p < s->properties_end; p++)
+        if (strcmp(p->name, name) == 0)
+            return true;
+    return false;
+}
+
+static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im)
+{
+    char why[256] = "";
+    im->bin = b;
+    im->data = b->binary_start;
+    im->size = (size_t)(b->binary_end - b->binary_start);
+    im->kind = sxi_image_kind_detect(b, why, sizeof(why));
+    if (im->kind == SX_IMAGE_KIND_UNKNOWN)
+        return bad(i, "%s", why);
+    size_t bytes = (size_t)((const char *)b->entries_end - (const char *)b->entries_begin);
+    size_t step = bytes && entries_are_llvm(b) ? 56 : sizeof(sx_offload_entry);
+    size_t n = bytes / step;
+    im->entries = calloc(n ? n : 1, sizeof(char *));
+    im->signatures = calloc(n ? n : 1, sizeof(sxi_signature));
+    if (!im->entries || !im->signatures)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+    const sx_device_binary_property_set *sigs = sxi_prop_set(b, SX_PROP_SET_KERNEL_SIGNATURES);
+    for (size_t k = 0; k < n; k++) {
+        const char *name;
+        memcpy(&name, (const char *)b->entries_begin + k * step + (step == 56 ? 24 : 8), sizeof(name));
+        if (strstr(name, "__sycl_service_kernel__") || is_exported_symbol(b, name))
+            continue;
+        for (uint32_t j = 0; j < im->num_entries; j++)
+            if (strcmp(im->entries[j], name) == 0)
+                return bad(i, "kernel '%s' is listed twice", name);
+        sxi_signature *sig = &im->signatures[im->num_entries];
+        im->entries[im->num_entries++] = name;
+        for (const sx_device_binary_property *p = sigs ? sigs->properties_begin : NULL; p && p < sigs->properties_end;
+             p++)
+            if (strcmp(p->name, name) == 0) {
+                sx_result r = parse_signature(i, name, p, sig);
+                if (r != SX_SUCCESS)
+                    return r;
+                break;
+            }
+    }
+    const sx_device_binary_property_set *req = sxi_prop_set(b, SX_PROP_SET_DEVICE_REQUIREMENTS);
+    for (const sx_device_binary_property *p = req ? req->properties_begin : NULL; p && p < req->properties_end; p++) {
+        if (strcmp(p->name, "aspects") != 0)
+            continue;
+        const uint8_t *v;
+        size_t len;
+        if (!sxi_prop_bytes(p, &v, &len) || len % 4)
+            return bad(i, "\"%s\" aspects is not an array of u32", SX_PROP_SET_DEVICE_REQUIREMENTS);
+        for (size_t k = 0; k < len; k += 4) {
+            uint32_t a;
+            memcpy(&a, v + k, 4);
+            if (a >= SX_ASPECT_MAX_)
+                return bad(i, "requires aspect %u, which this library cannot represent (max %u)", a,
+                           SX_ASPECT_MAX_ - 1);
+            im->aspects |= SX_ASPECT_BIT(a);
+        }
+    }
+    return SX_SUCCESS;
+}
+
+/* -------------------------------------------------- the kernel index */
+
+static void index_remove(sxi_image *im)
+{
+    for (uint32_t k = 0; k < im->num_entries; k++) {
+        kernel_images *ki = sxi_strmap_get(&kernel_index, im->entries[k]);
+        if (!ki)
+            continue;
+        for (uint32_t j = 0; j < ki->count; j++)
+            if (ki->images[j] == im) {
+                memmove(&ki->images[j], &ki->images[j + 1], (ki->count - j - 1) * sizeof(*ki->images));
+                ki->count--;
+                break;
+            }
+        if (ki->count == 0) {
+            sxi_strmap_remove(&kernel_index, im->entries[k]);
+            free(ki->images);
+            free(ki);
+        }
+    }
+}
+
+/* The index key points into some image's entry name; when that image goes
+ * the key must move to a surviving one. */
+static void index_key_fix(void)
+{
+    SXI_STRMAP_FOREACH(&kernel_index, s)
+    {
+        kernel_images *ki = s->value;
+        for (uint32_t k = 0; k < ki->images[0]->num_entries; k++)
+            if (strcmp(ki->images[0]->entries[k], s->key) == 0) {
+                s->key = ki->images[0]->entries[k];
+                break;
+            }
+    }
+}
+
+static bool index_add(sxi_image *im)
+{
+    for (uint32_t k = 0; k < im->num_entries; k++) {
+        kernel_images *ki = sxi_strmap_get(&kernel_index, im->entries[k]);
+        if (!ki) {
+            ki = calloc(1, sizeof(*ki));
+            if (!ki || !sxi_strmap_put(&kernel_index, im->entries[k], ki)) {
+                free(ki);
+                return false;
+            }
+        }
+        if (ki->count == ki->cap) {
+            uint32_t cap = ki->cap ? ki->cap * 2 : 2;
+            sxi_image **n = realloc(ki->images, cap * sizeof(*n));
+            if (!n)
+                return false;
+            ki->images = n;
+            ki->cap = cap;
+        }
+        ki->images[ki->count++] = im;
+    }
+    return true;
+}
+
+/* -------------------------------------------------------- public API */
+
+sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
+{
+    if (!desc)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_register_images: binaries is NULL");
+    if (desc->version != SX_DEVICE_BINARIES_VERSION)
+        return sxi_error(SX_ERROR_UNSUPPORTED_VERSION, "sx_register_images: descriptor version %u (this library reads %u)",
+                         desc->version, SX_DEVICE_BINARIES_VERSION);
+    if (desc->num_device_binaries && !desc->device_binaries)
+        return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: %u binaries but the array is NULL",
+                         desc->num_device_binaries);
+    for (uint32_t i = 0; i < desc->num_device_binaries; i++) {
+        sx_result r = check_binary(i, &desc->device_binaries[i]);
+        if (r != SX_SUCCESS)
+            return r;
+    }
+    sxi_library *lib = calloc(1, sizeof(*lib));
+    if (!lib || !(lib->images = calloc(desc->num_device_binaries ? desc->num_device_binaries : 1, sizeof(sxi_image)))) {
+        free(lib);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+    }
+    lib->desc = desc;
+    for (uint32_t i = 0; i < desc->num_device_binaries; i++) {
+        sxi_image *im = &lib->images[lib->num_images++];
+        im->lib = lib;
+        sx_result r = image_read(i, &desc->device_binaries[i], im);
+        if (r != SX_SUCCESS) {
+            library_free(lib);
+            return r;
+        }
+    }
+    sxi_registry_lock();
+    for (sxi_library *l = libraries; l; l = l->next)
+        if (l->desc == desc) {
+            sxi_registry_unlock();
+            library_free(lib);
+            return sxi_error(SX_ERROR_INVALID_OPERATION, "sx_register_images: descriptor %p is already registered",
+                             (const void *)desc);
+        }
+    bool ok = true;
+    for (uint32_t i = 0; i < lib->num_images && ok; i++) {
+        lib->images[i].id = atomic_fetch_add(&next_image_id, 1);
+        ok = index_add(&lib->images[i]);
+    }
+    if (!ok) {
+        for (uint32_t i = 0; i < lib->num_images; i++)
+            index_remove(&lib->images[i]);
+        index_key_fix();
+        sxi_registry_unlock();
+        library_free(lib);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+    }
+    lib->next = libraries;
+    libraries = lib;
+    atomic_fetch_add(&sxi_registry_generation, 1);
+    sxi_registry_unlock();
+    SXI_LOG(SX_LOG_INFO, "registered %u image(s) from descriptor %p", lib->num_images, (const void *)desc);
+    if (out)
+        *out = lib;
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_register_images(const sx_device_binaries *desc)
+{
+    return sxi_register(desc, NULL);
+}
+
+SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
+{
+    if (!desc)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_unregister_images: binaries is NULL");
+    sxi_registry_lock();
+    sxi_library **pp = &libraries;
+    while (*pp && (*pp)->desc != desc)
+        pp = &(*pp)->next;
+    sxi_library *lib = *pp;
+    if (!lib) {
+        sxi_registry_unlock();
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_unregister_images: descriptor %p is not registered",
+                         (const void *)desc);
+    }
+    *pp = lib->next;
+    for (uint32_t i = 0; i < lib->num_images; i++)
+        index_remove(&lib->images[i]);
+    index_key_fix();
+    atomic_fetch_add(&sxi_registry_generation, 1);
+    /* Kernels and programs built from these images go now, while the
+     * adapters are still there (after sx_fini there are none to drop). */
+    for (uint32_t i = 0; i < lib->num_images; i++) {
+        sxi_kernels_drop_image(lib->images[i].id);
+        sxi_programs_drop_image(lib->images[i].id);
+    }
+    sxi_registry_unlock();
+    library_free(lib);
+    return SX_SUCCESS;
+}
+
+/* ---------------------------------------------------------- image files */
+
+struct sx_image_file_s {
+    uint32_t tag;
+    void *data;
+    sx_device_binaries *desc;
+};
+
+static sx_result file_register(void *data, size_t size, sx_image_file *out)
+{
+    struct sx_image_file_s *f = calloc(1, sizeof(*f));
+    if (!f) {
+        free(data);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    }
+    f->data = data;
+    sx_result r = sxi_image_file_parse(data, size, &f->desc);
+    if (r == SX_SUCCESS && (r = sx_register_images(f->desc)) != SX_SUCCESS)
+        sxi_image_file_free(f->desc);
+    if (r != SX_SUCCESS) {
+        free(data);
+        free(f);
+        return r;
+    }
+    f->tag = SXI_TAG_IMAGE_FILE;
+    *out = f;
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_image_file_load_memory(const void *data, size_t size, sx_image_file *out)
+{
+    SXI_CHECK_PTR(data, "data");
+    SXI_CHECK_PTR(out, "file");
+    void *copy = malloc(size ? size : 1);
+    if (!copy)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_image_file_load_memory: out of memory for %zu bytes", size);
+    memcpy(copy, data, size);
+    sx_result r = file_register(copy, size, out);
+    if (r != SX_SUCCESS)
+        sxi_error_prefix("sx_image_file_load_memory(%zu bytes)", size);
+    return r;
+}
+
+SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
+{
+    SXI_CHECK_PTR(path, "path");
+    SXI_CHECK_PTR(out, "file");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': %s", path,
+                         fd >= 0 && e == 0 ? "not a regular file" : strerror(e));
+    }
+    if (st.st_size > (off_t)1 << 36) {
+        close(fd);
+        return sxi_error(SX_ERROR_INVALID_BINARY, "sx_image_file_load: '%s' is %lld bytes", path, (long long)st.st_size);
+    }
+    size_t size = (size_t)st.st_size;
+    char *data = malloc(size ? size : 1);
+    if (!data) {
+        close(fd);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_image_file_load: out of memory for '%s'", path);
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t n = read(fd, data + got, size - got);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            int e = errno;
+            close(fd);
+            free(data);
+            return sxi_error(SX_ERROR_IO, "sx_image_file_load: reading '%s' stopped at %zu of %zu bytes: %s", path, got,
+                             size, n == 0 ? "end of file" : strerror(e));
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    sx_result r = file_register(data, size, out);
+    if (r != SX_SUCCESS)
+        sxi_error_prefix("sx_image_file_load('%s')", path);
+    return r;
+}
+
+SX_API sx_result sx_image_file_release(sx_image_file f)
+{
+    SXI_CHECK_HANDLE(f, SXI_TAG_IMAGE_FILE, "image file");
+    sx_result r = sx_unregister_images(f->desc);
+    sxi_image_file_free(f->desc);
+    free(f->data);
+    f->tag = SXI_TAG_DEAD;
+    free(f);
+    return r;
+}

@@ -1,0 +1,253 @@
+/* kernel.c: kernel handles by entry name, image selection per device, and
+ * the per-(context, device) slots that make a cached launch one lookup. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sx-internal.h"
+
+static sxi_strmap kernels;  /* name -> struct sx_kernel_s, registry lock */
+
+sx_result sxi_select_image(const char *name, const struct sx_device_s *dev, sxi_image **out, uint32_t *entry)
+{
+    sxi_image *imgs[64];
+    uint32_t n = sxi_registry_find_kernel(name, imgs, SXI_ARRAY_SIZE(imgs));
+    if (n > SXI_ARRAY_SIZE(imgs))
+        n = SXI_ARRAY_SIZE(imgs);
+    if (n == 0)
+        return sxi_error(SX_ERROR_KERNEL_NOT_SUPPORTED, "kernel '%s': no registered image contains it (unregistered?)",
+                         name);
+    sxi_image *best = NULL;
+    int best_rank = 0;
+    char why[1024] = "";
+    size_t w = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int rank = sxi_device_kind_rank(dev, imgs[i]->kind);
+        sx_aspect_set missing = imgs[i]->aspects & ~dev->aspects;
+        if (rank && !missing) {
+            if (rank > best_rank) {
+                best = imgs[i];
+                best_rank = rank;
+            }
+            continue;
+        }
+        if (w < sizeof(why) - 1) {
+            if (!rank)
+                w += (size_t)snprintf(why + w, sizeof(why) - w, "; image %llu is %s, which %s does not take",
+                                      (unsigned long long)imgs[i]->id, sxi_image_kind_name(imgs[i]->kind), dev->name);
+            else
+                for (uint32_t a = 0; a < SX_ASPECT_MAX_ && w < sizeof(why) - 1; a++)
+                    if (missing & SX_ASPECT_BIT(a))
+                        w += (size_t)snprintf(why + w, sizeof(why) - w, "; image %llu requires aspect %u, which %s lacks",
+                                              (unsigned long long)imgs[i]->id, a, dev->name);
+        }
+    }
+    if (!best)
+        return sxi_error(SX_ERROR_KERNEL_NOT_SUPPORTED, "kernel '%s' has no image for device %s%s", name, dev->name, why);
+    *out = best;
+    for (uint32_t k = 0; k < best->num_entries; k++)
+        if (strcmp(best->entries[k], name) == 0)
+            *entry = k;
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_kernel_get(const char *name, sx_kernel *out)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_PTR(name, "name");
+    SXI_CHECK_PTR(out, "kernel");
+    sxi_registry_lock();
+    struct sx_kernel_s *k = sxi_strmap_get(&kernels, name);
+    if (k) {
+        atomic_fetch_add(&k->refs, 1);
+        sxi_registry_unlock();
+        *out = k;
+        return SX_SUCCESS;
+    }
+    sxi_image *img;
+    if (sxi_registry_find_kernel(name, &img, 1) == 0) {
+        sxi_registry_unlock();
+        return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get: no registered image has a kernel '%s'", name);
+    }
+    k = calloc(1, sizeof(*k));
+    if (k)
+        k->name = strdup(name);
+    if (!k || !k->name || !sxi_strmap_put(&kernels, k->name, k)) {
+        sxi_registry_unlock();
+        if (k)
+            free(k->name);
+        free(k);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_kernel_get: out of memory");
+    }
+    k->tag = SXI_TAG_KERNEL;
+    atomic_init(&k->refs, 1);
+    pthread_mutex_init(&k->lock, NULL);
+    sxi_registry_unlock();
+    *out = k;
+    return SX_SUCCESS;
+}
+
+static void slot_free(sxi_kernel_slot *s)
+{
+    if (s->handle)
+        SXA_CALL(s->context->adapter, kernel, release, s->handle);
+    free(s);
+}
+
+/* Unlink and free the slots `pred` picks (registry lock held). */
+static void drop_slots(struct sx_kernel_s *k, bool (*pred)(const sxi_kernel_slot *, const void *), const void *arg)
+{
+    pthread_mutex_lock(&k->lock);
+    sxi_kernel_slot *s = atomic_load(&k->slots), *keep = NULL, **tail = &keep;
+    atomic_store(&k->slots, NULL);
+    while (s) {
+        sxi_kernel_slot *next = s->next;
+        if (pred(s, arg)) {
+            slot_free(s);
+        } else {
+            s->next = NULL;
+            *tail = s;
+            tail = &s->next;
+        }
+        s = next;
+    }
+    atomic_store_explicit(&k->slots, keep, memory_order_release);
+    pthread_mutex_unlock(&k->lock);
+}
+
+static bool any_slot(const sxi_kernel_slot *s, const void *arg) { return true; }
+static bool slot_in_context(const sxi_kernel_slot *s, const void *arg) { return s->context == arg; }
+static bool slot_uses_image(const sxi_kernel_slot *s, const void *arg)
+{
+    uint64_t id = *(const uint64_t *)arg;
+    for (uint32_t i = 0; i < s->program->num_images; i++)
+        if (s->program->image_ids[i] == id)
+            return true;
+    return false;
+}
+
+SX_API sx_result sx_kernel_release(sx_kernel k)
+{
+    SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
+    sxi_registry_lock();
+    if (atomic_fetch_sub(&k->refs, 1) != 1) {
+        sxi_registry_unlock();
+        return SX_SUCCESS;
+    }
+    sxi_strmap_remove(&kernels, k->name);
+    drop_slots(k, any_slot, NULL);
+    sxi_registry_unlock();
+    k->tag = SXI_TAG_DEAD;
+    pthread_mutex_destroy(&k->lock);
+    free(k->name);
+    free(k);
+    return SX_SUCCESS;
+}
+
+void sxi_kernels_drop_context(struct sx_context_s *ctx)
+{
+    sxi_registry_lock();
+    SXI_STRMAP_FOREACH(&kernels, s)
+        drop_slots(s->value, slot_in_context, ctx);
+    sxi_registry_unlock();
+}
+
+void sxi_kernels_drop_image(uint64_t image_id)
+{
+    SXI_STRMAP_FOREACH(&kernels, s)
+        drop_slots(s->value, slot_uses_image, &image_id);
+}
+
+void sxi_kernels_drop_all(void)
+{
+    sxi_registry_lock();
+    SXI_STRMAP_FOREACH(&kernels, s)
+        drop_slots(s->value, any_slot, NULL);
+    sxi_registry_unlock();
+}
+
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx, struct sx_device_s *dev,
+                              sxi_kernel_slot **out)
+{
+    sxi_registry_lock();
+    for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = s->next)
+        if (s->context == ctx && s->device == dev) {
+            sxi_registry_unlock();
+            *out = s;
+            return SX_SUCCESS;
+        }
+    sxi_image *img;
+    uint32_t entry = 0;
+    sxi_program *prog;
+    sx_result r = sxi_select_image(k->name, dev, &img, &entry);
+    if (r == SX_SUCCESS)
+        r = sxi_program_get(ctx, dev, img, &prog);
+    sxi_kernel_slot *s = NULL;
+    if (r == SX_SUCCESS && !(s = calloc(1, sizeof(*s))))
+        r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    if (r == SX_SUCCESS) {
+        s->context = ctx;
+        s->device = dev;
+        s->program = prog;
+        s->sig = &img->signatures[entry];
+        r = SXA_CALL(ctx->adapter, kernel, create, prog->handle, k->name, &s->handle);
+        if (r != SX_SUCCESS) {
+            sxi_error_prefix("creating kernel '%s' on %s", k->name, dev->name);
+            s->handle = NULL;
+            slot_free(s);
+        }
+    }
+    if (r == SX_SUCCESS) {
+        pthread_mutex_lock(&k->lock);
+        s->next = atomic_load(&k->slots);
+        atomic_store_explicit(&k->slots, s, memory_order_release);
+        pthread_mutex_unlock(&k->lock);
+        *out = s;
+    }
+    sxi_registry_unlock();
+    return r;
+}
+
+SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t size, void *value, size_t *size_ret)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
+    if (param == SX_KERNEL_INFO_NAME) {
+        sx_result r = sxa_info_string(k->name, size, value, size_ret);
+        return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, k->name, param, size);
+    }
+    if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_DIMENSIONS)
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): unknown param %u", k->name, param);
+    sxi_registry_lock();
+    sxi_image *img;
+    uint32_t n = sxi_registry_find_kernel(k->name, &img, 1);
+    uint32_t v = 0;
+    if (n) {
+        const sxi_signature *sig = NULL;
+        for (uint32_t e = 0; e < img->num_entries; e++)
+            if (strcmp(img->entries[e], k->name) == 0)
+                sig = &img->signatures[e];
+        v = param == SX_KERNEL_INFO_NUM_BACKEND_ARGS ? sig->num_params
+          : param == SX_KERNEL_INFO_KIND             ? sig->kind
+                                                     : sig->dims;
+    }
+    sxi_registry_unlock();
+    if (!n)
+        return sxi_error(SX_ERROR_KERNEL_NOT_SUPPORTED, "sx_kernel_get_info(%s): its images were unregistered", k->name);
+    sx_result r = sxa_info_copy(&v, sizeof(v), size, value, size_ret);
+    return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, k->name, param, size);
+}
+
+SX_API sx_result sx_kernel_is_compatible(sx_kernel k, sx_device d, int *compatible)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
+    SXI_CHECK_HANDLE(d, SXI_TAG_DEVICE, "device");
+    SXI_CHECK_PTR(compatible, "compatible");
+    sxi_registry_lock();
+    sxi_image *img;
+    uint32_t entry;
+    *compatible = sxi_select_image(k->name, d, &img, &entry) == SX_SUCCESS;
+    sxi_registry_unlock();
+    return SX_SUCCESS;
+}

@@ -1,0 +1,147 @@
+/* launch.c: the one launch path. Checks the shape and the arguments
+ * against the kernel's signature, finds the cached slot with one lock-free
+ * scan, and hands the argument array to the adapter unchanged. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sx-internal.h"
+
+static sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device_s *d, uint32_t dims,
+                             const size_t *global, const size_t *local)
+{
+    if (dims < 1 || dims > 3)
+        return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "launch of '%s': %u dimensions (want 1, 2 or 3)", k->name, dims);
+    size_t total = 1;
+    for (uint32_t i = 0; i < dims; i++) {
+        if (global[i] == 0)
+            return sxi_error(SX_ERROR_INVALID_VALUE, "launch of '%s': global size is 0 in dimension %u", k->name, i);
+        if (!local)
+            continue;
+        if (local[i] == 0)
+            return sxi_error(SX_ERROR_INVALID_WORK_GROUP_SIZE, "launch of '%s': local size is 0 in dimension %u",
+                             k->name, i);
+        if (local[i] > d->max_work_item_sizes[i])
+            return sxi_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                             "launch of '%s': local size %zu in dimension %u exceeds %s's limit of %zu", k->name,
+                             local[i], i, d->name, d->max_work_item_sizes[i]);
+        if (!d->nonuniform_groups && global[i] % local[i])
+            return sxi_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                             "launch of '%s': local size %zu does not divide global size %zu in dimension %u", k->name,
+                             local[i], global[i], i);
+        total *= local[i];
+    }
+    if (local && total > d->max_work_group_size)
+        return sxi_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                         "launch of '%s': work-group of %zu work-items exceeds %s's limit of %zu", k->name, total,
+                         d->name, d->max_work_group_size);
+    return SX_SUCCESS;
+}
+
+/* Every backend parameter given exactly once, with the kind and size the
+ * signature says. Kernels without a signature are left to the adapter. */
+static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *sig, uint32_t n, const sx_arg *args)
+{
+    if (!sig->params && sig->num_params == 0)
+        return SX_SUCCESS;
+    uint64_t seen_small[4] = {0}, *seen = seen_small;
+    if (sig->num_params > 256 && !(seen = calloc((sig->num_params + 63) / 64, sizeof(uint64_t))))
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    sx_result r = SX_SUCCESS;
+    for (uint32_t i = 0; i < n && r == SX_SUCCESS; i++) {
+        const sx_arg *a = &args[i];
+        if (a->index >= sig->num_params) {
+            r = sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "launch of '%s': argument index %u is past its %u parameters",
+                          k->name, a->index, sig->num_params);
+            break;
+        }
+        if (seen[a->index / 64] & (1ull << (a->index % 64))) {
+            r = sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "launch of '%s': argument %u is given twice", k->name, a->index);
+            break;
+        }
+        seen[a->index / 64] |= 1ull << (a->index % 64);
+        const sxa_kernel_param *p = &sig->params[a->index];
+        switch (a->type) {
+        case SX_ARG_VALUE:
+            if (p->kind != SX_PARAM_VALUE && p->kind != SX_PARAM_STRUCT)
+                r = sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is a value but the parameter is a %s",
+                              k->name, a->index, p->kind == SX_PARAM_LOCAL ? "local pointer" : "pointer");
+            else if (a->size != p->size)
+                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': argument %u has %zu bytes, its parameter %u",
+                              k->name, a->index, a->size, p->size);
+            else if (!a->value)
+                r = sxi_error(SX_ERROR_INVALID_NULL_POINTER, "launch of '%s': value of argument %u is NULL", k->name,
+                              a->index);
+            break;
+        case SX_ARG_POINTER:
+            if (p->kind != SX_PARAM_POINTER)
+                r = sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is a pointer but the parameter is not a global pointer",
+                              k->name, a->index);
+            else if (a->size != sizeof(void *) && a->size != 0)
+                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': pointer argument %u has size %zu",
+                              k->name, a->index, a->size);
+            break;
+        case SX_ARG_LOCAL:
+            if (p->kind != SX_PARAM_LOCAL)
+                r = sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is local memory but the parameter is not a local pointer",
+                              k->name, a->index);
+            else if (a->size == 0)
+                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': local argument %u has size 0", k->name,
+                              a->index);
+            break;
+        default:
+            r = sxi_error(SX_ERROR_INVALID_ENUMERATION, "launch of '%s': argument %u has unknown type %u", k->name,
+                          a->index, a->type);
+        }
+    }
+    if (r == SX_SUCCESS && n != sig->num_params) {
+        uint32_t missing = 0;
+        while (seen[missing / 64] & (1ull << (missing % 64)))
+            missing++;
+        r = sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is not set (%u of %u given)", k->name,
+                      missing, n, sig->num_params);
+    }
+    if (seen != seen_small)
+        free(seen);
+    return r;
+}
+
+sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims, const size_t *offset,
+                     const size_t *global, const size_t *local, uint32_t num_args, const sx_arg *args,
+                     uint32_t num_events, const sx_event *wait_list, sx_event *event)
+{
+    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_acquire);
+    while (s && (s->context != q->context || s->device != q->device))
+        s = s->next;
+    sx_result r;
+    if (SXI_UNLIKELY(!s) && (r = sxi_kernel_slot_get(k, q->context, q->device, &s)) != SX_SUCCESS)
+        return r;
+    if ((r = check_shape(k, q->device, dims, global, local)) != SX_SUCCESS ||
+        (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS)
+        return r;
+    sxa_event stack[16], *waits, out = NULL;
+    uint32_t nwaits;
+    if ((r = sxi_wait_list(q->adapter, num_events, wait_list, stack, &waits, &nwaits)) != SX_SUCCESS)
+        return r;
+    r = SXA_CALL(q->adapter, enqueue, kernel_launch, q->handle, s->handle, dims, offset, global, local, num_args, args,
+                 nwaits, waits, event ? &out : NULL);
+    sxi_wait_list_free(waits, stack);
+    if (r != SX_SUCCESS) {
+        sxi_error_prefix("launch of '%s' on %s", k->name, q->device->name);
+        return r;
+    }
+    return event ? sxi_event_wrap(q->adapter, out, event) : SX_SUCCESS;
+}
+
+SX_API sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
+                                 const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
+                                 const sx_event *wait_list, sx_event *event)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
+    SXI_CHECK_PTR(global, "global_size");
+    if (num_args && !args)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_queue_launch(%s): args is NULL with %u arguments", k->name,
+                         num_args);
+    return sxi_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+}

@@ -1,0 +1,464 @@
+/* loader.c: adapter discovery, dlopen, the version handshake, table
+ * validation (mandatory entries, core stubs for optional ones), tracing. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sx-internal.h"
+#include "../adapters/native/native.h"
+
+static struct sx_adapter_s **adapters;
+static uint32_t num_adapters;
+static struct sx_device_s **devices;
+static uint32_t num_devices;
+
+uint32_t sxi_num_adapters(void) { return num_adapters; }
+struct sx_adapter_s **sxi_adapters(void) { return adapters; }
+uint32_t sxi_num_devices(void) { return num_devices; }
+struct sx_device_s **sxi_devices(void) { return devices; }
+
+/* The adapters looked for by default, sorted. native is built in. */
+static const char *const default_names[] = {
+    "sx-adapter-cuda.so",
+    "sx-adapter-level_zero.so",
+    "sx-adapter-opencl.so",
+};
+
+/* ---- core stubs for optional entries ---- */
+static sx_result unsupported(const char *entry)
+{
+    return sxi_error(SX_ERROR_UNSUPPORTED_FEATURE, "the adapter does not implement %s", entry);
+}
+static sx_result stub_queue_flush(sxa_queue q) { return unsupported("queue.flush"); }
+static sx_result stub_program_compile(sxa_program p, const char *o) { return unsupported("program.compile"); }
+static sx_result stub_program_link(sxa_context c, sxa_device d, uint32_t n, const sxa_program *p,
+                                   const char *o, sxa_program *out) { return unsupported("program.link"); }
+static sx_result stub_program_get_binary(sxa_program p, sx_image_kind *k, size_t s, void *v, size_t *r)
+{ return unsupported("program.get_binary"); }
+static sx_result stub_program_get_global(sxa_program p, const char *n, size_t *s, void **ptr)
+{ return unsupported("program.get_global"); }
+static sx_result stub_kernel_get_info(sxa_kernel k, sxa_kernel_info p, size_t s, void *v, size_t *r)
+{ return unsupported("kernel.get_info"); }
+static sx_result stub_usm_fill(sxa_queue q, void *p, size_t ps, const void *pat, size_t s, uint32_t n,
+                               const sxa_event *w, sxa_event *e) { return unsupported("enqueue.usm_fill"); }
+static sx_result stub_global_write(sxa_queue q, sxa_program p, const char *n, int b, size_t c, size_t o,
+                                   const void *src, uint32_t ne, const sxa_event *w, sxa_event *e)
+{ return unsupported("enqueue.global_write"); }
+static sx_result stub_global_read(sxa_queue q, sxa_program p, const char *n, int b, size_t c, size_t o,
+                                  void *dst, uint32_t ne, const sxa_event *w, sxa_event *e)
+{ return unsupported("enqueue.global_read"); }
+static sx_result stub_barrier(sxa_queue q, uint32_t n, const sxa_event *w, sxa_event *e)
+{ return unsupported("enqueue.barrier"); }
+static sx_result stub_get_profiling(sxa_event e, sxa_profiling_info p, uint64_t *v)
+{ return unsupported("event.get_profiling"); }
+
+#define ENTRY(tbl, fn, stub) \
+    {offsetof(struct sxa_dispatch, tbl) + offsetof(sxa_##tbl##_table, fn), #tbl "." #fn, (void (*)(void))(stub)}
+static const struct {
+    size_t offset;
+    const char *name;
+    void (*stub)(void); /* NULL: mandatory */
+} entries[] = {
+    ENTRY(adapter, init, NULL), ENTRY(adapter, fini, NULL), ENTRY(adapter, get_info, NULL),
+    ENTRY(platform, get, NULL), ENTRY(platform, get_info, NULL),
+    ENTRY(device, get, NULL), ENTRY(device, get_info, NULL),
+    ENTRY(context, create, NULL), ENTRY(context, release, NULL),
+    ENTRY(queue, create, NULL), ENTRY(queue, release, NULL), ENTRY(queue, finish, NULL),
+    ENTRY(queue, flush, stub_queue_flush),
+    ENTRY(usm, alloc, NULL), ENTRY(usm, free, NULL),
+    ENTRY(program, create, NULL), ENTRY(program, build, NULL), ENTRY(program, release, NULL),
+    ENTRY(program, compile, stub_program_compile), ENTRY(program, link, stub_program_link),
+    ENTRY(program, get_binary, stub_program_get_binary), ENTRY(program, get_global, stub_program_get_global),
+    ENTRY(kernel, create, NULL), ENTRY(kernel, release, NULL), ENTRY(kernel, get_info, stub_kernel_get_info),
+    ENTRY(enqueue, kernel_launch, NULL), ENTRY(enqueue, usm_memcpy, NULL),
+    ENTRY(enqueue, usm_fill, stub_usm_fill), ENTRY(enqueue, global_write, stub_global_write),
+    ENTRY(enqueue, global_read, stub_global_read), ENTRY(enqueue, barrier, stub_barrier),
+    ENTRY(event, wait, NULL), ENTRY(event, get_status, NULL), ENTRY(event, release, NULL),
+    ENTRY(event, get_profiling, stub_get_profiling),
+};
+
+static const struct {
+    sxa_table_id id;
+    size_t offset, size;
+    const char *name;
+} tables[] = {
+#define TABLE(id, f) {id, offsetof(struct sxa_dispatch, f), sizeof(sxa_##f##_table), #f}
+    TABLE(SXA_TABLE_ADAPTER, adapter), TABLE(SXA_TABLE_PLATFORM, platform),
+    TABLE(SXA_TABLE_DEVICE, device), TABLE(SXA_TABLE_CONTEXT, context),
+    TABLE(SXA_TABLE_QUEUE, queue), TABLE(SXA_TABLE_USM, usm),
+    TABLE(SXA_TABLE_PROGRAM, program), TABLE(SXA_TABLE_KERNEL, kernel),
+    TABLE(SXA_TABLE_ENQUEUE, enqueue), TABLE(SXA_TABLE_EVENT, event),
+#undef TABLE
+};
+
+/* ---- services handed to adapters ---- */
+static void svc_log(sx_log_level level, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sxi_vlog(level, fmt, ap);
+    va_end(ap);
+}
+static sx_result svc_error(sx_result code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sxi_verror(code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r, uint64_t t0)
+{
+    char line[512];
+    double us = (double)(sxi_now_ns() - t0) / 1000.0;
+    if (r == SX_SUCCESS)
+        snprintf(line, sizeof(line), "trace %s %s -> SX_SUCCESS (%.1f us)", a->name, call, us);
+    else
+        snprintf(line, sizeof(line), "trace %s %s -> %s (%.1f us): %s", a->name, call, sx_result_name(r), us,
+                 sx_last_error());
+    sxi_log_emit(SX_LOG_INFO, line);
+    return r;
+}
+
+static char *xstrdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void set_status(struct sx_adapter_s *a, sx_result r, const char *fmt, ...) SXI_PRINTF(3, 4);
+static void set_status(struct sx_adapter_s *a, sx_result r, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    a->status = r;
+    free(a->status_text);
+    a->status_text = strdup(buf);
+    sx_log_level lvl = r == SX_SUCCESS ? SX_LOG_INFO : SX_LOG_WARN;
+    SXI_LOG(lvl, "adapter %s (%s): %s", a->name, a->path, buf);
+}
+
+/* Ask the entry point for every table, check and complete them, init. */
+static void adapter_open(struct sx_adapter_s *a, sxa_get_proc_table_fn get)
+{
+    struct sxa_dispatch *d = &a->dispatch;
+    memset(d, 0, sizeof(*d));
+    d->owner = a;
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(tables); i++) {
+        void *t = (char *)d + tables[i].offset;
+        *(uint32_t *)t = (uint32_t)tables[i].size;
+        sx_result r = get(SXA_ABI_VERSION, tables[i].id, t);
+        if (r == SX_ERROR_UNSUPPORTED_VERSION) {
+            set_status(a, r, "speaks no ABI %u.x (the core's is %u.%u): skipped", SXA_ABI_VERSION_MAJOR,
+                       SXA_ABI_VERSION_MAJOR, SXA_ABI_VERSION_MINOR);
+            return;
+        }
+        if (r == SX_ERROR_INVALID_ENUMERATION && tables[i].id != SXA_TABLE_ADAPTER) {
+            memset((char *)t + sizeof(uint32_t), 0, tables[i].size - sizeof(uint32_t));
+            continue;
+        }
+        if (r != SX_SUCCESS) {
+            set_status(a, r, "%s(%s table) failed: %s", SXA_ENTRY_SYMBOL, tables[i].name, sx_result_name(r));
+            return;
+        }
+        *(uint32_t *)t = (uint32_t)tables[i].size;
+    }
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(entries); i++) {
+        void (**slot)(void) = (void (**)(void))((char *)d + entries[i].offset);
+        if (*slot)
+            continue;
+        if (!entries[i].stub) {
+            set_status(a, SX_ERROR_INVALID_BINARY, "mandatory entry %s is missing: adapter rejected", entries[i].name);
+            return;
+        }
+        *slot = entries[i].stub;
+    }
+    a->services = (sxa_services){
+        .size = sizeof(sxa_services),
+        .abi_version = SXA_ABI_VERSION,
+        .dispatch = d,
+        .log = svc_log,
+        .error = svc_error,
+        .getenv = sxi_getenv,
+    };
+    sx_result r = SXA_CALL(a, adapter, init, &a->services, &a->handle);
+    if (r != SX_SUCCESS) {
+        set_status(a, r, "init failed: %s: %s", sx_result_name(r), sx_last_error());
+        a->handle = NULL;
+        return;
+    }
+    char buf[256];
+    if (SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_NAME, sizeof(buf), buf, NULL) == SX_SUCCESS) {
+        free(a->name);
+        a->name = strdup(buf);
+    }
+    SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_BACKEND, sizeof(a->backend), &a->backend, NULL);
+    SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_VERSION, sizeof(a->version), &a->version, NULL);
+    r = sxi_platforms_discover(a);
+    if (r != SX_SUCCESS) {
+        set_status(a, r, "platform discovery failed: %s: %s", sx_result_name(r), sx_last_error());
+        sxi_platforms_free(a);
+        SXA_CALL(a, adapter, fini, a->handle);
+        a->handle = NULL;
+        return;
+    }
+    char st[512] = "";
+    if (SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_STATUS, sizeof(st), st, NULL) != SX_SUCCESS)
+        snprintf(st, sizeof(st), "%u platform(s)", a->num_platforms);
+    set_status(a, SX_SUCCESS, "%s", st);
+}
+
+static struct sx_adapter_s *adapter_new(const char *name, const char *path)
+{
+    struct sx_adapter_s *a = calloc(1, sizeof(*a));
+    if (!a)
+        return NULL;
+    a->tag = SXI_TAG_ADAPTER;
+    a->name = xstrdup(name);
+    a->path = xstrdup(path);
+    a->status = SX_ERROR_UNINITIALIZED;
+    const char *t = sxi_getenv("SX_TRACE");
+    a->trace = t && *t && strcmp(t, "0") != 0;
+    if (!a->name || !a->path) {
+        free(a->name);
+        free(a->path);
+        free(a);
+        return NULL;
+    }
+    return a;
+}
+
+static sx_result adapter_add(struct sx_adapter_s *a)
+{
+    struct sx_adapter_s **n = realloc(adapters, (num_adapters + 1) * sizeof(*n));
+    if (!n)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory recording adapters");
+    adapters = n;
+    adapters[num_adapters++] = a;
+    return SX_SUCCESS;
+}
+
+static void adapter_load_file(struct sx_adapter_s *a)
+{
+    struct stat st;
+    if (stat(a->path, &st) != 0) {
+        set_status(a, SX_ERROR_IO, "cannot open %s: %s", a->path, strerror(errno));
+        return;
+    }
+    dlerror();
+    a->dl = dlopen(a->path, RTLD_NOW | RTLD_LOCAL);
+    if (!a->dl) {
+        const char *e = dlerror();
+        set_status(a, SX_ERROR_INVALID_BINARY, "dlopen failed: %s", e ? e : "unknown error");
+        return;
+    }
+    /* Say what really loaded: the resolved file, not the name asked for. */
+    struct link_map *lm = NULL;
+    if (dlinfo(a->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
+        char *p = realpath(lm->l_name, NULL);
+        if (p) {
+            free(a->path);
+            a->path = p;
+        }
+    }
+    dlerror();
+    void *sym = dlsym(a->dl, SXA_ENTRY_SYMBOL);
+    if (!sym) {
+        set_status(a, SX_ERROR_INVALID_BINARY, "no %s symbol: not an sx adapter", SXA_ENTRY_SYMBOL);
+        return;
+    }
+    sxa_get_proc_table_fn get;
+    memcpy(&get, &sym, sizeof(get));
+    adapter_open(a, get);
+}
+
+static sx_result add_builtin_native(void)
+{
+    struct sx_adapter_s *a = adapter_new("native", "(built in)");
+    if (!a || adapter_add(a) != SX_SUCCESS) {
+        free(a);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
+    }
+    adapter_open(a, sxn_get_proc_table);
+    return SX_SUCCESS;
+}
+
+static sx_result add_file(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char name[256];
+    snprintf(name, sizeof(name), "%s", base);
+    if (strncmp(name, "sx-adapter-", 11) == 0)
+        memmove(name, name + 11, strlen(name + 11) + 1);
+    char *dot = strstr(name, ".so");
+    if (dot)
+        *dot = '\0';
+    struct sx_adapter_s *a = adapter_new(name, path);
+    if (!a || adapter_add(a) != SX_SUCCESS) {
+        free(a);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
+    }
+    adapter_load_file(a);
+    return SX_SUCCESS;
+}
+
+/* SX_ADAPTERS=a,b,...: exactly these, in this order; "native" is the
+ * built-in one; a path must name a file (no search). */
+static sx_result load_forced(const char *list)
+{
+    char *copy = strdup(list);
+    if (!copy)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
+    sx_result r = SX_SUCCESS;
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); tok && r == SX_SUCCESS; tok = strtok_r(NULL, ",", &save)) {
+        if (!*tok)
+            continue;
+        r = strcmp(tok, "native") == 0 ? add_builtin_native() : add_file(tok);
+    }
+    free(copy);
+    return r;
+}
+
+/* Default discovery: the built-in native adapter, then each default name,
+ * taken from the first directory that has it: SX_ADAPTERS_PATH (a
+ * ':'-separated list), then the configured adapter directory. Nothing is
+ * loaded from the current directory unless a path says so. */
+static sx_result load_default(void)
+{
+    sx_result r = add_builtin_native();
+    const char *search = sxi_getenv("SX_ADAPTERS_PATH");
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(default_names) && r == SX_SUCCESS; i++) {
+        char path[PATH_MAX];
+        bool found = false;
+        if (search && *search) {
+            const char *p = search;
+            while (!found && *p) {
+                size_t n = strcspn(p, ":");
+                if (n > 0 && n < sizeof(path) - 64) {
+                    snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, default_names[i]);
+                    found = access(path, F_OK) == 0;
+                }
+                p += n + (p[n] == ':');
+            }
+        }
+        if (!found) {
+            snprintf(path, sizeof(path), "%s/%s", SX_ADAPTER_DIR, default_names[i]);
+            found = access(path, F_OK) == 0;
+        }
+        if (found)
+            r = add_file(path);
+        else
+            SXI_LOG(SX_LOG_DEBUG, "adapter %s not installed", default_names[i]);
+    }
+    return r;
+}
+
+static sx_result collect_devices(void)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < num_adapters; i++)
+        for (uint32_t p = 0; p < adapters[i]->num_platforms; p++)
+            n += adapters[i]->platforms[p]->num_devices;
+    devices = n ? calloc(n, sizeof(*devices)) : NULL;
+    if (n && !devices)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
+    num_devices = 0;
+    uint32_t per_backend[8] = {0};
+    for (uint32_t i = 0; i < num_adapters; i++)
+        for (uint32_t p = 0; p < adapters[i]->num_platforms; p++)
+            for (uint32_t k = 0; k < adapters[i]->platforms[p]->num_devices; k++) {
+                struct sx_device_s *d = adapters[i]->platforms[p]->devices[k];
+                d->index = num_devices;
+                uint32_t b = d->backend < 8 ? d->backend : 0;
+                d->selected = sxi_selector_accepts(d, per_backend[b]++);
+                devices[num_devices++] = d;
+            }
+    return SX_SUCCESS;
+}
+
+sx_result sxi_adapters_load(void)
+{
+    const char *forced = sxi_getenv("SX_ADAPTERS");
+    sx_result r = forced && *forced ? load_forced(forced) : load_default();
+    if (r == SX_SUCCESS)
+        r = collect_devices();
+    if (r != SX_SUCCESS)
+        sxi_adapters_unload();
+    return r;
+}
+
+void sxi_adapters_unload(void)
+{
+    /* Reverse load order; each dlclose'd once. */
+    for (uint32_t i = num_adapters; i-- > 0;) {
+        struct sx_adapter_s *a = adapters[i];
+        sxi_platforms_free(a);
+        if (a->handle)
+            SXA_CALL(a, adapter, fini, a->handle);
+        if (a->dl)
+            dlclose(a->dl);
+        a->tag = SXI_TAG_DEAD;
+        free(a->name);
+        free(a->path);
+        free(a->status_text);
+        free(a);
+    }
+    free(adapters);
+    adapters = NULL;
+    num_adapters = 0;
+    free(devices);
+    devices = NULL;
+    num_devices = 0;
+}
+
+/* ---- public adapter queries ---- */
+SX_API sx_result sx_adapter_get(uint32_t count, sx_adapter *out, uint32_t *num)
+{
+    SXI_CHECK_INIT();
+    if (!out && !num)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_adapter_get: adapters and num_adapters are both NULL");
+    if (out && count == 0)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_adapter_get: count is 0 with a non-NULL array");
+    if (num)
+        *num = num_adapters;
+    for (uint32_t i = 0; out && i < count && i < num_adapters; i++)
+        out[i] = adapters[i];
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_adapter_get_info(sx_adapter a, sx_adapter_info param, size_t size, void *value,
+                                     size_t *size_ret)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(a, SXI_TAG_ADAPTER, "adapter");
+    sx_result r;
+    switch (param) {
+    case SX_ADAPTER_INFO_NAME: r = sxa_info_string(a->name, size, value, size_ret); break;
+    case SX_ADAPTER_INFO_PATH: r = sxa_info_string(a->path, size, value, size_ret); break;
+    case SX_ADAPTER_INFO_STATUS: r = sxa_info_copy(&a->status, sizeof(a->status), size, value, size_ret); break;
+    case SX_ADAPTER_INFO_STATUS_TEXT:
+        r = sxa_info_string(a->status_text ? a->status_text : "", size, value, size_ret);
+        break;
+    case SX_ADAPTER_INFO_BACKEND: r = sxa_info_copy(&a->backend, sizeof(a->backend), size, value, size_ret); break;
+    case SX_ADAPTER_INFO_VERSION: r = sxa_info_copy(&a->version, sizeof(a->version), size, value, size_ret); break;
+    case SX_ADAPTER_INFO_NUM_PLATFORMS:
+        r = sxa_info_copy(&a->num_platforms, sizeof(a->num_platforms), size, value, size_ret);
+        break;
+    default:
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_adapter_get_info: unknown param %u", param);
+    }
+    return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, a->name, param, size);
+}

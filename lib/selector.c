@@ -1,0 +1,145 @@
+/* selector.c: SX_DEVICE_SELECTOR, in ONEAPI_DEVICE_SELECTOR's style:
+ *   term[;term...]   term = [!]backend:dev[,dev...]
+ *   backend = * | native | opencl | cuda | level_zero
+ *   dev     = * | cpu | gpu | acc | <index among that backend's devices>
+ * A device passes when a positive term matches it (or there are only
+ * negative terms) and no negative term does. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sx-internal.h"
+
+#define MAX_TERMS 32
+#define MAX_DEVS 16
+
+typedef struct {
+    bool negative;
+    sx_backend backend;   /* SX_BACKEND_UNKNOWN = any */
+    uint32_t num_devs;
+    struct { sx_device_type type; int64_t index; } devs[MAX_DEVS]; /* type ALL + index -1 = any */
+} term;
+
+static term terms[MAX_TERMS];
+static uint32_t num_terms;
+
+void sxi_selector_reset(void)
+{
+    num_terms = 0;
+}
+
+static bool parse_backend(const char *s, size_t n, sx_backend *b)
+{
+    static const struct { const char *name; sx_backend b; } map[] = {
+        {"*", SX_BACKEND_UNKNOWN}, {"native", SX_BACKEND_NATIVE}, {"opencl", SX_BACKEND_OPENCL},
+        {"cuda", SX_BACKEND_CUDA}, {"level_zero", SX_BACKEND_LEVEL_ZERO},
+    };
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(map); i++)
+        if (strlen(map[i].name) == n && strncmp(s, map[i].name, n) == 0) {
+            *b = map[i].b;
+            return true;
+        }
+    return false;
+}
+
+static bool parse_dev(const char *s, size_t n, term *t)
+{
+    if (t->num_devs == MAX_DEVS)
+        return false;
+    sx_device_type type = SX_DEVICE_TYPE_ALL;
+    int64_t index = -1;
+    if (n == 1 && s[0] == '*')
+        ;
+    else if (n == 3 && strncmp(s, "cpu", 3) == 0)
+        type = SX_DEVICE_TYPE_CPU;
+    else if (n == 3 && strncmp(s, "gpu", 3) == 0)
+        type = SX_DEVICE_TYPE_GPU;
+    else if (n == 3 && strncmp(s, "acc", 3) == 0)
+        type = SX_DEVICE_TYPE_ACCELERATOR;
+    else {
+        if (n == 0 || n > 6)
+            return false;
+        index = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isdigit((unsigned char)s[i]))
+                return false;
+            index = index * 10 + (s[i] - '0');
+        }
+    }
+    t->devs[t->num_devs].type = type;
+    t->devs[t->num_devs].index = index;
+    t->num_devs++;
+    return true;
+}
+
+sx_result sxi_selector_parse(const char *text)
+{
+    num_terms = 0;
+    const char *p = text;
+    while (*p) {
+        size_t tn = strcspn(p, ";");
+        if (tn == 0) {
+            p++;
+            continue;
+        }
+        if (num_terms == MAX_TERMS)
+            return sxi_error(SX_ERROR_INVALID_VALUE, "'%s': more than %d terms", text, MAX_TERMS);
+        term *t = &terms[num_terms];
+        memset(t, 0, sizeof(*t));
+        const char *s = p, *end = p + tn;
+        if (*s == '!') {
+            t->negative = true;
+            s++;
+        }
+        const char *colon = memchr(s, ':', (size_t)(end - s));
+        if (!colon)
+            return sxi_error(SX_ERROR_INVALID_VALUE, "'%s': term '%.*s' has no ':' (want backend:devices, e.g. native:cpu)",
+                             text, (int)tn, p);
+        if (!parse_backend(s, (size_t)(colon - s), &t->backend))
+            return sxi_error(SX_ERROR_INVALID_VALUE,
+                             "'%s': unknown backend '%.*s' (want *, native, opencl, cuda or level_zero)", text,
+                             (int)(colon - s), s);
+        for (const char *d = colon + 1; d <= end;) {
+            size_t dn = strcspn(d, ",;");
+            if (d + dn > end)
+                dn = (size_t)(end - d);
+            if (!parse_dev(d, dn, t))
+                return sxi_error(SX_ERROR_INVALID_VALUE,
+                                 "'%s': bad device '%.*s' (want *, cpu, gpu, acc or an index; at most %d)", text,
+                                 (int)dn, d, MAX_DEVS);
+            d += dn + 1;
+        }
+        num_terms++;
+        p = end;
+    }
+    return SX_SUCCESS;
+}
+
+static bool term_matches(const term *t, const struct sx_device_s *d, uint32_t index)
+{
+    if (t->backend != SX_BACKEND_UNKNOWN && t->backend != d->backend)
+        return false;
+    for (uint32_t i = 0; i < t->num_devs; i++) {
+        if (t->devs[i].index >= 0 ? (uint64_t)t->devs[i].index == index : (t->devs[i].type & d->type) != 0)
+            return true;
+    }
+    return false;
+}
+
+bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index)
+{
+    if (num_terms == 0)
+        return true;
+    bool any_positive = false, positive_match = false;
+    for (uint32_t i = 0; i < num_terms; i++) {
+        bool m = term_matches(&terms[i], d, index);
+        if (terms[i].negative) {
+            if (m)
+                return false;
+        } else {
+            any_positive = true;
+            positive_match |= m;
+        }
+    }
+    return any_positive ? positive_match : true;
+}
