@@ -62,12 +62,13 @@ static sx_result context_release(sxa_context context)
         free(p);
     }
     ze_result_t rc = sxz_ze.zeContextDestroy(c->ctx);
+    sx_result r = rc == ZE_RESULT_SUCCESS
+                      ? SX_SUCCESS
+                      : sxz_fail("zeContextDestroy", rc, " for context %p", (void *)c);
     pthread_mutex_destroy(&c->lock);
     free(c->devices);
     free(c);
-    if (rc != ZE_RESULT_SUCCESS)
-        return sxz_fail("zeContextDestroy", rc, " for context %p", (void *)c);
-    return SX_SUCCESS;
+    return r;
 }
 
 static int context_has(const struct sxa_context_s *c, const struct sxa_device_s *d)
@@ -303,11 +304,12 @@ static sx_result queue_release(sxa_queue queue)
     if (!q)
         return SX_ERROR_INVALID_NULL_HANDLE;
     ze_result_t rc = sxz_ze.zeCommandListDestroy(q->list);
+    sx_result r = rc == ZE_RESULT_SUCCESS
+                      ? SX_SUCCESS
+                      : sxz_fail("zeCommandListDestroy", rc, " for queue %p", (void *)q);
     pthread_mutex_destroy(&q->lock);
     free(q);
-    if (rc != ZE_RESULT_SUCCESS)
-        return sxz_fail("zeCommandListDestroy", rc, " for queue %p", (void *)q);
-    return SX_SUCCESS;
+    return r;
 }
 
 /* ---- USM ---- */

@@ -136,7 +136,7 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
         return sxz_error(SX_ERROR_INVALID_BINARY,
                          "level_zero: a SPIR-V image of %zu bytes without the SPIR-V magic "
                          "number or a whole number of words", size);
-    struct sxa_program_s *p;
+    struct sxa_program_s *p = NULL;
     sx_result r = program_new(c, d, &p);
     if (r != SX_SUCCESS)
         return r;
@@ -250,7 +250,7 @@ static sx_result program_link(sxa_context context, sxa_device device, uint32_t c
     /* Level Zero has no link flags (zeModuleDynamicLink takes none). */
     if (options && *options && sxz_services->log)
         sxz_services->log(SX_LOG_WARN, "level_zero: link options \"%s\" ignored", options);
-    struct sxa_program_s *p;
+    struct sxa_program_s *p = NULL;
     sx_result r = program_new(c, d, &p);
     if (r != SX_SUCCESS)
         return r;
@@ -418,12 +418,13 @@ static sx_result kernel_release(sxa_kernel kernel)
     if (!k)
         return SX_ERROR_INVALID_NULL_HANDLE;
     ze_result_t rc = sxz_ze.zeKernelDestroy(k->kernel);
+    sx_result r = rc == ZE_RESULT_SUCCESS
+                      ? SX_SUCCESS
+                      : sxz_fail("zeKernelDestroy", rc, " for kernel '%s'", k->name);
     pthread_mutex_destroy(&k->lock);
     free(k->name);
     free(k);
-    if (rc != ZE_RESULT_SUCCESS)
-        return sxz_fail("zeKernelDestroy", rc, " for kernel %p", (void *)k);
-    return SX_SUCCESS;
+    return r;
 }
 
 static sx_result kernel_get_info(sxa_kernel kernel, sxa_kernel_info param, size_t size,
