@@ -5,7 +5,7 @@ if test -z "$VALGRIND"; then
   echo "SKIP: valgrind not found"; exit 77
 fi
 status=0
-for t in test-ze-adapter test-ze-program; do
+for t in test-ze-adapter test-ze-program test-ze-sx; do
   prog="$b/tests/level_zero/$t"
   test -x "$prog" || { echo "SKIP: $prog not built"; exit 77; }
   log="$b/tests/level_zero/$t.valgrind"
