@@ -53,6 +53,73 @@ START_TEST(test_proc_table_handshake)
 }
 END_TEST
 
+START_TEST(test_driver_exports_every_getter)
+{
+    /* The 1.8 loader looks up the proc-address-table getters in a driver;
+     * the TEST DRIVER exports all 53 of ze_ddi.h, zet_ddi.h and zes_ddi.h. */
+    static const char *const getters[] = {
+        "zeGetCommandListProcAddrTable",
+        "zeGetCommandQueueProcAddrTable",
+        "zeGetContextProcAddrTable",
+        "zeGetDeviceExpProcAddrTable",
+        "zeGetDeviceProcAddrTable",
+        "zeGetDriverProcAddrTable",
+        "zeGetEventExpProcAddrTable",
+        "zeGetEventPoolProcAddrTable",
+        "zeGetEventProcAddrTable",
+        "zeGetFabricEdgeExpProcAddrTable",
+        "zeGetFabricVertexExpProcAddrTable",
+        "zeGetFenceProcAddrTable",
+        "zeGetGlobalProcAddrTable",
+        "zeGetImageExpProcAddrTable",
+        "zeGetImageProcAddrTable",
+        "zeGetKernelExpProcAddrTable",
+        "zeGetKernelProcAddrTable",
+        "zeGetMemProcAddrTable",
+        "zeGetModuleBuildLogProcAddrTable",
+        "zeGetModuleProcAddrTable",
+        "zeGetPhysicalMemProcAddrTable",
+        "zeGetSamplerProcAddrTable",
+        "zeGetVirtualMemProcAddrTable",
+        "zesGetDeviceProcAddrTable",
+        "zesGetDiagnosticsProcAddrTable",
+        "zesGetDriverProcAddrTable",
+        "zesGetEngineProcAddrTable",
+        "zesGetFabricPortProcAddrTable",
+        "zesGetFanProcAddrTable",
+        "zesGetFirmwareProcAddrTable",
+        "zesGetFrequencyProcAddrTable",
+        "zesGetLedProcAddrTable",
+        "zesGetMemoryProcAddrTable",
+        "zesGetPerformanceFactorProcAddrTable",
+        "zesGetPowerProcAddrTable",
+        "zesGetPsuProcAddrTable",
+        "zesGetRasProcAddrTable",
+        "zesGetSchedulerProcAddrTable",
+        "zesGetStandbyProcAddrTable",
+        "zesGetTemperatureProcAddrTable",
+        "zetGetCommandListProcAddrTable",
+        "zetGetContextProcAddrTable",
+        "zetGetDebugProcAddrTable",
+        "zetGetDeviceProcAddrTable",
+        "zetGetKernelProcAddrTable",
+        "zetGetMetricGroupExpProcAddrTable",
+        "zetGetMetricGroupProcAddrTable",
+        "zetGetMetricProcAddrTable",
+        "zetGetMetricQueryPoolProcAddrTable",
+        "zetGetMetricQueryProcAddrTable",
+        "zetGetMetricStreamerProcAddrTable",
+        "zetGetModuleProcAddrTable",
+        "zetGetTracerExpProcAddrTable"};
+    ck_assert_uint_eq(sizeof(getters) / sizeof(getters[0]), 53);
+    void *drv = dlopen(zh_path("tests/level_zero/.libs/libze_sx_test_driver.so"), RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(drv != NULL, "dlopen TEST DRIVER: %s", dlerror());
+    for (size_t i = 0; i < sizeof(getters) / sizeof(getters[0]); i++)
+        ck_assert_msg(dlsym(drv, getters[i]) != NULL, "TEST DRIVER lacks %s", getters[i]);
+    dlclose(drv);
+}
+END_TEST
+
 static void status_of(sxa_adapter a, char *buf, size_t size)
 {
     size_t n = 0;
@@ -519,6 +586,7 @@ static Suite *ze_adapter_suite(void)
     Suite *s = suite_create("level_zero adapter");
     TCase *bare = tcase_create("discovery");
     tcase_add_test(bare, test_proc_table_handshake);
+    tcase_add_test(bare, test_driver_exports_every_getter);
     tcase_add_test(bare, test_zero_drivers);
     tcase_add_test(bare, test_no_loader);
     tcase_add_test(bare, test_driver_init_fails);
