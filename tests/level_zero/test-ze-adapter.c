@@ -185,6 +185,25 @@ START_TEST(test_driver_init_fails)
 }
 END_TEST
 
+START_TEST(test_device_query_fails)
+{
+    /* A device whose properties cannot be read is skipped, not fatal. */
+    zh_use_test_driver();
+    setenv("ZE_TEST_DRIVER_FAIL", "zeDeviceGetProperties", 1);
+    zh_load_tables();
+    ZK_OK(ZT.adapter.init(&zh_services, &zh_adapter));
+    uint32_t n = 99;
+    ZK_OK(ZT.platform.get(zh_adapter, 1, &zh_platform, &n));
+    ck_assert_uint_eq(n, 1);
+    ZK_OK(ZT.device.get(zh_platform, SX_DEVICE_TYPE_ALL, 0, NULL, &n));
+    ck_assert_uint_eq(n, 0);
+    char status[256];
+    status_of(zh_adapter, status, sizeof(status));
+    ck_assert_msg(strstr(status, "1 driver, 0 devices") != NULL, "status '%s'", status);
+    zh_teardown();
+}
+END_TEST
+
 START_TEST(test_discovery)
 {
     char buf[256];
@@ -590,6 +609,7 @@ static Suite *ze_adapter_suite(void)
     tcase_add_test(bare, test_zero_drivers);
     tcase_add_test(bare, test_no_loader);
     tcase_add_test(bare, test_driver_init_fails);
+    tcase_add_test(bare, test_device_query_fails);
     tcase_add_test(bare, test_aspects_from_module_flags);
     tcase_add_test(bare, test_reinit);
     suite_add_tcase(s, bare);

@@ -149,7 +149,7 @@ static sxa_program compiled(const unsigned char *spv, size_t size)
     return p;
 }
 
-static void check_helper_kernel(sxa_program linked)
+static void check_helper_kernel(sxa_program linked, int base)
 {
     sxa_kernel k;
     ZK_OK(ZT.kernel.create(linked, "ze_use_helper", &k));
@@ -159,7 +159,7 @@ static void check_helper_kernel(sxa_program linked)
     ZK_OK(ZT.enqueue.kernel_launch(zh_queue, k, 1, NULL, &global, NULL, 1, &arg, 0, NULL, NULL));
     read_ints(host, out, 16);
     for (int i = 0; i < 16; i++)
-        ck_assert_int_eq(host[i], 2 * i);
+        ck_assert_int_eq(host[i], 2 * i + base);
     ZK_OK(ZT.usm.free(zh_context, out));
     ZK_OK(ZT.kernel.release(k));
 }
@@ -173,13 +173,13 @@ START_TEST(test_link)
     ZK_ERR(ZT.kernel.create(a, "ze_use_helper", &k), SX_ERROR_INVALID_PROGRAM);
     sxa_program l1, l2;
     ZK_OK(ZT.program.link(zh_context, zh_device, 2, (sxa_program[]){a, b}, NULL, &l1));
-    check_helper_kernel(l1);
+    check_helper_kernel(l1, 100);
     ZK_LOG_HAS("zeModuleDynamicLink 2 modules");
     ZK_LOG_HAS("zeModuleCreate IL");
     ck_assert_int_ge(zh_log_count("flags='-g'"), 4);  /* compile options reused by link */
     /* The inputs stay usable: link them again, in the other order. */
     ZK_OK(ZT.program.link(zh_context, zh_device, 2, (sxa_program[]){b, a}, "", &l2));
-    check_helper_kernel(l2);
+    check_helper_kernel(l2, 100);
     /* A linked program is several modules: no single native binary. */
     size_t n;
     ZK_ERR(ZT.program.get_binary(l1, NULL, 0, NULL, &n), SX_ERROR_UNSUPPORTED_FEATURE);
@@ -508,6 +508,82 @@ START_TEST(test_device_global_bounds)
 }
 END_TEST
 
+START_TEST(test_imported_variable)
+{
+    /* ze-link-a imports ze_linked_base, ze-link-b exports it: one variable,
+     * found through either module once linked, seen by the importer's kernel. */
+    sxa_program a = compiled(link_a_spv, link_a_size);
+    sxa_program b = compiled(link_b_spv, link_b_size);
+    sxa_program l;
+    ZK_OK(ZT.program.link(zh_context, zh_device, 2, (sxa_program[]){a, b}, NULL, &l));
+    size_t size = 0;
+    void *addr = NULL;
+    ZK_OK(ZT.program.get_global(l, "ze_linked_base", &size, &addr));
+    ck_assert_uint_eq(size, 4);
+    int v = 0;
+    ZK_OK(ZT.enqueue.global_read(zh_queue, l, "ze_linked_base", 1, 4, 0, &v, 0, NULL, NULL));
+    ck_assert_int_eq(v, 100);
+    v = 1000;
+    ZK_OK(ZT.enqueue.global_write(zh_queue, l, "ze_linked_base", 1, 4, 0, &v, 0, NULL, NULL));
+    check_helper_kernel(l, 1000);
+    ZK_ERR(ZT.enqueue.global_write(zh_queue, l, "ze_linked_base", 1, 8, 0, &v, 0, NULL, NULL),
+           SX_ERROR_INVALID_VALUE);
+    ZK_MSG_HAS("write of 8 bytes at offset 0 of variable 'ze_linked_base' overruns its 4 bytes");
+    ZK_OK(ZT.program.release(l));
+    ZK_OK(ZT.program.release(a));
+    ZK_OK(ZT.program.release(b));
+}
+END_TEST
+
+/* Insert `OpDecorate %<id of ze_dg> HostAccessINTEL 3 "<name>"` (decoration
+ * 6188, SPV_INTEL_global_variable_decorations) before the first
+ * OpDecorate: the name the device_global design note looks up first. */
+static unsigned char *with_host_access(const unsigned char *spv, size_t size, const char *name,
+                                       size_t *out_size)
+{
+    const uint32_t *w = (const uint32_t *)spv;
+    size_t n = size / 4, first_dec = 0;
+    uint32_t target = 0;
+    for (size_t i = 5; i < n; i += w[i] >> 16) {
+        if ((w[i] & 0xffff) != 71)
+            continue;
+        if (!first_dec)
+            first_dec = i;
+        if (w[i + 2] == 41 && strcmp((const char *)&w[i + 3], "ze_dg") == 0)
+            target = w[i + 1];
+    }
+    ck_assert(first_dec && target);
+    size_t slen = strlen(name) / 4 + 1, wc = 4 + slen;
+    uint32_t *out = calloc(n + wc, 4);
+    memcpy(out, w, first_dec * 4);
+    out[first_dec] = (uint32_t)(wc << 16) | 71;
+    out[first_dec + 1] = target;
+    out[first_dec + 2] = 6188;
+    out[first_dec + 3] = 3;  /* read_write */
+    memcpy(&out[first_dec + 4], name, strlen(name));
+    memcpy(out + first_dec + wc, w + first_dec, (n - first_dec) * 4);
+    *out_size = (n + wc) * 4;
+    return (unsigned char *)out;
+}
+
+START_TEST(test_host_access_name)
+{
+    size_t size;
+    unsigned char *spv = with_host_access(prog_spv, prog_size, "uid__ze_dg_1234", &size);
+    sxa_program p = built(spv, size);
+    int v[4] = {0};
+    ZK_OK(ZT.enqueue.global_read(zh_queue, p, "uid__ze_dg_1234", 1, sizeof(v), 0, v, 0, NULL, NULL));
+    ck_assert(v[0] == 1 && v[3] == 4);
+    int w = 77;
+    ZK_OK(ZT.enqueue.global_write(zh_queue, p, "uid__ze_dg_1234", 1, 4, 8, &w, 0, NULL, NULL));
+    ZK_OK(ZT.enqueue.global_read(zh_queue, p, "ze_dg", 1, sizeof(v), 0, v, 0, NULL, NULL));
+    ck_assert_int_eq(v[2], 77);
+    ZK_LOG_HAS("zeModuleGetGlobalPointer uid__ze_dg_1234");
+    ZK_OK(ZT.program.release(p));
+    free(spv);
+}
+END_TEST
+
 START_TEST(test_globals_of_linked_program)
 {
     /* The variable lives in the module that exports it. */
@@ -606,6 +682,8 @@ static Suite *ze_program_suite(void)
     tcase_add_test(tc, test_device_globals);
     tcase_add_test(tc, test_device_global_bounds);
     tcase_add_test(tc, test_globals_of_linked_program);
+    tcase_add_test(tc, test_imported_variable);
+    tcase_add_test(tc, test_host_access_name);
     tcase_add_test(tc, test_concurrent_launches_of_one_kernel);
     suite_add_tcase(s, tc);
     return s;

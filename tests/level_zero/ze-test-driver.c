@@ -998,14 +998,38 @@ static ze_result_t td_module_global(ze_module_handle_t h, const char *name, size
     if (!name)
         return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     INJECT("zeModuleGetGlobalPointer", ZE_RESULT_ERROR_UNKNOWN);
-    int g = find_global(m, name);
+    /* The device_global design note's reading of pGlobalName: first a
+     * variable whose HostAccessINTEL name matches, then one whose
+     * LinkageAttributes name does, exported or (once linked) imported. */
+    int g = -1;
+    for (uint32_t i = 0; i < m->info.num_globals && g < 0; i++)
+        if (m->info.globals[i].host_name && strcmp(m->info.globals[i].host_name, name) == 0)
+            g = (int)i;
     if (g < 0)
-        return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
-    if (size)
-        *size = m->info.globals[g].size;
-    if (ptr)
-        *ptr = m->storage[g];
-    return ZE_RESULT_SUCCESS;
+        g = find_global(m, name);
+    if (g >= 0) {
+        if (size)
+            *size = m->info.globals[g].size;
+        if (ptr)
+            *ptr = m->storage[g];
+        return ZE_RESULT_SUCCESS;
+    }
+    for (uint32_t v = 0; v < m->info.num_import_vars; v++) {
+        const ztd_global_info *iv = &m->info.import_vars[v];
+        if (strcmp(iv->name, name) != 0 && !(iv->host_name && strcmp(iv->host_name, name) == 0))
+            continue;
+        if (!m->linked)
+            return ZE_RESULT_ERROR_INVALID_MODULE_UNLINKED;
+        for (uint32_t k = 0; k < m->info.num_imports; k++)
+            if (strcmp(m->info.imports[k], iv->name) == 0) {
+                if (size)
+                    *size = iv->size;
+                if (ptr)
+                    *ptr = m->import_ptrs[k];
+                return ZE_RESULT_SUCCESS;
+            }
+    }
+    return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
 }
 
 static ze_result_t td_module_names(ze_module_handle_t h, uint32_t *count, const char **names)
@@ -1287,8 +1311,13 @@ static void run_host_kernel(ztd_kernel *k, size_t off, size_t n)
             dg[i % 4] += 1;
     } else if (strcmp(name, "ze_use_helper") == 0) {
         int *out = ptr_arg(k, 0);
+        const int *base = NULL;
+        for (uint32_t j = 0; j < m->info.num_imports; j++)
+            if (strcmp(m->info.imports[j], "ze_linked_base") == 0)
+                base = m->import_ptrs[j];
+        /* ze_helper(x) = 2x and ze_linked_base, both from ze-link-b.cl */
         for (size_t i = off; i < off + n; i++)
-            out[i] = (int)i * 2;  /* ze_helper(x) = 2x, from ze-link-b.cl */
+            out[i] = (int)i * 2 + (base ? *base : 0);
     }
 }
 

@@ -19,7 +19,8 @@ typedef struct ztd_kernel_info {
 
 /* A program-scope variable: exported (has storage here) or imported. */
 typedef struct ztd_global_info {
-    char *name;
+    char *name;            /* LinkageAttributes name */
+    char *host_name;       /* HostAccessINTEL name, or NULL */
     size_t size;
     unsigned char *init;   /* size bytes of initial value (exports only) */
 } ztd_global_info;
@@ -34,6 +35,8 @@ typedef struct ztd_module_info {
     char **func_exports;
     uint32_t num_imports;            /* imported functions and variables (no built-ins) */
     char **imports;
+    uint32_t num_import_vars;        /* the imported variables among them (init NULL) */
+    ztd_global_info *import_vars;
 } ztd_module_info;
 
 /* Parse a SPIR-V module: OpEntryPoint names and parameters, exported

@@ -14,7 +14,7 @@ enum {
     OP_TYPE_FUNCTION = 33, OP_CONSTANT = 43, OP_CONSTANT_COMPOSITE = 44, OP_CONSTANT_NULL = 46,
     OP_FUNCTION = 54, OP_VARIABLE = 59, OP_DECORATE = 71
 };
-enum { DEC_BUILTIN = 11, DEC_LINKAGE = 41 };
+enum { DEC_BUILTIN = 11, DEC_LINKAGE = 41, DEC_HOST_ACCESS_INTEL = 6188 };
 enum { SC_UNIFORM_CONSTANT = 0, SC_WORKGROUP = 4, SC_CROSS_WORKGROUP = 5 };
 enum { EXEC_KERNEL = 6 };
 #define MAX_BOUND (1u << 22)
@@ -30,6 +30,7 @@ typedef struct id_info {
     uint32_t fn_type;     /* functions: OpTypeFunction id */
     uint32_t linkage;     /* 0 none, 1 export, 2 import */
     const char *link_name;
+    const char *host_name;  /* HostAccessINTEL */
     int builtin;
 } id_info;
 
@@ -209,6 +210,12 @@ static int scan(reader *r)
                     return fail(r, "LinkageAttributes at word %zu is malformed", i);
                 t->link_name = name;
                 t->linkage = r->w[next] == 0 ? 1 : 2;
+            } else if (in[2] == DEC_HOST_ACCESS_INTEL) {
+                /* HostAccessINTEL <access> "<name>" (SPV_INTEL_global_variable_decorations) */
+                const char *name = lit_string(r, i + 4, i + wc, NULL);
+                if (!name)
+                    return fail(r, "HostAccessINTEL at word %zu is malformed", i);
+                t->host_name = name;
             }
             break;
         }
@@ -242,6 +249,25 @@ static int collect(reader *r, ztd_module_info *out)
         if (d->linkage == 2) {
             if (push_str(&out->imports, &out->num_imports, d->link_name))
                 return fail(r, "out of memory");
+            if (d->op == OP_VARIABLE) {
+                id_info *pt = id_at(r, d->pointee);
+                ztd_global_info *nv = realloc(out->import_vars,
+                                              (out->num_import_vars + 1) * sizeof(*nv));
+                if (!nv)
+                    return fail(r, "out of memory");
+                out->import_vars = nv;
+                ztd_global_info *v = &nv[out->num_import_vars];
+                memset(v, 0, sizeof(*v));
+                v->size = pt ? type_size(r, pt->pointee) : 0;
+                v->name = dup_str(d->link_name);
+                v->host_name = d->host_name ? dup_str(d->host_name) : NULL;
+                if (!v->name || (d->host_name && !v->host_name)) {
+                    free(v->name);
+                    free(v->host_name);
+                    return fail(r, "out of memory");
+                }
+                out->num_import_vars++;
+            }
         } else if (d->op == OP_FUNCTION) {
             if (push_str(&out->func_exports, &out->num_func_exports, d->link_name))
                 return fail(r, "out of memory");
@@ -258,9 +284,11 @@ static int collect(reader *r, ztd_module_info *out)
             ztd_global_info *g = &ng[out->num_globals];
             g->size = size;
             g->name = dup_str(d->link_name);
+            g->host_name = d->host_name ? dup_str(d->host_name) : NULL;
             g->init = calloc(1, size);
-            if (!g->name || !g->init) {
+            if (!g->name || !g->init || (d->host_name && !g->host_name)) {
                 free(g->name);
+                free(g->host_name);
                 free(g->init);
                 return fail(r, "out of memory");
             }
@@ -339,8 +367,14 @@ void ztd_module_info_free(ztd_module_info *info)
     }
     for (uint32_t i = 0; i < info->num_globals; i++) {
         free(info->globals[i].name);
+        free(info->globals[i].host_name);
         free(info->globals[i].init);
     }
+    for (uint32_t i = 0; i < info->num_import_vars; i++) {
+        free(info->import_vars[i].name);
+        free(info->import_vars[i].host_name);
+    }
+    free(info->import_vars);
     for (uint32_t i = 0; i < info->num_func_exports; i++)
         free(info->func_exports[i]);
     for (uint32_t i = 0; i < info->num_imports; i++)
