@@ -1,5 +1,5 @@
 #!/bin/sh
-# ze-valgrind.sh: the Level Zero suites in one process under valgrind: no leaks, no bad accesses (adapter and TEST DRIVER).
+# ze-valgrind.sh: the Level Zero suites under valgrind (it follows the forked tests): no leaks, no bad accesses in the adapter or the TEST DRIVER.
 b=${SX_TEST_BUILDDIR:-.}
 if test -z "$VALGRIND"; then
   echo "SKIP: valgrind not found"; exit 77
@@ -9,7 +9,7 @@ for t in test-ze-adapter test-ze-program test-ze-sx; do
   prog="$b/tests/level_zero/$t"
   test -x "$prog" || { echo "SKIP: $prog not built"; exit 77; }
   log="$b/tests/level_zero/$t.valgrind"
-  CK_FORK=no "$VALGRIND" --quiet --error-exitcode=99 --leak-check=full \
+  "$VALGRIND" --quiet --error-exitcode=99 --leak-check=full \
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
     --log-file="$log" "$prog" >"$log.out" 2>&1
   rc=$?
