@@ -20,10 +20,11 @@ sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event h, sx_event *out)
     return SX_SUCCESS;
 }
 
+/* The list handed to adapters is NULL when it has no events (OpenCL's rule). */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack, sxa_event **out,
                         uint32_t *count)
 {
-    *out = stack;
+    *out = NULL;
     *count = 0;
     if (n == 0)
         return SX_SUCCESS;
@@ -53,9 +54,10 @@ sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, 
         if (e->handle)
             list[k++] = e->handle;
     }
-    if (k == 0 && list != stack) {
-        free(list);
-        list = stack;
+    if (k == 0) {
+        if (list != stack)
+            free(list);
+        list = NULL;
     }
     *out = list;
     *count = k;
@@ -64,7 +66,7 @@ sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, 
 
 void sxi_wait_list_free(sxa_event *list, sxa_event *stack)
 {
-    if (list != stack)
+    if (list && list != stack)
         free(list);
 }
 

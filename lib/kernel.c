@@ -216,7 +216,7 @@ SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t si
         sx_result r = sxa_info_string(k->name, size, value, size_ret);
         return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, k->name, param, size);
     }
-    if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_DIMENSIONS)
+    if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_NUM_ARGS)
         return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): unknown param %u", k->name, param);
     sxi_registry_lock();
     sxi_image *img;
@@ -228,6 +228,7 @@ SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t si
             if (strcmp(img->entries[e], k->name) == 0)
                 sig = &img->signatures[e];
         v = param == SX_KERNEL_INFO_NUM_BACKEND_ARGS ? sig->num_params
+          : param == SX_KERNEL_INFO_NUM_ARGS         ? sig->num_source_params
           : param == SX_KERNEL_INFO_KIND             ? sig->kind
                                                      : sig->dims;
     }

@@ -29,7 +29,7 @@ static sx_result program_build(struct sx_context_s *ctx, struct sx_device_s *dev
     }
     uint32_t ns = 0;
     for (uint32_t k = 0; k < img->num_entries; k++)
-        if (img->signatures[k].params || img->signatures[k].num_params == 0)
+        if (img->signatures[k].known)
             sigs[ns++] = (sxa_kernel_signature){img->entries[k], img->signatures[k].num_params,
                                                 img->signatures[k].params};
     sxa_program_desc desc = {

@@ -232,16 +232,37 @@ bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device
 
 /* ------------------------------------------------------------------ images */
 
-/* A parsed kernel parameter list (from "SX/kernel signatures"). */
+/* A kernel's parameters as the core uses them, from "SX/kernel signatures",
+ * "SYCL/kernel param opt" and "SYCL/implicit local arg" (signature.c). */
+typedef struct sxi_source_param {
+    uint32_t kind;         /* SX_PARAM_* of a single record; SX_PARAM_STRUCT when decomposed */
+    uint32_t size;         /* bytes set_arg must give (0 for LOCAL: any size) */
+    uint32_t first, count; /* its records in the original list */
+    bool eliminated;       /* every record eliminated: accepted, not passed */
+} sxi_source_param;
+
 typedef struct sxi_signature {
+    bool known;                  /* the image had a signature for it */
     uint32_t kind;               /* SX_KERNEL_KIND_* */
     uint32_t dims;
     uint32_t num_source_params;
+    sxi_source_param *sources;   /* num_source_params */
+    /* Backend parameters the entry point really has (after elimination):
+     * what adapters get at program creation and launches are checked against. */
     uint32_t num_params;
-    sxa_kernel_param *params;    /* num_params */
-    uint32_t *source_index;      /* num_params: source parameter of each */
+    sxa_kernel_param *params;
+    uint32_t *source_index;      /* num_params; SX_SOURCE_INDEX_NONE for the scratch argument */
+    uint32_t *source_offset;     /* num_params: offset inside the source value */
+    uint32_t scratch_index;      /* backend index of the scratch argument, or UINT32_MAX */
     sxa_param_member *members;   /* storage for all params' members */
 } sxi_signature;
+
+/* Parse one kernel's signature; `mask`/`mask_bits` from "SYCL/kernel param
+ * opt" (NULL if none), `implicit` the original index of the scratch
+ * argument or UINT32_MAX. On error sets the message (naming image `img`). */
+sx_result sxi_signature_parse(uint32_t img, const char *kernel, const sx_device_binary_property *p,
+                              const uint8_t *mask, size_t mask_bits, uint32_t implicit, sxi_signature *out);
+void sxi_signature_free(sxi_signature *s);
 
 /* One registered image with everything the core reads from it. */
 typedef struct sxi_image {
@@ -269,6 +290,8 @@ typedef struct sxi_library {
 /* The registry lock: held while reading or changing registered images. */
 void sxi_registry_lock(void);
 void sxi_registry_unlock(void);
+/* The registered libraries, newest first (registry lock held). */
+const sxi_library *sxi_registry_libraries(void);
 /* Images registered with this kernel entry name (registry lock held). */
 uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max);
 /* Register a descriptor and return its library record (images.c). */
@@ -349,8 +372,27 @@ void sxi_kernels_drop_context(struct sx_context_s *ctx);
 void sxi_kernels_drop_image(uint64_t image_id);
 void sxi_kernels_drop_all(void);
 
-/* The one launch path: checks the launch shape, then calls the adapter.
+/* The slot of (queue's context, device) for a kernel: one lock-free scan
+ * when cached, else built (sxi_kernel_slot_get). */
+static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot **out)
+{
+    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_acquire);
+    while (s && (s->context != q->context || s->device != q->device))
+        s = s->next;
+    if (SXI_LIKELY(s != NULL)) {
+        *out = s;
+        return SX_SUCCESS;
+    }
+    return sxi_kernel_slot_get(k, q->context, q->device, out);
+}
+
+/* The one launch path: checks the launch shape (and, unless the caller
+ * built them from the signature, the arguments), then calls the adapter.
  * The free-function layer calls it with its mapped argument array. */
+sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
+                          const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
+                          const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
+                          sx_event *event);
 sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t work_dim,
                      const size_t *offset, const size_t *global, const size_t *local,
                      uint32_t num_args, const sx_arg *args, uint32_t num_events,

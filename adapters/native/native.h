@@ -1,6 +1,12 @@
-/* native.h: the built-in native adapter's entry point. */
-#ifndef SX_NATIVE_H
-#define SX_NATIVE_H
+/* native.h: the built-in native adapter's entry point, for the core. */
+#ifndef SXN_NATIVE_H
+#define SXN_NATIVE_H
+
 #include <sycl-ext/adapter.h>
-sx_result sxn_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
-#endif
+
+/* The entry point under its built-in name (the core calls it directly);
+ * the loadable module exports the same function as sxa_get_proc_table. */
+__attribute__((visibility("hidden"))) sx_result sxn_get_proc_table(uint32_t abi_version,
+                                                                   sxa_table_id id, void *table);
+
+#endif /* SXN_NATIVE_H */

@@ -1,0 +1,267 @@
+/* fiber.c: per-thread scratch and the fibers that make barrier() work.
+ * A work-group whose kernel may call barrier() runs one ucontext fiber
+ * per work-item on one thread; barrier() switches back to the scheduler,
+ * which resumes every other work-item up to the same barrier before any
+ * goes on. Stacks are mmap'd once per thread (with a guard page each) and
+ * reused; a thread's scratch is freed when the thread exits or at fini. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define HAVE_VALGRIND_H 1
+#endif
+#endif
+
+struct fiber {
+    ucontext_t uc;
+    sxn_item item;
+    bool done;
+    void *stack;          /* mapping start (guard page first) */
+    unsigned stack_id;    /* valgrind's id for the stack */
+};
+
+struct sxn_tcache {
+    void *local;
+    size_t local_cap;
+    struct fiber *fibers;
+    size_t nfibers;       /* with stacks */
+    size_t stack_size;    /* usable bytes per stack */
+    ucontext_t sched;
+    ucontext_t tmpl;      /* from getcontext once, copied into each fiber */
+    bool have_tmpl;
+    /* the group being run */
+    const struct sxn_job *job;
+    void **values;
+    struct fiber *cur;
+    struct sxn_tcache *next, *prev;
+};
+
+static pthread_key_t tc_key;
+static bool key_made;
+static pthread_mutex_t tc_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sxn_tcache *tc_all;
+static __thread struct sxn_tcache *tc_self;
+static size_t page_size;
+static unsigned generation;  /* bumped at fini: every thread's cache is gone */
+
+static void tcache_free(struct sxn_tcache *tc)
+{
+    for (size_t i = 0; i < tc->nfibers; i++) {
+#ifdef HAVE_VALGRIND_H
+        VALGRIND_STACK_DEREGISTER(tc->fibers[i].stack_id);
+#endif
+        munmap(tc->fibers[i].stack, tc->stack_size + page_size);
+    }
+    free(tc->fibers);
+    free(tc->local);
+    free(tc);
+}
+
+static void tcache_unlink_locked(struct sxn_tcache *tc)
+{
+    if (tc->prev)
+        tc->prev->next = tc->next;
+    else
+        tc_all = tc->next;
+    if (tc->next)
+        tc->next->prev = tc->prev;
+}
+
+/* Thread exit: free this thread's scratch (unless fini already did). */
+static void tcache_destroy(void *p)
+{
+    struct sxn_tcache *tc = p;
+    pthread_mutex_lock(&tc_lock);
+    bool live = false;
+    for (struct sxn_tcache *t = tc_all; t; t = t->next)
+        if (t == tc)
+            live = true;
+    if (live)
+        tcache_unlink_locked(tc);
+    pthread_mutex_unlock(&tc_lock);
+    if (live)
+        tcache_free(tc);
+}
+
+sx_result sxn_tcache_init(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    page_size = ps > 0 ? (size_t)ps : 4096;
+    pthread_mutex_lock(&tc_lock);
+    if (!key_made) {
+        if (pthread_key_create(&tc_key, tcache_destroy) != 0) {
+            pthread_mutex_unlock(&tc_lock);
+            return sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: pthread_key_create failed");
+        }
+        key_made = true;
+    }
+    pthread_mutex_unlock(&tc_lock);
+    return SX_SUCCESS;
+}
+
+void sxn_tcache_shutdown(void)
+{
+    pthread_mutex_lock(&tc_lock);
+    struct sxn_tcache *all = tc_all;
+    tc_all = NULL;
+    if (key_made) {
+        pthread_key_delete(tc_key);
+        key_made = false;
+    }
+    pthread_mutex_unlock(&tc_lock);
+    while (all) {
+        struct sxn_tcache *next = all->next;
+        tcache_free(all);
+        all = next;
+    }
+    /* Other threads' tc_self now dangle; the generation check in
+     * sxn_tcache_get notices that. */
+    tc_self = NULL;
+    __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+}
+
+struct sxn_tcache *sxn_tcache_get(void)
+{
+    static __thread unsigned my_generation;
+    struct sxn_tcache *tc = tc_self;
+    unsigned gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+    if (SXN_LIKELY(tc && my_generation == gen))
+        return tc;
+    tc = calloc(1, sizeof(*tc));
+    if (!tc)
+        return NULL;
+    size_t ss = SXN_DEFAULT_STACK;
+    const char *env = sxn_getenv("SX_NATIVE_STACK_SIZE");
+    if (env && *env) {
+        long v = strtol(env, NULL, 0);
+        if (v >= 16384 && v <= (64l << 20))
+            ss = (size_t)v;
+    }
+    tc->stack_size = (ss + page_size - 1) & ~(page_size - 1);
+    pthread_mutex_lock(&tc_lock);
+    tc->next = tc_all;
+    if (tc_all)
+        tc_all->prev = tc;
+    tc_all = tc;
+    if (key_made)
+        pthread_setspecific(tc_key, tc);
+    pthread_mutex_unlock(&tc_lock);
+    tc_self = tc;
+    my_generation = gen;
+    return tc;
+}
+
+void *sxn_tcache_local(struct sxn_tcache *tc, size_t size)
+{
+    if (size <= tc->local_cap)
+        return tc->local;
+    size_t cap = size < 4096 ? 4096 : size;
+    void *p = aligned_alloc(64, (cap + 63) & ~(size_t)63);
+    if (!p)
+        return NULL;
+    free(tc->local);
+    tc->local = p;
+    tc->local_cap = cap;
+    return p;
+}
+
+static bool fibers_reserve(struct sxn_tcache *tc, size_t n)
+{
+    if (n <= tc->nfibers)
+        return true;
+    struct fiber *f = realloc(tc->fibers, n * sizeof(*f));
+    if (!f)
+        return false;
+    tc->fibers = f;
+    /* realloc moved the records: their self-pointers are refreshed per group */
+    while (tc->nfibers < n) {
+        struct fiber *x = &tc->fibers[tc->nfibers];
+        memset(x, 0, sizeof(*x));
+        void *m = mmap(NULL, tc->stack_size + page_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (m == MAP_FAILED)
+            return false;
+        mprotect(m, page_size, PROT_NONE);  /* overflow faults instead of corrupting */
+        x->stack = m;
+#ifdef HAVE_VALGRIND_H
+        x->stack_id = VALGRIND_STACK_REGISTER((char *)m + page_size,
+                                              (char *)m + page_size + tc->stack_size);
+#endif
+        tc->nfibers++;
+    }
+    return true;
+}
+
+static void fiber_yield(sxn_item *item)
+{
+    struct fiber *f = item->fiber;
+    struct sxn_tcache *tc = tc_self;
+    swapcontext(&f->uc, &tc->sched);
+}
+
+static void fiber_main(void)
+{
+    struct sxn_tcache *tc = tc_self;
+    struct fiber *f = tc->cur;
+    ffi_call(tc->job->cif, tc->job->kernel->fn, NULL, tc->values);
+    f->done = true;
+    /* returning resumes uc_link, the scheduler */
+}
+
+sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, const sxn_item *tmpl,
+                          void **values)
+{
+    size_t n = job->group_items;
+    if (!fibers_reserve(tc, n))
+        return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
+                         "native: kernel %s: cannot map %zu fiber stacks of %zu bytes",
+                         job->kernel->name, n, tc->stack_size);
+    if (!tc->have_tmpl) {
+        if (getcontext(&tc->tmpl) != 0)
+            return sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: getcontext failed");
+        tc->have_tmpl = true;
+    }
+    const sxn_geometry *g = &job->geo;
+    size_t l0 = g->local_size[0], l1 = g->local_size[1];
+    for (size_t i = 0; i < n; i++) {
+        struct fiber *f = &tc->fibers[i];
+        f->item = *tmpl;
+        f->item.local_id[0] = i % l0;
+        f->item.local_id[1] = (i / l0) % l1;
+        f->item.local_id[2] = i / (l0 * l1);
+        f->item.yield = fiber_yield;
+        f->item.fiber = f;
+        f->done = false;
+        f->uc = tc->tmpl;
+        f->uc.uc_mcontext.fpregs = &f->uc.__fpregs_mem;
+        f->uc.uc_stack.ss_sp = (char *)f->stack + page_size;
+        f->uc.uc_stack.ss_size = tc->stack_size;
+        f->uc.uc_link = &tc->sched;
+        makecontext(&f->uc, fiber_main, 0);
+    }
+    tc->job = job;
+    tc->values = values;
+    /* Round-robin: each round runs every live work-item to its next
+     * barrier (or its end), so no work-item passes a barrier early. */
+    size_t live = n;
+    while (live) {
+        for (size_t i = 0; i < n; i++) {
+            struct fiber *f = &tc->fibers[i];
+            if (f->done)
+                continue;
+            tc->cur = f;
+            sxn_set_item(&f->item);
+            swapcontext(&tc->sched, &f->uc);
+            if (f->done)
+                live--;
+        }
+    }
+    return SX_SUCCESS;
+}

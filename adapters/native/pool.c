@@ -1,0 +1,170 @@
+/* pool.c: the thread pool that runs work-groups. Created at the first
+ * launch with more than one group, sized to the machine (the launching
+ * thread is one of the workers), shared by launches from any number of
+ * threads: jobs wait in a FIFO, threads claim chunks of groups from the
+ * oldest job, and each launching thread works on its own job until done. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+static pthread_t *threads;
+static unsigned nthreads;
+static bool started, quitting;
+static struct sxn_job *head, *tail;
+
+unsigned sxn_pool_threads(void)
+{
+    return nthreads;
+}
+
+static size_t chunk_of(const struct sxn_job *job)
+{
+    size_t c = job->total_groups / ((size_t)(nthreads + 1) * 4);
+    return c ? c : 1;
+}
+
+/* Claim and run chunks until the job has none left. */
+static void work_on(struct sxn_job *job)
+{
+    size_t chunk = chunk_of(job);
+    for (;;) {
+        size_t first = atomic_fetch_add(&job->next_group, chunk);
+        if (first >= job->total_groups)
+            return;
+        size_t n = job->total_groups - first < chunk ? job->total_groups - first : chunk;
+        if (atomic_load_explicit(&job->error, memory_order_relaxed) != SX_SUCCESS)
+            continue;  /* drain the counter without running */
+        sx_result r = sxn_run_groups(job, first, n);
+        if (r != SX_SUCCESS) {
+            int expected = SX_SUCCESS;
+            atomic_compare_exchange_strong(&job->error, &expected, r);
+        }
+    }
+}
+
+static void dequeue_locked(struct sxn_job *job)
+{
+    if (!job->queued)
+        return;
+    struct sxn_job **pp = &head, *prev = NULL;
+    while (*pp && *pp != job) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp) {
+        *pp = job->next;
+        if (tail == job)
+            tail = prev;
+    }
+    job->queued = false;
+}
+
+static void *worker(void *arg)
+{
+    pthread_mutex_lock(&pool_lock);
+    for (;;) {
+        while (!quitting && !head)
+            pthread_cond_wait(&work_cv, &pool_lock);
+        if (quitting)
+            break;
+        struct sxn_job *job = head;
+        job->users++;
+        pthread_mutex_unlock(&pool_lock);
+        work_on(job);
+        pthread_mutex_lock(&pool_lock);
+        dequeue_locked(job);  /* nothing left to claim */
+        if (--job->users == 0)
+            pthread_cond_broadcast(&done_cv);
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return NULL;
+}
+
+static sx_result start_locked(void)
+{
+    if (started)
+        return SX_SUCCESS;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned want = n > 1 ? (unsigned)n - 1 : 0;
+    const char *env = sxn_getenv("SX_NATIVE_THREADS");
+    if (env && *env) {
+        long v = strtol(env, NULL, 10);
+        if (v >= 1 && v <= 4096)
+            want = (unsigned)v - 1;
+    }
+    threads = want ? calloc(want, sizeof(*threads)) : NULL;
+    if (want && !threads)
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for the thread pool");
+    quitting = false;
+    nthreads = 0;
+    for (unsigned i = 0; i < want; i++) {
+        if (pthread_create(&threads[i], NULL, worker, NULL) != 0)
+            break;
+        nthreads++;
+    }
+    if (nthreads < want)
+        sxn_services->log(SX_LOG_WARN, "native: started %u of %u pool threads", nthreads, want);
+    started = true;
+    return SX_SUCCESS;
+}
+
+sx_result sxn_pool_run(struct sxn_job *job)
+{
+    pthread_mutex_lock(&pool_lock);
+    sx_result r = start_locked();
+    if (r != SX_SUCCESS) {
+        pthread_mutex_unlock(&pool_lock);
+        return r;
+    }
+    if (nthreads) {
+        job->next = NULL;
+        job->queued = true;
+        if (tail)
+            tail->next = job;
+        else
+            head = job;
+        tail = job;
+        pthread_cond_broadcast(&work_cv);
+    }
+    pthread_mutex_unlock(&pool_lock);
+
+    work_on(job);
+
+    pthread_mutex_lock(&pool_lock);
+    dequeue_locked(job);
+    /* Workers that took the job may still run their last chunks; the job
+     * lives on this stack, so wait for them to let go. */
+    while (job->users)
+        pthread_cond_wait(&done_cv, &pool_lock);
+    pthread_mutex_unlock(&pool_lock);
+    r = atomic_load(&job->error);
+    if (r != SX_SUCCESS)
+        return sxn_error(r, "native: kernel %s: a work-group failed to run (%d)", job->kernel->name, r);
+    return SX_SUCCESS;
+}
+
+void sxn_pool_shutdown(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    if (!started) {
+        pthread_mutex_unlock(&pool_lock);
+        return;
+    }
+    quitting = true;
+    pthread_cond_broadcast(&work_cv);
+    pthread_mutex_unlock(&pool_lock);
+    for (unsigned i = 0; i < nthreads; i++)
+        pthread_join(threads[i], NULL);
+    free(threads);
+    threads = NULL;
+    nthreads = 0;
+    pthread_mutex_lock(&pool_lock);
+    started = false;
+    quitting = false;
+    head = tail = NULL;
+    pthread_mutex_unlock(&pool_lock);
+}

@@ -1,0 +1,678 @@
+/* program.c: host shared-object programs. Validates the ELF bytes, loads
+ * them from memory (memfd + dlopen, no file left behind), finds kernels
+ * and program-scope variables by name, and builds each kernel's libffi
+ * call interface once from its signature. Also loads the builtins module. */
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ builtins */
+
+static pthread_mutex_t builtins_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *builtins_dl;
+sxn_set_item_fn sxn_set_item;
+sxn_get_item_fn sxn_get_item;
+
+sx_result sxn_builtins_load(void)
+{
+    pthread_mutex_lock(&builtins_lock);
+    if (builtins_dl) {
+        pthread_mutex_unlock(&builtins_lock);
+        return SX_SUCCESS;
+    }
+    const char *path = sxn_getenv("SX_NATIVE_BUILTINS");
+    if (!path || !*path)
+        path = SX_ADAPTER_DIR "/sx-native-builtins.so";
+    /* RTLD_GLOBAL: every program resolves its builtin imports here. */
+    void *dl = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!dl) {
+        const char *e = dlerror();
+        pthread_mutex_unlock(&builtins_lock);
+        return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
+                         "native: cannot load the builtins module %s: %s (set SX_NATIVE_BUILTINS)",
+                         path, e ? e : "?");
+    }
+    const uint32_t *abi = dlsym(dl, SXN_BUILTINS_ABI_SYMBOL);
+    sxn_set_item_fn set = (sxn_set_item_fn)dlsym(dl, SXN_BUILTINS_SET_SYMBOL);
+    sxn_get_item_fn get = (sxn_get_item_fn)dlsym(dl, SXN_BUILTINS_GET_SYMBOL);
+    if (!abi || *abi != SXN_BUILTINS_ABI || !set || !get) {
+        dlclose(dl);
+        pthread_mutex_unlock(&builtins_lock);
+        return sxn_error(SX_ERROR_UNSUPPORTED_VERSION,
+                         "native: %s is not a builtins module of ABI %u (found %d)", path,
+                         SXN_BUILTINS_ABI, abi ? (int)*abi : -1);
+    }
+    sxn_set_item = set;
+    sxn_get_item = get;
+    builtins_dl = dl;
+    pthread_mutex_unlock(&builtins_lock);
+    return SX_SUCCESS;
+}
+
+void sxn_builtins_unload(void)
+{
+    pthread_mutex_lock(&builtins_lock);
+    if (builtins_dl)
+        dlclose(builtins_dl);
+    builtins_dl = NULL;
+    sxn_set_item = NULL;
+    sxn_get_item = NULL;
+    pthread_mutex_unlock(&builtins_lock);
+}
+
+/* ------------------------------------------------------------ ELF checks */
+
+static bool range_ok(uint64_t off, uint64_t len, size_t size)
+{
+    return off <= size && len <= size - off;
+}
+
+/* Check that the bytes are an x86-64 ELF shared object and note whether
+ * it imports a barrier builtin (those kernels run one fiber per work-item).
+ * Every offset read from the file is bounds-checked. */
+static sx_result elf_check(const unsigned char *b, size_t size, bool *uses_barrier)
+{
+    Elf64_Ehdr eh;
+    if (size < sizeof(eh))
+        return sxn_error(SX_ERROR_INVALID_BINARY, "native: image of %zu bytes is too small for an ELF header", size);
+    memcpy(&eh, b, sizeof(eh));
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        return sxn_error(SX_ERROR_INVALID_BINARY, "native: image is not ELF (bad magic)");
+    if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+        return sxn_error(SX_ERROR_INVALID_BINARY,
+                         "native: ELF class %u / data %u: need 64-bit little-endian",
+                         eh.e_ident[EI_CLASS], eh.e_ident[EI_DATA]);
+    if (eh.e_machine != EM_X86_64)
+        return sxn_error(SX_ERROR_INVALID_BINARY, "native: ELF machine %u is not x86-64 (%u)",
+                         eh.e_machine, EM_X86_64);
+    if (eh.e_type != ET_DYN)
+        return sxn_error(SX_ERROR_INVALID_BINARY,
+                         "native: ELF type %u is not a shared object (ET_DYN); build with -shared -fPIC",
+                         eh.e_type);
+    if (eh.e_phnum == 0 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+        !range_ok(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr), size))
+        return sxn_error(SX_ERROR_INVALID_BINARY,
+                         "native: ELF program headers (offset %llu, %u x %u) outside the %zu-byte image",
+                         (unsigned long long)eh.e_phoff, eh.e_phnum, eh.e_phentsize, size);
+    for (unsigned i = 0; i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, b + eh.e_phoff + (uint64_t)i * sizeof(ph), sizeof(ph));
+        if (ph.p_type == PT_LOAD && !range_ok(ph.p_offset, ph.p_filesz, size))
+            return sxn_error(SX_ERROR_INVALID_BINARY,
+                             "native: ELF segment %u (offset %llu, %llu bytes) outside the %zu-byte image",
+                             i, (unsigned long long)ph.p_offset, (unsigned long long)ph.p_filesz, size);
+    }
+    /* Without section headers we cannot see the imports: assume barrier. */
+    *uses_barrier = true;
+    if (eh.e_shnum == 0 || eh.e_shoff == 0)
+        return SX_SUCCESS;
+    if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+        !range_ok(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr), size))
+        return sxn_error(SX_ERROR_INVALID_BINARY,
+                         "native: ELF section headers (offset %llu, %u x %u) outside the %zu-byte image",
+                         (unsigned long long)eh.e_shoff, eh.e_shnum, eh.e_shentsize, size);
+    for (unsigned i = 0; i < eh.e_shnum; i++) {
+        Elf64_Shdr sh;
+        memcpy(&sh, b + eh.e_shoff + (uint64_t)i * sizeof(sh), sizeof(sh));
+        if (sh.sh_type != SHT_DYNSYM)
+            continue;
+        if (sh.sh_entsize != sizeof(Elf64_Sym) || !range_ok(sh.sh_offset, sh.sh_size, size) ||
+            sh.sh_link >= eh.e_shnum)
+            return sxn_error(SX_ERROR_INVALID_BINARY, "native: ELF .dynsym section %u is damaged", i);
+        Elf64_Shdr st;
+        memcpy(&st, b + eh.e_shoff + (uint64_t)sh.sh_link * sizeof(st), sizeof(st));
+        if (st.sh_type != SHT_STRTAB || !range_ok(st.sh_offset, st.sh_size, size))
+            return sxn_error(SX_ERROR_INVALID_BINARY, "native: ELF .dynstr section %u is damaged",
+                             sh.sh_link);
+        const char *strs = (const char *)b + st.sh_offset;
+        size_t nsyms = sh.sh_size / sizeof(Elf64_Sym);
+        bool barrier = false;
+        for (size_t s = 1; s < nsyms; s++) {
+            Elf64_Sym sym;
+            memcpy(&sym, b + sh.sh_offset + s * sizeof(sym), sizeof(sym));
+            if (sym.st_shndx != SHN_UNDEF || sym.st_name >= st.sh_size)
+                continue;
+            const char *name = strs + sym.st_name;
+            size_t max = st.sh_size - sym.st_name;
+            if (!memchr(name, 0, max))
+                return sxn_error(SX_ERROR_INVALID_BINARY, "native: ELF symbol %zu name is not terminated", s);
+            if (strstr(name, "barrier"))
+                barrier = true;
+        }
+        *uses_barrier = barrier;
+        return SX_SUCCESS;
+    }
+    return SX_SUCCESS;
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* Load ELF bytes through an anonymous memory file. glibc recognises an
+ * already-loaded object by the path string, and fd numbers are reused, so
+ * when "/proc/self/fd/N" names a program still loaded we try another fd. */
+static sx_result load_bytes(const unsigned char *bytes, size_t size, void **out)
+{
+    int fds[16];
+    int nfds = 0;
+    int fd = memfd_create("sx-native-program", MFD_CLOEXEC);
+    if (fd < 0)
+        return sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: memfd_create: %s", strerror(errno));
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(fd, bytes + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int e = errno;
+            close(fd);
+            return sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: writing the image to a memfd: %s",
+                             strerror(e));
+        }
+        done += (size_t)n;
+    }
+    fds[nfds++] = fd;
+    char path[64];
+    sx_result r = SX_SUCCESS;
+    void *dl = NULL;
+    for (;;) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        void *old = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+        if (!old)
+            break;
+        dlclose(old);
+        if (nfds == (int)(sizeof(fds) / sizeof(fds[0]))) {
+            r = sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: no free path to load the image");
+            goto out;
+        }
+        fd = dup(fds[0]);
+        if (fd < 0) {
+            r = sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: dup: %s", strerror(errno));
+            goto out;
+        }
+        fds[nfds++] = fd;
+    }
+    dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *e = dlerror();
+        r = sxn_error(SX_ERROR_BUILD_FAILURE, "native: dlopen of the image failed: %s",
+                      e ? e : "?");
+    }
+out:
+    for (int i = 0; i < nfds; i++)
+        close(fds[i]);
+    *out = dl;
+    return r;
+}
+
+/* ------------------------------------------------------------ programs */
+
+static void sigs_free(struct sxn_sig *sigs, uint32_t n)
+{
+    if (!sigs)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        free(sigs[i].name);
+        free(sigs[i].params);
+        free(sigs[i].members);
+    }
+    free(sigs);
+}
+
+static sx_result sigs_copy(sxa_program p, const sxa_program_desc *desc)
+{
+    if (!desc || desc->size < offsetof(sxa_program_desc, kernels) + sizeof(desc->kernels))
+        return SX_SUCCESS;
+    if (desc->num_kernels == 0)
+        return SX_SUCCESS;
+    if (!desc->kernels)
+        return sxn_error(SX_ERROR_INVALID_NULL_POINTER,
+                         "native: program desc lists %u kernels but no array", desc->num_kernels);
+    p->sigs = calloc(desc->num_kernels, sizeof(*p->sigs));
+    if (!p->sigs)
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for signatures");
+    p->num_sigs = desc->num_kernels;
+    for (uint32_t i = 0; i < desc->num_kernels; i++) {
+        const sxa_kernel_signature *ks = &desc->kernels[i];
+        struct sxn_sig *s = &p->sigs[i];
+        if (!ks->name || (ks->num_params && !ks->params))
+            return sxn_error(SX_ERROR_INVALID_NULL_POINTER,
+                             "native: kernel signature %u has a NULL name or parameter list", i);
+        if (ks->num_params > SXN_MAX_ARGS)
+            return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
+                             "native: kernel %s has %u parameters; at most %u are supported",
+                             ks->name, ks->num_params, SXN_MAX_ARGS);
+        s->name = strdup(ks->name);
+        s->num_params = ks->num_params;
+        size_t nm = 0;
+        for (uint32_t j = 0; j < ks->num_params; j++) {
+            if (ks->params[j].num_members && !ks->params[j].members)
+                return sxn_error(SX_ERROR_INVALID_NULL_POINTER,
+                                 "native: kernel %s parameter %u lists %u members but no array",
+                                 ks->name, j, ks->params[j].num_members);
+            if (ks->params[j].num_members > 4096)
+                return sxn_error(SX_ERROR_INVALID_VALUE,
+                                 "native: kernel %s parameter %u has %u struct members",
+                                 ks->name, j, ks->params[j].num_members);
+            nm += ks->params[j].num_members;
+        }
+        s->params = calloc(ks->num_params ? ks->num_params : 1, sizeof(*s->params));
+        s->members = calloc(nm ? nm : 1, sizeof(*s->members));
+        if (!s->name || !s->params || !s->members)
+            return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for signatures");
+        size_t at = 0;
+        for (uint32_t j = 0; j < ks->num_params; j++) {
+            s->params[j] = ks->params[j];
+            if (ks->params[j].num_members) {
+                memcpy(&s->members[at], ks->params[j].members,
+                       ks->params[j].num_members * sizeof(*s->members));
+                s->params[j].members = &s->members[at];
+                at += ks->params[j].num_members;
+            } else {
+                s->params[j].members = NULL;
+            }
+        }
+    }
+    return SX_SUCCESS;
+}
+
+static void program_free(sxa_program p)
+{
+    if (p->dl)
+        dlclose(p->dl);
+    sigs_free(p->sigs, p->num_sigs);
+    free(p->bytes);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+void sxn_program_unref(sxa_program p)
+{
+    if (atomic_fetch_sub(&p->refs, 1) == 1)
+        program_free(p);
+}
+
+static sx_result program_create(sxa_context context, sxa_device device, sx_image_kind kind,
+                                const void *data, size_t size, const sxa_program_desc *desc,
+                                sxa_program *out)
+{
+    if (!context || !device)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.create: NULL handle");
+    if (!data || !out)
+        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: program.create: NULL %s",
+                         data ? "out" : "data");
+    if (kind != SX_IMAGE_KIND_HOST_ELF)
+        return sxn_error(SX_ERROR_INVALID_BINARY,
+                         "native: program.create: image kind %u is not a host ELF (%u)",
+                         (unsigned)kind, SX_IMAGE_KIND_HOST_ELF);
+    bool uses_barrier;
+    sx_result r = elf_check(data, size, &uses_barrier);
+    if (r != SX_SUCCESS)
+        return r;
+    struct sxa_program_s *p = calloc(1, sizeof(*p));
+    if (!p)
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.create: out of memory");
+    p->obj.dispatch = sxn_services->dispatch;
+    p->context = context;
+    atomic_init(&p->refs, 1);
+    pthread_mutex_init(&p->lock, NULL);
+    p->uses_barrier = uses_barrier;
+    p->bytes = malloc(size);
+    p->size = size;
+    if (!p->bytes) {
+        program_free(p);
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.create: out of memory for %zu bytes", size);
+    }
+    memcpy(p->bytes, data, size);
+    r = sigs_copy(p, desc);
+    if (r != SX_SUCCESS) {
+        program_free(p);
+        return r;
+    }
+    *out = p;
+    return SX_SUCCESS;
+}
+
+static sx_result program_build(sxa_program p, const char *options)
+{
+    if (!p)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.build: NULL program");
+    sx_result r = sxn_builtins_load();
+    if (r != SX_SUCCESS)
+        return r;
+    pthread_mutex_lock(&p->lock);
+    if (p->state == SXN_PROG_BUILT) {
+        pthread_mutex_unlock(&p->lock);
+        return SX_SUCCESS;
+    }
+    void *dl = NULL;
+    r = load_bytes(p->bytes, p->size, &dl);
+    if (r == SX_SUCCESS) {
+        struct link_map *lm = NULL;
+        if (dlinfo(dl, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
+            dlclose(dl);
+            r = sxn_error(SX_ERROR_BUILD_FAILURE, "native: dlinfo on the loaded image failed");
+        } else {
+            p->dl = dl;
+            p->link_map = lm;
+            p->state = SXN_PROG_BUILT;
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+    return r;
+}
+
+static sx_result program_release(sxa_program p)
+{
+    if (!p)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.release: NULL program");
+    sxn_program_unref(p);
+    return SX_SUCCESS;
+}
+
+static sx_result program_get_binary(sxa_program p, sx_image_kind *kind, size_t size, void *value,
+                                    size_t *size_ret)
+{
+    if (!p)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.get_binary: NULL program");
+    if (!p->bytes)
+        return sxn_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                         "native: program %p was linked from several images and has no single binary",
+                         (void *)p);
+    if (kind)
+        *kind = SX_IMAGE_KIND_HOST_ELF;
+    return sxa_info_copy(p->bytes, p->size, size, value, size_ret);
+}
+
+/* Look a symbol up in the program itself (not in what it can see) and
+ * return its ELF symbol entry. */
+static void *find_symbol(sxa_program p, const char *name, const Elf64_Sym **sym)
+{
+    if (!p->dl)
+        return NULL;
+    dlerror();
+    void *addr = dlsym(p->dl, name);
+    if (!addr)
+        return NULL;
+    Dl_info info;
+    struct link_map *lm = NULL;
+    if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || lm != p->link_map)
+        return NULL;
+    const Elf64_Sym *s = NULL;
+    if (!dladdr1(addr, &info, (void **)&s, RTLD_DL_SYMENT) || !s || !info.dli_sname ||
+        strcmp(info.dli_sname, name) != 0)
+        return NULL;
+    *sym = s;
+    return addr;
+}
+
+sx_result sxn_global_find(sxa_program p, const char *name, void **addr, size_t *size)
+{
+    if (p->state != SXN_PROG_BUILT)
+        return sxn_error(SX_ERROR_INVALID_PROGRAM,
+                         "native: program %p is not built; cannot reach variable '%s'", (void *)p, name);
+    const Elf64_Sym *s;
+    void *a = find_symbol(p, name, &s);
+    if (!a || (ELF64_ST_TYPE(s->st_info) != STT_OBJECT && ELF64_ST_TYPE(s->st_info) != STT_COMMON))
+        return sxn_error(SX_ERROR_INVALID_GLOBAL_NAME,
+                         "native: program %p has no program-scope variable '%s'", (void *)p, name);
+    *addr = a;
+    *size = s->st_size;
+    return SX_SUCCESS;
+}
+
+static sx_result program_get_global(sxa_program p, const char *name, size_t *size, void **ptr)
+{
+    if (!p)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.get_global: NULL program");
+    if (!name)
+        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: program.get_global: NULL name");
+    void *a;
+    size_t s;
+    sx_result r = sxn_global_find(p, name, &a, &s);
+    if (r != SX_SUCCESS)
+        return r;
+    if (size)
+        *size = s;
+    if (ptr)
+        *ptr = a;
+    return SX_SUCCESS;
+}
+
+/* ------------------------------------------------------------ kernels */
+
+static ffi_type *scalar_type(uint32_t scalar)
+{
+    switch (scalar) {
+    case SX_SCALAR_I8: return &ffi_type_sint8;
+    case SX_SCALAR_U8: return &ffi_type_uint8;
+    case SX_SCALAR_I16: return &ffi_type_sint16;
+    case SX_SCALAR_U16: return &ffi_type_uint16;
+    case SX_SCALAR_I32: return &ffi_type_sint32;
+    case SX_SCALAR_U32: return &ffi_type_uint32;
+    case SX_SCALAR_I64: return &ffi_type_sint64;
+    case SX_SCALAR_U64: return &ffi_type_uint64;
+    case SX_SCALAR_F32: return &ffi_type_float;
+    case SX_SCALAR_F64: return &ffi_type_double;
+    case SX_SCALAR_PTR: return &ffi_type_pointer;
+    default: return NULL;  /* F16 has no libffi type; NONE is not a value */
+    }
+}
+
+static void kernel_free(sxa_kernel k)
+{
+    struct sxn_fallback *fb = atomic_load(&k->fallback);
+    if (fb) {
+        free(fb->types);
+        free(fb->arg_type);
+        free(fb->size);
+        free(fb);
+    }
+    free(k->types);
+    free(k->structs);
+    free(k->elements);
+    free(k->name);
+    pthread_mutex_destroy(&k->fallback_lock);
+    free(k);
+}
+
+/* Build the one call interface of a kernel from its signature. */
+static sx_result kernel_prepare(sxa_kernel k, const struct sxn_sig *sig)
+{
+    uint32_t n = sig->num_params;
+    size_t nstructs = 0, nelems = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (sig->params[i].kind == SX_PARAM_STRUCT) {
+            nstructs++;
+            nelems += sig->params[i].num_members + 1;
+        }
+    k->types = calloc(n ? n : 1, sizeof(*k->types));
+    k->structs = calloc(nstructs ? nstructs : 1, sizeof(*k->structs));
+    k->elements = calloc(nelems ? nelems : 1, sizeof(*k->elements));
+    if (!k->types || !k->structs || !k->elements)
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for kernel %s", k->name);
+    size_t si = 0, ei = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const sxa_kernel_param *p = &sig->params[i];
+        switch (p->kind) {
+        case SX_PARAM_VALUE: {
+            ffi_type *t = scalar_type(p->scalar);
+            if (!t)
+                return sxn_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                                 "native: kernel %s parameter %u: scalar type %u cannot be passed",
+                                 k->name, i, p->scalar);
+            if (t->size != p->size)
+                return sxn_error(SX_ERROR_INVALID_BINARY,
+                                 "native: kernel %s parameter %u: size %u does not match scalar type %u (%zu bytes)",
+                                 k->name, i, p->size, p->scalar, t->size);
+            k->types[i] = t;
+            break;
+        }
+        case SX_PARAM_POINTER:
+        case SX_PARAM_LOCAL:
+            k->types[i] = &ffi_type_pointer;
+            break;
+        case SX_PARAM_STRUCT: {
+            if (p->num_members == 0)
+                return sxn_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                                 "native: kernel %s parameter %u: a struct without members", k->name, i);
+            ffi_type *st = &k->structs[si++];
+            st->type = FFI_TYPE_STRUCT;
+            st->elements = &k->elements[ei];
+            for (uint32_t m = 0; m < p->num_members; m++) {
+                ffi_type *t = scalar_type(p->members[m].scalar);
+                if (!t)
+                    return sxn_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                                     "native: kernel %s parameter %u member %u: scalar type %u cannot be passed",
+                                     k->name, i, m, p->members[m].scalar);
+                k->elements[ei++] = t;
+            }
+            k->elements[ei++] = NULL;
+            k->types[i] = st;
+            break;
+        }
+        default:
+            return sxn_error(SX_ERROR_INVALID_BINARY, "native: kernel %s parameter %u: kind %u unknown",
+                             k->name, i, p->kind);
+        }
+    }
+    ffi_status st = ffi_prep_cif(&k->cif, FFI_DEFAULT_ABI, n, &ffi_type_void, k->types);
+    if (st != FFI_OK)
+        return sxn_error(SX_ERROR_INVALID_BINARY, "native: kernel %s: ffi_prep_cif failed (%d)",
+                         k->name, (int)st);
+    /* libffi has now laid the structs out; they must match the image's. */
+    for (uint32_t i = 0; i < n; i++) {
+        const sxa_kernel_param *p = &sig->params[i];
+        if (p->kind != SX_PARAM_STRUCT)
+            continue;
+        size_t offs[4096];
+        if (ffi_get_struct_offsets(FFI_DEFAULT_ABI, k->types[i], offs) != FFI_OK)
+            return sxn_error(SX_ERROR_INVALID_BINARY,
+                             "native: kernel %s parameter %u: libffi cannot lay out the struct", k->name, i);
+        for (uint32_t m = 0; m < p->num_members; m++)
+            if (offs[m] != p->members[m].offset)
+                return sxn_error(SX_ERROR_INVALID_BINARY,
+                                 "native: kernel %s parameter %u member %u: offset %u given, the C layout puts it at %zu",
+                                 k->name, i, m, p->members[m].offset, offs[m]);
+        if (k->types[i]->size != p->size)
+            return sxn_error(SX_ERROR_INVALID_BINARY,
+                             "native: kernel %s parameter %u: struct size %u given, the C layout gives %zu",
+                             k->name, i, p->size, k->types[i]->size);
+    }
+    return SX_SUCCESS;
+}
+
+static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
+{
+    if (!p)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: kernel.create: NULL program");
+    if (!name || !out)
+        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: kernel.create: NULL %s",
+                         name ? "out" : "name");
+    if (p->state != SXN_PROG_BUILT)
+        return sxn_error(SX_ERROR_INVALID_PROGRAM, "native: kernel.create %s: program %p is not built",
+                         name, (void *)p);
+    const Elf64_Sym *sym;
+    void *fn = find_symbol(p, name, &sym);
+    if (!fn || ELF64_ST_TYPE(sym->st_info) != STT_FUNC)
+        return sxn_error(SX_ERROR_INVALID_KERNEL_NAME, "native: program %p has no kernel function '%s'",
+                         (void *)p, name);
+    struct sxa_kernel_s *k = calloc(1, sizeof(*k));
+    if (!k)
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: kernel.create: out of memory");
+    k->obj.dispatch = sxn_services->dispatch;
+    pthread_mutex_init(&k->fallback_lock, NULL);
+    k->name = strdup(name);
+    if (!k->name) {
+        kernel_free(k);
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: kernel.create: out of memory");
+    }
+    k->program = p;
+    k->fn = (void (*)(void))fn;
+    k->uses_barrier = p->uses_barrier;
+    const struct sxn_sig *sig = NULL;
+    for (uint32_t i = 0; i < p->num_sigs; i++)
+        if (strcmp(p->sigs[i].name, name) == 0) {
+            sig = &p->sigs[i];
+            break;
+        }
+    if (sig) {
+        k->has_sig = true;
+        k->num_params = sig->num_params;
+        k->params = sig->params;
+        sx_result r = kernel_prepare(k, sig);
+        if (r != SX_SUCCESS) {
+            kernel_free(k);
+            return r;
+        }
+    }
+    atomic_fetch_add(&p->refs, 1);
+    *out = k;
+    return SX_SUCCESS;
+}
+
+static sx_result kernel_release(sxa_kernel k)
+{
+    if (!k)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: kernel.release: NULL kernel");
+    sxa_program p = k->program;
+    kernel_free(k);
+    sxn_program_unref(p);
+    return SX_SUCCESS;
+}
+
+static sx_result kernel_get_info(sxa_kernel k, sxa_kernel_info param, size_t size, void *value,
+                                 size_t *size_ret)
+{
+    if (!k)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: kernel.get_info: NULL kernel");
+    switch (param) {
+    case SXA_KERNEL_INFO_NUM_ARGS: {
+        uint32_t n = k->num_params;
+        if (!k->has_sig) {
+            struct sxn_fallback *fb = atomic_load(&k->fallback);
+            if (!fb)
+                return sxn_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                                 "native: kernel %s has no signature; its argument count is unknown",
+                                 k->name);
+            n = fb->num_params;
+        }
+        return sxa_info_copy(&n, sizeof(n), size, value, size_ret);
+    }
+    case SXA_KERNEL_INFO_MAX_WORK_GROUP_SIZE: {
+        size_t v = SXN_MAX_WORK_GROUP;
+        return sxa_info_copy(&v, sizeof(v), size, value, size_ret);
+    }
+    case SXA_KERNEL_INFO_LOCAL_MEM_SIZE: {
+        uint64_t v = 0;
+        return sxa_info_copy(&v, sizeof(v), size, value, size_ret);
+    }
+    default:
+        return sxn_error(SX_ERROR_INVALID_ENUMERATION, "native: kernel info %u unknown", (unsigned)param);
+    }
+}
+
+const sxa_program_table sxn_program_table = {
+    .size = sizeof(sxa_program_table),
+    .create = program_create,
+    .build = program_build,
+    .compile = NULL,
+    .link = NULL,
+    .release = program_release,
+    .get_binary = program_get_binary,
+    .get_global = program_get_global,
+};
+
+const sxa_kernel_table sxn_kernel_table = {
+    .size = sizeof(sxa_kernel_table),
+    .create = kernel_create,
+    .release = kernel_release,
+    .get_info = kernel_get_info,
+};
