@@ -114,7 +114,7 @@ static void write_constant(reader *r, uint32_t cid, unsigned char *buf, uint64_t
             if (t->op == OP_TYPE_STRUCT)
                 member_t = (i - 3 + 2 < twc) ? tin[i - 3 + 2] : 0;
             else
-                member_t = tin[2];
+                member_t = twc > 2 ? tin[2] : 0;
             uint64_t ms = type_size(r, member_t);
             if (t->op == OP_TYPE_STRUCT && ms && off % (ms > 8 ? 8 : ms))
                 off += (ms > 8 ? 8 : ms) - off % (ms > 8 ? 8 : ms);
@@ -166,7 +166,7 @@ static int scan(reader *r)
         case OP_TYPE_ARRAY: {
             id_info *len = id_at(r, wc > 3 ? in[3] : 0);
             uint64_t n = 0;
-            if (len && len->op == OP_CONSTANT) {
+            if (len && len->op == OP_CONSTANT && (r->w[len->first] >> 16) > 3) {
                 const uint32_t *lin = r->w + len->first;
                 n = lin[3];
                 if ((lin[0] >> 16) > 4)
@@ -307,7 +307,7 @@ static int collect(reader *r, ztd_module_info *out)
         if (!name || !fn || fn->op != OP_FUNCTION)
             return fail(r, "OpEntryPoint at word %zu is malformed", i);
         id_info *ft = id_at(r, fn->fn_type);
-        if (!ft || ft->op != OP_TYPE_FUNCTION)
+        if (!ft || ft->op != OP_TYPE_FUNCTION || (r->w[ft->first] >> 16) < 3)
             return fail(r, "entry point '%s' has no function type", name);
         const uint32_t *tin = r->w + ft->first;
         uint32_t np = (tin[0] >> 16) - 3;
