@@ -422,7 +422,7 @@ static sx_result copy_host_storage(dg *d, const copy_req *c)
         memmove(storage, c->host, c->bytes);
     else
         memmove(c->host, storage, c->bytes);
-    return c->ev ? sxi_event_wrap(c->q->adapter, NULL, c->ev) : SX_SUCCESS;
+    return c->ev ? sxi_event_wrap(c->q, NULL, c->ev) : SX_SUCCESS;
 }
 
 static sx_result copy_image_scope(const char *uid, const copy_req *c)
@@ -482,7 +482,7 @@ static sx_result copy_image_scope(const char *uid, const copy_req *c)
                 sxi_error_prefix("device_global '%s': %s its program variable on %s", uid,
                                  c->write ? "writing" : "reading", q->device->name);
             else if (c->ev)
-                r = sxi_event_wrap(q->adapter, out, c->ev);
+                r = sxi_event_wrap(q, out, c->ev);
         }
     }
     sxi_registry_unlock();

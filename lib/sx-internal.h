@@ -207,13 +207,14 @@ struct sx_queue_s {
 struct sx_event_s {
     uint32_t tag;
     struct sx_adapter_s *adapter;
+    struct sx_context_s *context;  /* retained: an event keeps its context alive */
     sxa_event handle;
 };
 
-/* Wrap an adapter event into a public one (handle may be NULL: event is
- * complete). On allocation failure the adapter event is waited on and
- * released and the error returned. */
-sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event handle, sx_event *out);
+/* Wrap an adapter event of a queue's command into a public one (handle
+ * may be NULL: the event is complete). On allocation failure the adapter
+ * event is waited on and released and the error returned. */
+sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event handle, sx_event *out);
 /* Translate a public wait list (checked) into adapter events of `a`,
  * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
