@@ -3,8 +3,9 @@
 
 #include "sx-internal.h"
 
-sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event h, sx_event *out)
+sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event h, sx_event *out)
 {
+    struct sx_adapter_s *a = q->adapter;
     struct sx_event_s *e = malloc(sizeof(*e));
     if (!e) {
         if (h) {
@@ -15,6 +16,8 @@ sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event h, sx_event *out)
     }
     e->tag = SXI_TAG_EVENT;
     e->adapter = a;
+    e->context = q->context;
+    atomic_fetch_add(&q->context->refs, 1);
     e->handle = h;
     *out = e;
     return SX_SUCCESS;
@@ -125,6 +128,7 @@ SX_API sx_result sx_event_release(sx_event e)
     if (e->handle)
         SXA_CALL(e->adapter, event, release, e->handle);
     e->tag = SXI_TAG_DEAD;
+    struct sx_context_s *c = e->context;
     free(e);
-    return SX_SUCCESS;
+    return sxi_context_release(c);
 }

@@ -149,6 +149,9 @@ static void image_free(sxi_image *im)
             sxi_signature_free(&im->signatures[k]);
     free(im->signatures);
     free(im->entries);
+    for (uint32_t k = 0; k < im->num_globals; k++)
+        free(im->globals[k].symbol_owned);
+    free(im->globals);
 }
 
 static void library_free(sxi_library *lib)
@@ -223,6 +226,9 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
         if (r != SX_SUCCESS)
             return r;
     }
+    sx_result gr = sxi_dg_parse_image(i, im);
+    if (gr != SX_SUCCESS)
+        return gr;
     const sx_device_binary_property_set *req = sxi_prop_set(b, SX_PROP_SET_DEVICE_REQUIREMENTS);
     for (const sx_device_binary_property *p = req ? req->properties_begin : NULL; p && p < req->properties_end; p++) {
         if (strcmp(p->name, "aspects") != 0)
@@ -344,14 +350,25 @@ sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
             return sxi_error(SX_ERROR_INVALID_OPERATION, "sx_register_images: descriptor %p is already registered",
                              (const void *)desc);
         }
+    for (uint32_t i = 0; i < lib->num_images; i++) {
+        sx_result r = sxi_dg_check_image(&lib->images[i]);
+        if (r != SX_SUCCESS) {
+            sxi_registry_unlock();
+            library_free(lib);
+            return r;
+        }
+    }
     bool ok = true;
-    for (uint32_t i = 0; i < lib->num_images && ok; i++) {
+    uint32_t added = 0;
+    for (uint32_t i = 0; i < lib->num_images && ok; i++, added++) {
         lib->images[i].id = atomic_fetch_add(&next_image_id, 1);
-        ok = index_add(&lib->images[i]);
+        ok = index_add(&lib->images[i]) && sxi_dg_add_image(&lib->images[i]);
     }
     if (!ok) {
-        for (uint32_t i = 0; i < lib->num_images; i++)
+        for (uint32_t i = 0; i < added; i++) {
             index_remove(&lib->images[i]);
+            sxi_dg_remove_image(&lib->images[i]);
+        }
         index_key_fix();
         sxi_registry_unlock();
         library_free(lib);
@@ -387,8 +404,10 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
                          (const void *)desc);
     }
     *pp = lib->next;
-    for (uint32_t i = 0; i < lib->num_images; i++)
+    for (uint32_t i = 0; i < lib->num_images; i++) {
         index_remove(&lib->images[i]);
+        sxi_dg_remove_image(&lib->images[i]);
+    }
     index_key_fix();
     atomic_fetch_add(&sxi_registry_generation, 1);
     /* Kernels and programs built from these images go now, while the

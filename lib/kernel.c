@@ -166,9 +166,10 @@ void sxi_kernels_drop_all(void)
     sxi_registry_unlock();
 }
 
-sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx, struct sx_device_s *dev,
-                              sxi_kernel_slot **out)
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_kernel_slot **out)
 {
+    struct sx_context_s *ctx = q->context;
+    struct sx_device_s *dev = q->device;
     sxi_registry_lock();
     for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = s->next)
         if (s->context == ctx && s->device == dev) {
@@ -181,7 +182,7 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx, s
     sxi_program *prog;
     sx_result r = sxi_select_image(k->name, dev, &img, &entry);
     if (r == SX_SUCCESS)
-        r = sxi_program_get(ctx, dev, img, &prog);
+        r = sxi_program_get(q, img, &prog);
     sxi_kernel_slot *s = NULL;
     if (r == SX_SUCCESS && !(s = calloc(1, sizeof(*s))))
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");

@@ -125,7 +125,7 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
         sxi_error_prefix("launch of '%s' on %s", k->name, q->device->name);
         return r;
     }
-    return event ? sxi_event_wrap(q->adapter, out, event) : SX_SUCCESS;
+    return event ? sxi_event_wrap(q, out, event) : SX_SUCCESS;
 }
 
 sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims, const size_t *offset,

@@ -281,6 +281,55 @@ SX_API sx_result sx_nd_launch(sx_queue queue, sx_args args, uint32_t work_dim, c
 SX_API sx_result sx_single_task(sx_queue queue, sx_args args, const sx_launch_properties *props,
                                 uint32_t num_events, const sx_event *wait_list, sx_event *event);
 
+/* -------------------------------------------------------- device globals */
+/* sycl_ext_oneapi_device_global. A device global is known by its unique id
+ * (the images' "SYCL/device globals" sets) and, on the host, by the address
+ * of its host object, which sx_device_global_add registers (device-global.h
+ * has macros that define the object and register it). The host object is
+ * DPC++'s layout: { void *usm; T initial_value; } for ordinary variables,
+ * { T value; } with SX_DEVICE_GLOBAL_IMAGE_SCOPE, where it also holds the
+ * value while no image contains the variable. */
+enum {
+    SX_HOST_ACCESS_READ = 0,
+    SX_HOST_ACCESS_WRITE = 1,
+    SX_HOST_ACCESS_READ_WRITE = 2,
+    SX_HOST_ACCESS_NONE = 3
+};
+enum {
+    SX_DEVICE_GLOBAL_IMAGE_SCOPE = 1u << 0  /* device_image_scope */
+};
+
+/* Register a host object (any order relative to image registration, before
+ * sx_init too). size = sizeof(T); flags SX_DEVICE_GLOBAL_*; host_access
+ * SX_HOST_ACCESS_*. SX_ERROR_INVALID_SIZE if a registered image says
+ * another size; SX_ERROR_INVALID_OPERATION if the address or id is taken. */
+SX_API sx_result sx_device_global_add(const void *host_ptr, const char *unique_id, size_t size, uint32_t flags,
+                                      uint32_t host_access);
+/* Remove what sx_device_global_add added (a library's destructor). */
+SX_API sx_result sx_device_global_remove(const void *host_ptr);
+
+/* memcpy(dest_global, src, num_bytes, offset) and the reverse. src/dst are
+ * host or USM memory; blocking as for sx_queue_memcpy. Errors name the
+ * variable and the numbers: SX_ERROR_INVALID_GLOBAL_NAME (not registered),
+ * SX_ERROR_INVALID_VALUE (offset + bytes past the variable; or, with
+ * device_image_scope, the variable is in more than one image or program for
+ * the device), SX_ERROR_ACCESS_DENIED (host_access forbids it),
+ * SX_ERROR_KERNEL_NOT_SUPPORTED (its image cannot run on the device). */
+SX_API sx_result sx_queue_device_global_write(sx_queue queue, const void *global, const void *src, size_t num_bytes,
+                                              size_t offset, int blocking, uint32_t num_events,
+                                              const sx_event *wait_list, sx_event *event);
+SX_API sx_result sx_queue_device_global_read(sx_queue queue, void *dst, const void *global, size_t num_bytes,
+                                             size_t offset, int blocking, uint32_t num_events,
+                                             const sx_event *wait_list, sx_event *event);
+/* copy(src, dest_global, count, start_index): count elements of elem_size
+ * bytes starting at element start_index; and the reverse. */
+SX_API sx_result sx_queue_device_global_copy_to(sx_queue queue, const void *src, const void *global, size_t elem_size,
+                                                size_t count, size_t start_index, int blocking, uint32_t num_events,
+                                                const sx_event *wait_list, sx_event *event);
+SX_API sx_result sx_queue_device_global_copy_from(sx_queue queue, void *dst, const void *global, size_t elem_size,
+                                                  size_t count, size_t start_index, int blocking, uint32_t num_events,
+                                                  const sx_event *wait_list, sx_event *event);
+
 #ifdef __cplusplus
 }
 #endif
