@@ -166,7 +166,7 @@ START_TEST(overloads_by_entry_name)
     /* every kernel of the file is a kernel id */
     uint32_t n;
     CK_OK(sx_kernel_get_all(0, NULL, &n));
-    ck_assert_uint_eq(n, 7);
+    ck_assert_uint_eq(n, 8);
     CK_OK(sx_usm_free(t.ctx, pi));
     CK_OK(sx_usm_free(t.ctx, pf));
 }
