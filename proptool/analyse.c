@@ -25,6 +25,12 @@ typedef struct layout {
     size_t cap;
 } layout;
 
+/* Bounds on the work one layout may take: hostile modules can nest types
+ * in cycles or wide trees. */
+#define MAX_VISITS 100000
+static unsigned layout_visits;
+static uint8_t *layout_busy;  /* per id: being laid out (a cycle if met again) */
+
 static const sxp_inst *type_inst(const sxp_module *m, uint32_t id)
 {
     return sxp_module_def(m, id);
@@ -67,6 +73,9 @@ static uint32_t int_scalar(uint32_t width, bool is_signed)
 
 /* Size, alignment and scalar leaves (at `base`) of a type, with OpenCL C's
  * layout rules (natural alignment, 3-vectors as 4, CPacked structs packed). */
+static bool type_layout_in(const sxp_module *m, const sxp_inst *in, uint32_t id, uint64_t base, int depth,
+                           layout *l, uint32_t *scalar_out, bool is_signed);
+
 static bool type_layout(const sxp_module *m, uint32_t id, uint64_t base, int depth, layout *l, uint32_t *scalar_out,
                         bool is_signed)
 {
@@ -79,6 +88,31 @@ static bool type_layout(const sxp_module *m, uint32_t id, uint64_t base, int dep
         sxp_error(m->path, in->off, "type %%%u nests deeper than %d levels", id, MAX_DEPTH);
         return false;
     }
+    if (depth == 0)
+        layout_visits = 0;
+    if (++layout_visits > MAX_VISITS) {
+        sxp_error(m->path, in->off, "type %%%u is too complex to lay out", id);
+        return false;
+    }
+    if (!layout_busy)
+        layout_busy = sxp_xcalloc(m->nids, 1);
+    if (layout_busy[id]) {
+        sxp_error(m->path, in->off, "type %%%u contains itself", id);
+        return false;
+    }
+    layout_busy[id] = 1;
+    bool ok = type_layout_in(m, in, id, base, depth, l, scalar_out, is_signed);
+    layout_busy[id] = 0;
+    if (depth == 0) {
+        free(layout_busy);
+        layout_busy = NULL;
+    }
+    return ok;
+}
+
+static bool type_layout_in(const sxp_module *m, const sxp_inst *in, uint32_t id, uint64_t base, int depth,
+                           layout *l, uint32_t *scalar_out, bool is_signed)
+{
     uint32_t sc = SXP_NONE;
     switch (in->op) {
     case SpvOpTypeInt:
@@ -141,7 +175,7 @@ static bool type_layout(const sxp_module *m, uint32_t id, uint64_t base, int dep
             free(e.leaves);
             return false;
         }
-        for (uint64_t i = 0; i < n && l->nleaves < MAX_LEAVES; i++)
+        for (uint64_t i = 0; e.nleaves && i < n && l->nleaves < MAX_LEAVES; i++)
             for (uint32_t j = 0; j < e.nleaves; j++)
                 add_leaf(l, e.leaves[j].scalar, base + i * e.size + e.leaves[j].offset);
         l->size = (uint32_t)total;

@@ -446,6 +446,31 @@ int main(int argc, char **argv)
                 sxp_warn(va->path, SXP_NONE, "a %s variant should be an ELF file", va->what);
             if (!strcmp(va->what, "ptx") && !memmem(d, n, ".version", 8))
                 sxp_warn(va->path, SXP_NONE, "does not look like PTX (no .version directive)");
+            /* A host object must define every kernel its companion lists:
+             * the native adapter finds them by name. */
+            for (size_t e = 0; elf && !strcmp(va->what, "host") && e < spv->nentries; e++) {
+                bool found;
+                if (!sxp_elf_has_symbol(d, n, spv->entries[e], &found)) {
+                    sxp_warn(va->path, SXP_NONE, "cannot read its dynamic symbols (not an x86-64 shared object?)");
+                    break;
+                }
+                if (!found) {
+                    sxp_error(va->path, SXP_NONE, "host variant lacks kernel '%s' of %s (not a defined dynamic symbol)",
+                              spv->entries[e], in->path);
+                    ok = false;
+                }
+            }
+            if (!strcmp(va->what, "ptx"))
+                for (size_t e = 0; e < spv->nentries; e++) {
+                    char *pat = sxp_xasprintf(".entry %s", spv->entries[e]);
+                    if (!memmem(d, n, pat, strlen(pat)))
+                        sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", spv->entries[e]);
+                    free(pat);
+                }
+            if (!ok) {
+                free(d);
+                break;
+            }
             sxp_image *v = sxp_image_new(va->path, va->target, va->format);
             v->data = d;
             v->size = n;

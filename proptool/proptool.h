@@ -280,6 +280,10 @@ void sxp_cleanup(sxp_module *m);
 /* accessors.c (issue 5) */
 bool sxp_add_global_accessors(sxp_module *m, sxp_analysis *a);
 
+/* elf.c: is `name` a defined dynamic symbol of the ELF64 object? false if
+ * the object cannot be read as one (then *found is false too). */
+bool sxp_elf_has_symbol(const uint8_t *d, size_t size, const char *name, bool *found);
+
 /* ------------------------------------------------------------ output */
 
 /* image-write.c: the image file bytes of `n` images. */

@@ -198,6 +198,8 @@ expect_fail "conflicting keys (one string)" "conflict.spv: word [0-9]*: kernel '
 expect_fail "duplicate kernel across inputs" "dup.spv: duplicate kernel name '__sycl_kernel_once': also defined in kernels.spv" kernels.spv dup.spv
 expect_fail "device_image_scope in two images" 'device_global variable dg_scope with property "device_image_scope" is used in more than one device image' kernels.spv scope2.spv
 expect_fail "missing input" "nothere.spv: cannot open" nothere.spv
+"$CLANG" $HOSTFLAGS "$D/second.cl" -o second.so 2>/dev/null
+expect_fail "host variant lacking a kernel" "second.so: host variant lacks kernel '__sycl_kernel_scale' of kernels.spv" kernels.spv --host second.so
 printf 'sximg-manifest 1\nimage host kernels.so\nparam local\n' > bad.manifest
 expect_fail "manifest: param before kernel" "bad.manifest: line 3: param before any kernel" --manifest bad.manifest
 
