@@ -119,6 +119,7 @@ typedef struct sxp_kernel {
     sxp_param *params;
     uint32_t reqd_wg[3];
     bool has_reqd_wg;
+    bool generated;   /* added by proptool (accessor kernels): not a user kernel */
 } sxp_kernel;
 void sxp_kernel_encode(const sxp_kernel *k, sxp_buf *payload);
 void sxp_kernel_free(sxp_kernel *k);

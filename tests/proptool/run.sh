@@ -101,6 +101,36 @@ else
     cat bc.err; ko "--spir-bc"
 fi
 
+# --- device-global accessor kernels: valid SPIR-V, and working on Oclgrind
+if "$P" --device-global-accessors --spir-bc --llvm-spirv "$LLVM_SPIRV" -o acc.sximg kernels.spv 2> acc.err; then
+    "$P" --dump acc.sximg --extract exacc > acc.dump
+    if [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" exacc/image0.spv; then
+        ok "accessor kernels pass spirv-val"
+    else
+        ko "accessor kernels fail spirv-val"
+    fi
+    SACC=$(sed -n 's/^    dg_scope: string "\(.*\)"$/\1/p' acc.dump | head -n 1)
+    UACC=$(sed -n 's/^    dg_usm: string "\(.*\)"$/\1/p' acc.dump | head -n 1)
+    if [ -n "$SACC" ] && [ -n "$UACC" ] && grep -q "^    $SACC\$" acc.dump; then
+        ok "accessor kernels listed in entries and \"SX/device global accessors\""
+    else
+        ko "accessor kernels not recorded"
+    fi
+    OCLGRIND_ICD=/usr/lib/oclgrind/liboclgrind-rt-icd.so
+    if [ -f "$OCLGRIND_ICD" ] && $CC $CPPFLAGS -o accessor-ocl "$D/accessor-ocl.c" -lOpenCL 2> cc.err; then
+        mkdir -p icd && echo "$OCLGRIND_ICD" > icd/oclgrind.icd
+        if OCL_ICD_VENDORS="$W/icd" ASAN_OPTIONS=detect_leaks=0 ./accessor-ocl exacc/image1.bc "$SACC" "$UACC"; then
+            ok "accessor kernels read and write device globals on Oclgrind (SPIR bitcode)"
+        else
+            ko "accessor kernels on Oclgrind"
+        fi
+    else
+        echo "SKIP: accessor kernels on OpenCL: no Oclgrind or OpenCL headers"
+    fi
+else
+    cat acc.err; ko "--device-global-accessors"
+fi
+
 # --- manifest
 cat > m.manifest <<MAN
 sximg-manifest 1
