@@ -709,6 +709,11 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
                      e->model);
             continue;
         }
+        if (!e->name[0]) {
+            sxp_error(m->path, e->word, "kernel entry point %%%u has an empty name", e->fn);
+            ok = false;
+            continue;
+        }
         for (uint32_t j = 0; j < a->nkernels; j++)
             if (!strcmp(a->kernels[j].name, e->name)) {
                 sxp_error(m->path, e->word, "duplicate kernel entry point '%s'", e->name);
