@@ -4,6 +4,7 @@
  * count); FAKE_MISSING_ENTRY leaves out a mandatory entry; FAKE_WRONG_ABI
  * speaks ABI 99.0; FAKE_INIT_FAILS fails init; FAKE_UNDEFINED_SYMBOL
  * references a symbol nothing defines (dlopen fails). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +157,22 @@ __attribute__((unused)) static sx_result f_launch(sxa_queue q, sxa_kernel k, uin
     for (uint32_t i = 0; i < na; i++)
         if (args[i].type == SX_ARG_POINTER && args[i].value)
             *(unsigned long *)args[i].value = launches;
+    /* FAKE_LAUNCH_LOG: one line per launch, "dims global local | index:type:size:bytes ...". */
+    const char *log = svc->getenv("FAKE_LAUNCH_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "%u %zu %zu |", dims, g[0], l ? l[0] : 0);
+        for (uint32_t i = 0; i < na; i++) {
+            fprintf(f, " %u:%c:%zu:", args[i].index, "VPL"[args[i].type % 3], args[i].size);
+            if (args[i].type == SX_ARG_VALUE)
+                for (size_t b = 0; b < args[i].size; b++)
+                    fprintf(f, "%02x", ((const unsigned char *)args[i].value)[b]);
+            else if (args[i].type == SX_ARG_POINTER)
+                fprintf(f, "%p", args[i].value);
+        }
+        fprintf(f, "\n");
+        fclose(f);
+    }
     if (out)
         NEW(sxa_event_s, out);
     return SX_SUCCESS;

@@ -1,0 +1,150 @@
+/* bench-cuda-core.c: sx_queue_launch on the CUDA adapter against raw cuLaunchKernel, same stream and function. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sycl-ext/sx.h>
+
+/* Internals, only to reach the very CUstream and CUfunction the launch uses. */
+#include "sx-internal.h"
+#include "sxc.h"
+
+#include "cuda-image.h"
+
+#define ROUNDS 15
+#define BATCH 2000
+#define SMALL 200
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v)
+{
+    qsort(v, ROUNDS, sizeof(double), cmp_d);
+    return v[ROUNDS / 2];
+}
+
+#define OK(x)                                                                      \
+    do {                                                                           \
+        sx_result r_ = (x);                                                        \
+        if (r_) {                                                                  \
+            fprintf(stderr, "%s: %s [%s]\n", #x, sx_result_name(r_), sx_last_error()); \
+            exit(1);                                                               \
+        }                                                                          \
+    } while (0)
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *b = getenv("SX_TEST_BUILDDIR");
+    char path[4096];
+    if (!getenv("SX_ADAPTERS")) {
+        snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b ? b : ".");
+        setenv("SX_ADAPTERS", path, 1);
+    }
+    const char *data = getenv("SXC_TEST_DATA");
+    char ptxpath[4096];
+    snprintf(ptxpath, sizeof(ptxpath), "%s/kernels.ptx", data ? data : "tests/cuda");
+    OK(sx_init(0));
+    sx_device dev;
+    uint32_t nd = 0;
+    if (sx_device_get(NULL, SX_DEVICE_TYPE_GPU, 1, &dev, &nd) != SX_SUCCESS || !nd) {
+        printf("SKIP: no CUDA GPU\n");
+        return 77;
+    }
+    FILE *f = fopen(ptxpath, "rb");
+    if (!f) {
+        printf("SKIP: no %s\n", ptxpath);
+        return 77;
+    }
+    static char ptx[1 << 20];
+    size_t n = fread(ptx, 1, sizeof(ptx), f);
+    fclose(f);
+    void *cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    __typeof__(cuLaunchKernel) *raw_launch = (__typeof__(raw_launch))dlsym(cu, "cuLaunchKernel");
+    __typeof__(cuStreamSynchronize) *raw_sync = (__typeof__(raw_sync))dlsym(cu, "cuStreamSynchronize");
+
+    char name[256];
+    sx_device_get_info(dev, SX_DEVICE_INFO_NAME, sizeof(name), name, NULL);
+    printf("GPU: %s (through libsycl-ext's core)\n", name);
+    cuda_image ci;
+    cuda_image_init(&ci, ptx, n);
+    OK(sx_register_images(&ci.desc));
+    sx_context ctx;
+    sx_queue q;
+    OK(sx_context_create(1, &dev, &ctx));
+    OK(sx_queue_create(ctx, dev, 0, &q));
+    sx_kernel k;
+    OK(sx_kernel_get("empty_kernel", &k));
+    size_t one = 1;
+    double t0 = now_s();
+    OK(sx_queue_launch(q, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, NULL));
+    OK(sx_queue_wait(q));
+    double cold = now_s() - t0;
+    t0 = now_s();
+    OK(sx_queue_launch(q, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, NULL));
+    OK(sx_queue_wait(q));
+    double cached = now_s() - t0;
+    printf("first sx_queue_launch (program JIT/link + launch + wait): %.2f ms; second (cached): %.3f ms\n",
+           cold * 1e3, cached * 1e3);
+
+    CUstream stream = ((sxc_queue_t *)q->handle)->stream;
+    sxi_kernel_slot *slot = atomic_load(&k->slots);
+    CUfunction fn = ((sxc_kernel_t *)slot->handle)->fn;
+
+    double raw[ROUNDS], sx[ROUNDS], raw_h[ROUNDS], sx_h[ROUNDS];
+    for (int i = 0; i < BATCH; i++) {
+        raw_launch(fn, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+        sx_queue_launch(q, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, NULL);
+    }
+    raw_sync(stream);
+    for (int r = 0; r < ROUNDS; r++) {
+        double s = now_s();
+        for (int i = 0; i < BATCH; i++)
+            raw_launch(fn, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+        raw_sync(stream);
+        raw[r] = BATCH / (now_s() - s);
+        s = now_s();
+        for (int i = 0; i < BATCH; i++)
+            sx_queue_launch(q, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, NULL);
+        raw_sync(stream);
+        sx[r] = BATCH / (now_s() - s);
+        /* host cost alone: a batch short enough not to fill the launch queue */
+        s = now_s();
+        for (int i = 0; i < SMALL; i++)
+            raw_launch(fn, 1, 1, 1, 1, 1, 1, 0, stream, NULL, NULL);
+        raw_h[r] = SMALL / (now_s() - s);
+        raw_sync(stream);
+        s = now_s();
+        for (int i = 0; i < SMALL; i++)
+            sx_queue_launch(q, k, 1, NULL, &one, &one, 0, NULL, 0, NULL, NULL);
+        sx_h[r] = SMALL / (now_s() - s);
+        raw_sync(stream);
+    }
+    double mr = median(raw), ms = median(sx), mrh = median(raw_h), msh = median(sx_h);
+    printf("empty kernel, launches/s (median of %d rounds):\n", ROUNDS);
+    printf("  raw cuLaunchKernel, %d + sync      %10.0f\n", BATCH, mr);
+    printf("  sx_queue_launch,    %d + sync      %10.0f   ratio sx/raw %.3f\n", BATCH, ms, ms / mr);
+    printf("  raw cuLaunchKernel, %d enqueue only %10.0f  (%.2f us each)\n", SMALL, mrh, 1e6 / mrh);
+    printf("  sx_queue_launch,    %d enqueue only %10.0f  (%.2f us each)   ratio sx/raw %.3f\n", SMALL,
+           msh, 1e6 / msh, msh / mrh);
+
+    OK(sx_kernel_release(k));
+    OK(sx_queue_release(q));
+    OK(sx_context_release(ctx));
+    OK(sx_unregister_images(&ci.desc));
+    OK(sx_fini());
+    return 0;
+}

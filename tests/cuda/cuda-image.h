@@ -1,0 +1,123 @@
+/* cuda-image.h: a registration descriptor for tests/cuda/kernels.cu's PTX, with kernel signatures. */
+#ifndef SXC_CUDA_IMAGE_H
+#define SXC_CUDA_IMAGE_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sycl-ext/binaries.h>
+
+/* One parameter of a signature: kind, scalar, size. */
+typedef struct {
+    uint32_t kind, scalar, size;
+    uint32_t scratch; /* 1: the hidden work-group scratch argument (no source parameter) */
+} cimg_param;
+
+typedef struct {
+    const char *name;
+    uint32_t nparams;
+    cimg_param params[6];
+} cimg_kernel;
+
+static const cimg_kernel cimg_kernels[] = {
+    {"empty_kernel", 0, {{0}}},
+    {"add_one", 2, {{SX_PARAM_POINTER, 0, 8}, {SX_PARAM_VALUE, SX_SCALAR_I32, 4}}},
+    {"local_reverse", 5,
+     {{SX_PARAM_POINTER, 0, 8},
+      {SX_PARAM_POINTER, 0, 8},
+      {SX_PARAM_LOCAL, 0, 8},
+      {SX_PARAM_LOCAL, 0, 8},
+      {SX_PARAM_VALUE, SX_SCALAR_U32, 4}}},
+    {"atomic_add", 2, {{SX_PARAM_POINTER, 0, 8}, {SX_PARAM_VALUE, SX_SCALAR_U64, 8}}},
+    {"read_globals", 1, {{SX_PARAM_POINTER, 0, 8}}},
+    {"bump_counter", 0, {{0}}},
+    {"__sycl_kernel_ff_scale", 5,
+     {{SX_PARAM_POINTER, 0, 8},
+      {SX_PARAM_POINTER, 0, 8},
+      {SX_PARAM_LOCAL, 0, 8},
+      {SX_PARAM_VALUE, SX_SCALAR_F32, 4},
+      {SX_PARAM_LOCAL, 0, 8, 1}}},
+};
+#define CIMG_NK (sizeof(cimg_kernels) / sizeof(cimg_kernels[0]))
+
+typedef struct {
+    sx_offload_entry entries[CIMG_NK];
+    uint8_t sig[CIMG_NK][8 + 5 * 4 + 6 * 7 * 4];
+    sx_device_binary_property props[CIMG_NK];
+    sx_device_binary_property implicit[CIMG_NK];
+    sx_device_binary_property_set set[2];
+    sx_device_binary bin;
+    sx_device_binaries desc;
+} cuda_image;
+
+static inline void cimg_put(uint8_t **p, uint32_t v)
+{
+    memcpy(*p, &v, 4);
+    *p += 4;
+}
+
+/* `data` (PTX text or cubin) must outlive the registration. */
+static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size)
+{
+    memset(ci, 0, sizeof(*ci));
+    size_t nimplicit = 0;
+    for (size_t k = 0; k < CIMG_NK; k++) {
+        const cimg_kernel *K = &cimg_kernels[k];
+        ci->entries[k].name = (char *)K->name;
+        uint32_t nsrc = K->nparams;
+        for (uint32_t i = 0; i < K->nparams; i++)
+            if (K->params[i].scratch) {
+                nsrc--;
+                /* "SYCL/implicit local arg": UINT32, the value in value_size */
+                ci->implicit[nimplicit++] = (sx_device_binary_property){
+                    (char *)K->name, NULL, SX_PROPERTY_TYPE_UINT32, i};
+            }
+        uint8_t *p = ci->sig[k] + 8;
+        cimg_put(&p, 1);
+        cimg_put(&p, SX_KERNEL_KIND_ND_RANGE);
+        cimg_put(&p, 1);
+        cimg_put(&p, nsrc);
+        cimg_put(&p, K->nparams);
+        for (uint32_t i = 0; i < K->nparams; i++) {
+            const cimg_param *P = &K->params[i];
+            cimg_put(&p, P->kind);
+            cimg_put(&p, P->scalar);
+            cimg_put(&p, P->size);
+            cimg_put(&p, P->size);
+            cimg_put(&p, P->kind == SX_PARAM_POINTER ? SX_ADDRESS_SPACE_GLOBAL
+                         : P->kind == SX_PARAM_LOCAL ? SX_ADDRESS_SPACE_LOCAL
+                                                     : SX_ADDRESS_SPACE_PRIVATE);
+            cimg_put(&p, P->scratch ? SX_SOURCE_INDEX_NONE : i);
+            cimg_put(&p, 0);
+        }
+        uint64_t len = (uint64_t)(p - ci->sig[k]);
+        uint64_t bits = (len - 8) * 8;
+        memcpy(ci->sig[k], &bits, 8);
+        ci->props[k] = (sx_device_binary_property){(char *)K->name, ci->sig[k],
+                                                   SX_PROPERTY_TYPE_BYTE_ARRAY, len};
+    }
+    ci->set[0] = (sx_device_binary_property_set){(char *)SX_PROP_SET_KERNEL_SIGNATURES, ci->props,
+                                                 ci->props + CIMG_NK};
+    ci->set[1] = (sx_device_binary_property_set){(char *)SX_PROP_SET_IMPLICIT_LOCAL_ARG, ci->implicit,
+                                                 ci->implicit + nimplicit};
+    ci->bin = (sx_device_binary){
+        .version = SX_DEVICE_BINARY_VERSION,
+        .kind = SX_OFFLOAD_KIND_SYCL,
+        .format = SX_BINARY_FORMAT_NONE,
+        .device_target_spec = SX_TARGET_NVPTX64,
+        .binary_start = data,
+        .binary_end = (const unsigned char *)data + size,
+        .entries_begin = ci->entries,
+        .entries_end = ci->entries + CIMG_NK,
+        .property_sets_begin = ci->set,
+        .property_sets_end = ci->set + 2,
+    };
+    ci->desc = (sx_device_binaries){
+        .version = SX_DEVICE_BINARIES_VERSION,
+        .num_device_binaries = 1,
+        .device_binaries = &ci->bin,
+    };
+}
+
+#endif /* SXC_CUDA_IMAGE_H */
