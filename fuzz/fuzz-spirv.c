@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sxp_module_write(&m, &w);
         img->data = w.data;
         img->size = w.len ? w.len : 0;
-        sxp_analysis_to_image(&a, img);
+        sxp_analysis_to_image(&a, img, true);
         if (img->size) {
             /* What proptool writes must parse back. */
             sxp_buf f = {0};

@@ -772,9 +772,11 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
         uint32_t ltype = SXP_NONE;
         sxp_module_linkage(m, id, &lname, &ltype);
         if (vf) {
+            const char *set = vf->value && *vf->value ? vf->value : DEFAULT_VF_SET;
+            a->vfuncs = sxp_xrealloc(a->vfuncs, (a->nvfuncs + 1) * sizeof *a->vfuncs);
+            a->vfuncs[a->nvfuncs++] = (struct sxp_vfunc){id, sxp_xstrdup(set), m->fns[f].first_label != SXP_NONE};
             if (m->fns[f].first_label != SXP_NONE)
-                list_add_unique(&a->vf_defined_sets, &a->nvf_defined,
-                                vf->value && *vf->value ? vf->value : DEFAULT_VF_SET);
+                list_add_unique(&a->vf_defined_sets, &a->nvf_defined, set);
             continue;  /* resolved through sets, not symbols (as DPC++) */
         }
         if (!lname || is_kernel)
@@ -783,6 +785,21 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
             list_add_unique(&a->exported, &a->nexported, lname);
         else if (ltype == SpvLinkageTypeImport)
             list_add_unique(&a->imported, &a->nimported, lname);
+    }
+
+    /* Function-pointer constants (vtables of C++ for OpenCL). */
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (in->op != SpvOpConstantFunctionPointerINTEL || in->wc < 4)
+            continue;
+        uint32_t fn = word(m, in, 3);
+        if (fn >= m->nids || m->fn_of_id[fn] == SXP_NONE) {
+            sxp_error(m->path, in->off, "OpConstantFunctionPointerINTEL names %%%u, which is not a function", fn);
+            ok = false;
+            continue;
+        }
+        a->fnptrs = sxp_xrealloc(a->fnptrs, (a->nfnptrs + 1) * sizeof *a->fnptrs);
+        a->fnptrs[a->nfnptrs++] = (struct sxp_fnptr){word(m, in, 2), fn};
     }
 
     /* Module-scope variables. */
@@ -843,6 +860,10 @@ void sxp_analysis_free(sxp_analysis *a)
     list_free(a->vf_defined_sets, a->nvf_defined);
     list_free(a->vf_called_sets, a->nvf_called);
     list_free(a->vf_created_sets, a->nvf_created);
+    for (uint32_t i = 0; i < a->nvfuncs; i++)
+        free(a->vfuncs[i].set);
+    free(a->vfuncs);
+    free(a->fnptrs);
     free(a->if_host_fns);
     free(a->if_device_fns);
     memset(a, 0, sizeof *a);
@@ -860,10 +881,12 @@ static char *join(char **list, uint32_t n)
     return (char *)b.data;
 }
 
-void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img)
+void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated)
 {
     for (uint32_t i = 0; i < a->nkernels; i++) {
         const sxp_kernel *k = &a->kernels[i];
+        if (k->generated && !generated)
+            continue;
         sxp_image_add_entry(img, k->name);
         sxp_buf b = {0};
         sxp_kernel_encode(k, &b);
@@ -895,7 +918,7 @@ void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img)
             sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_PROGRAM_METADATA), name, g->symbol, false);
             free(name);
         }
-        if (a->accessors && a->accessors[i])
+        if (generated && a->accessors && a->accessors[i])
             sxp_set_string(sxp_image_set(img, SX_PROP_SET_GLOBAL_ACCESSORS), g->uid, a->accessors[i]);
     }
     if (a->naspects) {

@@ -402,7 +402,7 @@ int main(int argc, char **argv)
             in->img->compile_options = sxp_xstrdup(in->compile_options);
         if (in->link_options)
             in->img->link_options = sxp_xstrdup(in->link_options);
-        sxp_analysis_to_image(&in->an, in->img);
+        sxp_analysis_to_image(&in->an, in->img, true);
     }
     if (ok)
         ok = cross_check(ins, nins);
@@ -468,35 +468,39 @@ int main(int argc, char **argv)
                 sxp_warn(va->path, SXP_NONE, "a %s variant should be an ELF file", va->what);
             if (!strcmp(va->what, "ptx") && !memmem(d, n, ".version", 8))
                 sxp_warn(va->path, SXP_NONE, "does not look like PTX (no .version directive)");
+            sxp_image *v = sxp_image_new(va->path, va->target, va->format);
+            v->data = d;
+            v->size = n;
+            if (spv->compile_options)
+                v->compile_options = sxp_xstrdup(spv->compile_options);
+            if (spv->link_options)
+                v->link_options = sxp_xstrdup(spv->link_options);
+            sxp_analysis_to_image(&in->an, v, false);
             /* A host object must define every kernel its companion lists:
              * the native adapter finds them by name. */
-            for (size_t e = 0; elf && !strcmp(va->what, "host") && e < spv->nentries; e++) {
+            for (size_t e = 0; elf && !strcmp(va->what, "host") && e < v->nentries; e++) {
                 bool found;
-                if (!sxp_elf_has_symbol(d, n, spv->entries[e], &found)) {
+                if (!sxp_elf_has_symbol(d, n, v->entries[e], &found)) {
                     sxp_warn(va->path, SXP_NONE, "cannot read its dynamic symbols (not an x86-64 shared object?)");
                     break;
                 }
                 if (!found) {
                     sxp_error(va->path, SXP_NONE, "host variant lacks kernel '%s' of %s (not a defined dynamic symbol)",
-                              spv->entries[e], in->path);
+                              v->entries[e], in->path);
                     ok = false;
                 }
             }
             if (!strcmp(va->what, "ptx"))
-                for (size_t e = 0; e < spv->nentries; e++) {
-                    char *pat = sxp_xasprintf(".entry %s", spv->entries[e]);
+                for (size_t e = 0; e < v->nentries; e++) {
+                    char *pat = sxp_xasprintf(".entry %s", v->entries[e]);
                     if (!memmem(d, n, pat, strlen(pat)))
-                        sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", spv->entries[e]);
+                        sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", v->entries[e]);
                     free(pat);
                 }
             if (!ok) {
-                free(d);
+                sxp_image_free(v);
                 break;
             }
-            sxp_image *v = sxp_image_new(va->path, va->target, va->format);
-            v->data = d;
-            v->size = n;
-            sxp_image_copy_props(v, spv);
             sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
             imgs[nimgs++] = v;
         }

@@ -131,6 +131,44 @@ else
     cat acc.err; ko "--device-global-accessors"
 fi
 
+# --- SPIR-V 1.0 input (no globals in entry-point interfaces), with accessors
+if [ $have_as = yes ]; then
+    if "$SPIRV_AS" --target-env spv1.0 "$D/dg10.spvasm" -o dg10.spv &&
+       "$P" --device-global-accessors -o dg10.sximg dg10.spv && "$P" --dump dg10.sximg --extract ex10 > dg10.dump &&
+       [ "$(grep -c '^    __sx_dg_access_[0-9a-f]*$' dg10.dump)" -eq 2 ] &&
+       { [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" ex10/image0.spv; }; then
+        ok "SPIR-V 1.0 input with accessor kernels passes spirv-val"
+    else
+        ko "SPIR-V 1.0 input with accessor kernels"
+    fi
+fi
+
+# --- C++ for OpenCL virtual functions (function-pointer constants)
+if "$CLANG" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        "$D/vf.clcpp" -o vf.bc 2> vf.err && "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers vf.bc -o vf.spv; then
+    if "$P" -o vf.sximg vf.spv 2>> vf.err && "$P" --dump vf.sximg > vf.dump &&
+       grep -q 'calls-virtual-functions-set: .* "set_a" + NUL' vf.dump &&
+       grep -q 'virtual-functions-set: .* "set_a" + NUL' vf.dump; then
+        ok "virtual-function sets from C++ for OpenCL"
+    else
+        cat vf.err; ko "virtual-function sets"
+    fi
+else
+    echo "SKIP: C++ for OpenCL virtual functions do not build here"; cat vf.err
+fi
+
+# --- no leaks or bad reads in proptool itself
+if [ -n "${VALGRIND:-}" ]; then
+    if "$VALGRIND" -q --leak-check=full --error-exitcode=9 "$P" --device-global-accessors -o vg.sximg \
+            --emit-c vg.c kernels.spv --host kernels.so second.spv &&
+       "$VALGRIND" -q --leak-check=full --error-exitcode=9 "$P" --dump vg.sximg > /dev/null &&
+       { "$VALGRIND" -q --leak-check=full --error-exitcode=9 "$P" -o vg2.sximg kernels.spv dup.spv 2>/dev/null; [ $? -eq 1 ]; }; then
+        ok "valgrind: proptool runs clean (success, dump, failure paths)"
+    else
+        ko "valgrind reports errors in proptool"
+    fi
+fi
+
 # --- manifest
 cat > m.manifest <<MAN
 sximg-manifest 1
