@@ -24,6 +24,19 @@ fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
+# --- --help, --version, and the man page lists every option --help does
+if "$P" --help > help.txt && "$P" --version | grep -q '^proptool (libsycl-ext) ' &&
+   [ "$("$P" --bogus 2>/dev/null; echo $?)" -eq 2 ]; then
+    ok "--help, --version, bad option exits 2"
+else
+    ko "--help/--version"
+fi
+missing=
+for o in $(grep -o -- '--[a-z][a-z-]*' help.txt | sort -u); do
+    grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" "$S/proptool/proptool.1" || missing="$missing $o"
+done
+if [ -z "$missing" ]; then ok "the man page documents every option of --help"; else ko "proptool.1 lacks:$missing"; fi
+
 # --- kernels from OpenCL C
 for f in kernels second dup scope2 conflict unknown-key; do
     if ! "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
