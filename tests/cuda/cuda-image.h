@@ -32,6 +32,8 @@ static const cimg_kernel cimg_kernels[] = {
     {"atomic_add", 2, {{SX_PARAM_POINTER, 0, 8}, {SX_PARAM_VALUE, SX_SCALAR_U64, 8}}},
     {"read_globals", 1, {{SX_PARAM_POINTER, 0, 8}}},
     {"bump_counter", 0, {{0}}},
+    {"dg_read", 1, {{SX_PARAM_POINTER, 0, 8}}},
+    {"dg_bump", 0, {{0}}},
     {"__sycl_kernel_ff_scale", 5,
      {{SX_PARAM_POINTER, 0, 8},
       {SX_PARAM_POINTER, 0, 8},
@@ -46,7 +48,11 @@ typedef struct {
     uint8_t sig[CIMG_NK][8 + 5 * 4 + 6 * 7 * 4];
     sx_device_binary_property props[CIMG_NK];
     sx_device_binary_property implicit[CIMG_NK];
-    sx_device_binary_property_set set[2];
+    /* "SYCL/device globals" {u32 size, u32 image scope} per unique id, and
+     * the id -> symbol mapping in "SYCL/program metadata" */
+    uint8_t dg_usm[16], dg_scope[16], dg_map[8 + 10];
+    sx_device_binary_property globals[2], meta[1];
+    sx_device_binary_property_set set[4];
     sx_device_binary bin;
     sx_device_binaries desc;
 } cuda_image;
@@ -101,6 +107,22 @@ static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size
                                                  ci->props + CIMG_NK};
     ci->set[1] = (sx_device_binary_property_set){(char *)SX_PROP_SET_IMPLICIT_LOCAL_ARG, ci->implicit,
                                                  ci->implicit + nimplicit};
+    uint64_t bits = 64;
+    uint32_t v[2] = {16, 0};
+    memcpy(ci->dg_usm, &bits, 8);
+    memcpy(ci->dg_usm + 8, v, 8);
+    v[1] = 1;
+    memcpy(ci->dg_scope, &bits, 8);
+    memcpy(ci->dg_scope + 8, v, 8);
+    bits = 10 * 8;
+    memcpy(ci->dg_map, &bits, 8);
+    memcpy(ci->dg_map + 8, "dg_usm_ptr", 10);
+    ci->globals[0] = (sx_device_binary_property){(char *)"uid_usm", ci->dg_usm, SX_PROPERTY_TYPE_BYTE_ARRAY, 16};
+    ci->globals[1] = (sx_device_binary_property){(char *)"dg_scope", ci->dg_scope, SX_PROPERTY_TYPE_BYTE_ARRAY, 16};
+    ci->meta[0] = (sx_device_binary_property){(char *)"uid_usm@global_id_mapping", ci->dg_map,
+                                              SX_PROPERTY_TYPE_BYTE_ARRAY, sizeof(ci->dg_map)};
+    ci->set[2] = (sx_device_binary_property_set){(char *)SX_PROP_SET_DEVICE_GLOBALS, ci->globals, ci->globals + 2};
+    ci->set[3] = (sx_device_binary_property_set){(char *)SX_PROP_SET_PROGRAM_METADATA, ci->meta, ci->meta + 1};
     ci->bin = (sx_device_binary){
         .version = SX_DEVICE_BINARY_VERSION,
         .kind = SX_OFFLOAD_KIND_SYCL,
@@ -111,7 +133,7 @@ static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size
         .entries_begin = ci->entries,
         .entries_end = ci->entries + CIMG_NK,
         .property_sets_begin = ci->set,
-        .property_sets_end = ci->set + 2,
+        .property_sets_end = ci->set + 4,
     };
     ci->desc = (sx_device_binaries){
         .version = SX_DEVICE_BINARIES_VERSION,
