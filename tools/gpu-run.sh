@@ -76,6 +76,10 @@ have_core=0
 [ $? = 0 ] || { echo "BUILD FAILED"; fail=1; }
 tail -20 "$OUT/build.log"
 
+# The core links images (virtual functions) once it has the resolver.
+if [ $have_core = 1 ] && grep -q calls-virtual-functions-set "$PRE/lib/libsycl-ext.so"; then
+  export SXC_TEST_VIRTUAL=1 XDG_CACHE_HOME="$B/cache"
+fi
 export SX_TEST_BUILDDIR="$B" SXC_TEST_DATA="$B/tests/cuda" LD_LIBRARY_PATH="$PRE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary=""
 run() { # name, timeout, command...
@@ -93,6 +97,10 @@ if [ $fail = 0 ]; then
   [ $have_core = 1 ] && run test-cuda-core 300 "$B/tests/cuda/test-cuda-core"
   run bench-cuda 300 "$B/bench-cuda"
   [ $have_core = 1 ] && run bench-cuda-core 300 "$B/bench-cuda-core"
+  if [ -n "${SXC_TEST_VIRTUAL:-}" ]; then
+    # a second process with the same cache directory: the persistent cache's first launch
+    SXC_BENCH_PASS=2 SXC_BENCH_VF_ONLY=1 run bench-vf-pass2 120 "$B/bench-cuda-core"
+  fi
   if command -v compute-sanitizer >/dev/null && [ "${SX_GPU_SANITIZE:-1}" = 1 ]; then
     # API errors are expected (the tests provoke them); memory errors and leaks are not.
     run sanitizer 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \

@@ -142,4 +142,68 @@ static inline void cuda_image_init(cuda_image *ci, const void *data, size_t size
     };
 }
 
+/* Two images linked by the virtual-functions resolver: link_a.ptx (kernel
+ * link_kernel, calls set "vf_set") and link_b.ptx (provides "vf_set":
+ * the link_helper it imports). */
+typedef struct {
+    sx_offload_entry entry;
+    uint8_t sig[8 + 5 * 4 + 7 * 4];
+    sx_device_binary_property sig_prop;
+    sx_device_binary_property vf_a, vf_b;
+    sx_device_binary_property_set sets_a[2], set_b;
+    sx_device_binary bins[2];
+    sx_device_binaries desc;
+} cuda_vf_images;
+
+static inline void cuda_vf_init(cuda_vf_images *v, const void *a, size_t an, const void *b, size_t bn)
+{
+    memset(v, 0, sizeof(*v));
+    v->entry.name = (char *)"link_kernel";
+    uint8_t *p = v->sig + 8;
+    uint64_t bits = (sizeof(v->sig) - 8) * 8;
+    memcpy(v->sig, &bits, 8);
+    cimg_put(&p, 1);
+    cimg_put(&p, SX_KERNEL_KIND_ND_RANGE);
+    cimg_put(&p, 1);
+    cimg_put(&p, 1);
+    cimg_put(&p, 1);
+    cimg_put(&p, SX_PARAM_POINTER);
+    cimg_put(&p, 0);
+    cimg_put(&p, 8);
+    cimg_put(&p, 8);
+    cimg_put(&p, SX_ADDRESS_SPACE_GLOBAL);
+    cimg_put(&p, 0);
+    cimg_put(&p, 0);
+    v->sig_prop = (sx_device_binary_property){(char *)"link_kernel", v->sig, SX_PROPERTY_TYPE_BYTE_ARRAY,
+                                              sizeof(v->sig)};
+    v->vf_a = (sx_device_binary_property){(char *)"calls-virtual-functions-set", (void *)"vf_set",
+                                          SX_PROPERTY_TYPE_STRING, 6};
+    v->vf_b = (sx_device_binary_property){(char *)"virtual-functions-set", (void *)"vf_set",
+                                          SX_PROPERTY_TYPE_STRING, 6};
+    v->sets_a[0] = (sx_device_binary_property_set){(char *)SX_PROP_SET_KERNEL_SIGNATURES, &v->sig_prop,
+                                                   &v->sig_prop + 1};
+    v->sets_a[1] = (sx_device_binary_property_set){(char *)SX_PROP_SET_VIRTUAL_FUNCTIONS, &v->vf_a, &v->vf_a + 1};
+    v->set_b = (sx_device_binary_property_set){(char *)SX_PROP_SET_VIRTUAL_FUNCTIONS, &v->vf_b, &v->vf_b + 1};
+    for (int i = 0; i < 2; i++)
+        v->bins[i] = (sx_device_binary){
+            .version = SX_DEVICE_BINARY_VERSION,
+            .kind = SX_OFFLOAD_KIND_SYCL,
+            .format = SX_BINARY_FORMAT_NONE,
+            .device_target_spec = SX_TARGET_NVPTX64,
+            .binary_start = i ? b : a,
+            .binary_end = (const unsigned char *)(i ? b : a) + (i ? bn : an),
+        };
+    v->bins[0].entries_begin = &v->entry;
+    v->bins[0].entries_end = &v->entry + 1;
+    v->bins[0].property_sets_begin = v->sets_a;
+    v->bins[0].property_sets_end = v->sets_a + 2;
+    v->bins[1].property_sets_begin = &v->set_b;
+    v->bins[1].property_sets_end = &v->set_b + 1;
+    v->desc = (sx_device_binaries){
+        .version = SX_DEVICE_BINARIES_VERSION,
+        .num_device_binaries = 2,
+        .device_binaries = v->bins,
+    };
+}
+
 #endif /* SXC_CUDA_IMAGE_H */

@@ -116,6 +116,24 @@ int main(void)
     cuda_image ci;
     cuda_image_init(&ci, ptx, ptx_size);
     OK(sx_register_images(&ci.desc));
+    {
+        /* the linking descriptor must register (a GPU or not) */
+        char pa[4096], pb[4096];
+        snprintf(pa, sizeof(pa), "%.4000s", ptxpath);
+        snprintf(pb, sizeof(pb), "%.4000s", ptxpath);
+        strcpy(strrchr(pa, '/') + 1, "link_a.ptx");
+        strcpy(strrchr(pb, '/') + 1, "link_b.ptx");
+        size_t an = 0, bn = 0;
+        void *a = read_file(pa, &an), *bb = read_file(pb, &bn);
+        if (a && bb) {
+            cuda_vf_images vf;
+            cuda_vf_init(&vf, a, an, bb, bn);
+            OK(sx_register_images(&vf.desc));
+            OK(sx_unregister_images(&vf.desc));
+        }
+        free(a);
+        free(bb);
+    }
     sx_kernel probe = NULL;
     OK(sx_kernel_get_free_function("ff_scale", &probe));
     if (probe)
@@ -272,6 +290,45 @@ int main(void)
     OK(sx_usm_free(ctx, dout));
     OK(sx_kernel_release(kr));
     OK(sx_kernel_release(kb));
+
+    /* virtual functions: the core's resolver links link_a (calls "vf_set")
+     * with link_b (provides it) through the adapter's compile + link. Only
+     * where the core has the resolver (gpu-run.sh sets SXC_TEST_VIRTUAL). */
+    if (getenv("SXC_TEST_VIRTUAL")) {
+        char pa[4096], pb[4096];
+        snprintf(pa, sizeof(pa), "%.4000s", ptxpath);
+        snprintf(pb, sizeof(pb), "%.4000s", ptxpath);
+        strcpy(strrchr(pa, '/') + 1, "link_a.ptx");
+        strcpy(strrchr(pb, '/') + 1, "link_b.ptx");
+        size_t an = 0, bn = 0;
+        void *a = read_file(pa, &an), *bb = read_file(pb, &bn);
+        CHECK(a && bb, "link test data %s, %s", pa, pb);
+        cuda_vf_images vf;
+        if (a && bb) {
+            cuda_vf_init(&vf, a, an, bb, bn);
+            OK(sx_register_images(&vf.desc));
+            sx_kernel kv = NULL;
+            OK(sx_kernel_get("link_kernel", &kv));
+            int *vo = NULL;
+            OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, 32 * sizeof(int), 0, (void **)&vo));
+            sx_arg va = {SX_ARG_POINTER, 0, sizeof(void *), vo};
+            size_t g32 = 32;
+            for (int round = 0; round < 2 && kv && vo; round++) {
+                memset(vo, 0, 32 * sizeof(int));
+                OK(sx_queue_launch(q, kv, 1, NULL, &g32, &g32, 1, &va, 0, NULL, NULL));
+                OK(sx_queue_wait(q));
+                good = 1;
+                for (int i = 0; i < 32; i++)
+                    good &= vo[i] == 3 * i + 1;
+                CHECK(good, "linked kernel (round %d): vo[1]=%d", round, vo[1]);
+            }
+            OK(sx_usm_free(ctx, vo));
+            OK(sx_kernel_release(kv));
+            OK(sx_unregister_images(&vf.desc));
+        }
+        free(a);
+        free(bb);
+    }
 
     /* one kernel, many threads */
     enum { NT = 6 };
