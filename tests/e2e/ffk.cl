@@ -67,3 +67,9 @@ kernel void _Z19__sycl_kernel_twicePf(global float *p)
 {
     p[0] *= 2.0f;
 }
+
+/* For the launch benchmark: does nothing with one argument. */
+__attribute__((annotate("sycl-nd-range-kernel=1")))
+kernel void __sycl_kernel_empty(int x)
+{
+}

@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "e2e.h"
+#include "../sig-encode.h"
 
 static e2e t;
 static void setup(void) { e2e_open(&t, "tests/e2e/ffk.sximg"); }
@@ -165,9 +166,95 @@ START_TEST(overloads_by_entry_name)
     /* every kernel of the file is a kernel id */
     uint32_t n;
     CK_OK(sx_kernel_get_all(0, NULL, &n));
-    ck_assert_uint_eq(n, 7);
+    ck_assert_uint_eq(n, 8);
     CK_OK(sx_usm_free(t.ctx, pi));
     CK_OK(sx_usm_free(t.ctx, pf));
+}
+END_TEST
+
+/* Read a whole file (test data). */
+static void *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    rewind(f);
+    void *p = malloc(*n);
+    ck_assert(fread(p, 1, *n, f) == *n);
+    fclose(f);
+    return p;
+}
+
+/* A hand-built image: one source argument decomposed into two, one
+ * eliminated, work_group_memory, and the hidden scratch argument. */
+START_TEST(decomposed_eliminated_and_scratch_arguments)
+{
+    static const rec recs[] = {
+        {SX_PARAM_VALUE, SX_SCALAR_I32, 4, 4, 0, 0},
+        {SX_PARAM_POINTER, 0, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 1},
+        {SX_PARAM_VALUE, SX_SCALAR_I64, 8, 8, 0, 1},
+        {SX_PARAM_VALUE, SX_SCALAR_F32, 4, 4, 0, 2},
+        {SX_PARAM_LOCAL, 0, 8, 8, SX_ADDRESS_SPACE_LOCAL, 3},
+        {SX_PARAM_LOCAL, 0, 8, 8, SX_ADDRESS_SPACE_LOCAL, SX_SOURCE_INDEX_NONE},
+    };
+    static blob sig;
+    encode(&sig, SX_KERNEL_KIND_ND_RANGE, 1, 4, recs, 6);
+    static uint8_t mask[9] = {6, 0, 0, 0, 0, 0, 0, 0, 1u << 3}; /* 6 arguments; `dead` eliminated */
+    size_t size;
+    void *so = slurp(sxt_build_path("tests/e2e/decomp-host.so"), &size);
+    static sx_offload_entry entry = {.name = "__sycl_kernel_decomp"};
+    sx_device_binary_property sp = {"__sycl_kernel_decomp", sig.bytes, SX_PROPERTY_TYPE_BYTE_ARRAY, sig.len};
+    sx_device_binary_property mp = {"__sycl_kernel_decomp", mask, SX_PROPERTY_TYPE_BYTE_ARRAY, sizeof(mask)};
+    sx_device_binary_property ip = {"__sycl_kernel_decomp", NULL, SX_PROPERTY_TYPE_UINT32, 5};
+    sx_device_binary_property_set sets[3] = {{SX_PROP_SET_KERNEL_SIGNATURES, &sp, &sp + 1},
+                                             {SX_PROP_SET_KERNEL_PARAM_OPT, &mp, &mp + 1},
+                                             {SX_PROP_SET_IMPLICIT_LOCAL_ARG, &ip, &ip + 1}};
+    sx_device_binary bin = {.version = 2, .kind = SX_OFFLOAD_KIND_SYCL, .format = SX_BINARY_FORMAT_NATIVE,
+                            .device_target_spec = SX_TARGET_HOST, .binary_start = so,
+                            .binary_end = (unsigned char *)so + size, .entries_begin = &entry,
+                            .entries_end = &entry + 1, .property_sets_begin = sets, .property_sets_end = sets + 3};
+    sx_device_binaries desc = {SX_DEVICE_BINARIES_VERSION, 1, &bin, NULL, NULL};
+    CK_OK(sx_register_images(&desc));
+
+    enum { N = 128, WG = 64 };
+    int *p = e2e_alloc(&t, N * sizeof(int));
+    sx_args a = e2e_args("decomp");
+    struct { int *p; long n; } s = {p, 9};
+    int av = 7;
+    float dead = 1.5f;
+    CK_OK(sx_args_set(a, 0, sizeof(av), &av));
+    CK_OK(sx_args_set(a, 1, sizeof(s), &s));
+    CK_OK(sx_args_set(a, 2, sizeof(dead), &dead));
+    CK_OK(sx_args_set_local(a, 3, WG * sizeof(int)));
+    sx_launch_properties props = {sizeof(props), 0, WG * sizeof(int)};
+    size_t g[1] = {N}, l[1] = {WG};
+    CK_ERR(sx_nd_launch(t.q, a, 1, g, l, NULL, 0, NULL, NULL), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("work_group_scratch_size");
+    CK_OK(sx_nd_launch(t.q, a, 1, g, l, &props, 0, NULL, NULL));
+    CK_OK(sx_queue_wait(t.q));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(p[i] == 7009, "p[%d] = %d", i, p[i]);
+    /* the decomposed value must have the struct's size; the eliminated one its own */
+    CK_OK(sx_args_set(a, 1, 8, &s));
+    CK_ERR(sx_nd_launch(t.q, a, 1, g, l, &props, 0, NULL, NULL), SX_ERROR_INVALID_ARGUMENT_SIZE);
+    CK_MSG_HAS("argument 1 has 8 bytes, the parameter 16");
+    CK_OK(sx_args_set(a, 1, sizeof(s), &s));
+    double wide = 1;
+    CK_OK(sx_args_set(a, 2, sizeof(wide), &wide));
+    CK_ERR(sx_nd_launch(t.q, a, 1, g, l, &props, 0, NULL, NULL), SX_ERROR_INVALID_ARGUMENT_SIZE);
+    CK_OK(sx_args_release(a));
+    sx_kernel k;
+    uint32_t num;
+    CK_OK(sx_kernel_get_free_function("decomp", &k));
+    CK_OK(sx_kernel_get_info(k, SX_KERNEL_INFO_NUM_ARGS, sizeof(num), &num, NULL));
+    ck_assert_uint_eq(num, 4);
+    CK_OK(sx_kernel_get_info(k, SX_KERNEL_INFO_NUM_BACKEND_ARGS, sizeof(num), &num, NULL));
+    ck_assert_uint_eq(num, 5);
+    CK_OK(sx_kernel_release(k));
+    CK_OK(sx_usm_free(t.ctx, p));
+    CK_OK(sx_unregister_images(&desc));
+    free(so);
 }
 END_TEST
 
@@ -231,6 +318,7 @@ static Suite *suite(void)
     tcase_add_test(tc, work_group_memory_and_barrier);
     tcase_add_test(tc, struct_by_value_and_small_scalars);
     tcase_add_test(tc, overloads_by_entry_name);
+    tcase_add_test(tc, decomposed_eliminated_and_scratch_arguments);
     tcase_add_test(tc, many_threads_one_kernel);
     suite_add_tcase(s, tc);
     return s;
