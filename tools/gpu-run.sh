@@ -92,7 +92,7 @@ mkdir -p "$B/logs"
 run() { # name, timeout, command...
   n=$1; t=$2; shift 2
   echo "== $n"
-  case $n in test-cuda-abi|test-cuda-core|bench-cuda|bench-cuda-core|sanitizer) log=$OUT/$n.log ;; *) log=$B/logs/$n.log ;; esac
+  case $n in test-cuda-abi|test-cuda-core|test-cuda-e2e|bench-cuda|bench-cuda-core|sanitizer) log=$OUT/$n.log ;; *) log=$B/logs/$n.log ;; esac
   timeout "$t" "$@" >"$log" 2>&1
   rc=$?
   tail -60 "$log"
