@@ -4,6 +4,7 @@
  * device_image_scope with one, two and no images, teardown in both orders,
  * many threads. */
 #include <pthread.h>
+#include <unistd.h>
 #include <sycl-ext/device-global.h>
 
 #include "e2e.h"
@@ -246,6 +247,49 @@ START_TEST(many_threads_copy_and_launch)
 }
 END_TEST
 
+/* Two devices: the native CPU and the Level Zero TEST DRIVER's GPU (the
+ * driver runs no kernels of this file, but copies exercise the instances). */
+START_TEST(instances_per_device)
+{
+    char list[8192];
+    const char *ze = sxt_build_path("adapters/level_zero/.libs/sx-adapter-level_zero.so");
+    const char *drv = sxt_build_path("tests/level_zero/.libs/libze_sx_test_driver.so");
+    if (access(ze, F_OK) || access(drv, F_OK)) {
+        fprintf(stderr, "instances_per_device: no Level Zero adapter or test driver built: skipped\n");
+        return;
+    }
+    /* Start again with both adapters; the image file stays registered. */
+    CK_OK(sx_queue_release(t.q));
+    CK_OK(sx_context_release(t.ctx));
+    CK_OK(sx_fini());
+    snprintf(list, sizeof(list), "native,%s", ze);
+    setenv("SX_ADAPTERS", list, 1);
+    setenv("ZE_ENABLE_ALT_DRIVERS", drv, 1);
+    CK_OK(sx_init(0));
+    sx_device devs[2];
+    uint32_t n = 0;
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 2, devs, &n));
+    ck_assert_uint_eq(n, 2);
+    sx_context c[2];
+    sx_queue q[2];
+    for (int i = 0; i < 2; i++) {
+        CK_OK(sx_context_create(1, &devs[i], &c[i]));
+        CK_OK(sx_queue_create(c[i], devs[i], 0, &q[i]));
+        int v = 100 + i;
+        CK_OK(sx_queue_device_global_write(q[i], &counter, &v, sizeof(v), 0, 1, 0, NULL, NULL));
+    }
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(read_counter(q[i]), 100 + i);
+        CK_OK(sx_queue_release(q[i]));
+        CK_OK(sx_context_release(c[i]));
+    }
+    /* the fixture's objects again, on the native device */
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 1, &t.dev, NULL));
+    CK_OK(sx_context_create(1, &t.dev, &t.ctx));
+    CK_OK(sx_queue_create(t.ctx, t.dev, 0, &t.q));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("e2e device globals");
@@ -253,6 +297,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, shared_across_kernels_and_images);
     tcase_add_test(tc, instances_per_context);
+    tcase_add_test(tc, instances_per_device);
     tcase_add_test(tc, copy_and_memcpy_edges);
     tcase_add_test(tc, image_scope_one_image);
     tcase_add_test(tc, image_scope_two_images);
