@@ -112,8 +112,10 @@ if [ $fail = 0 ]; then
   fi
   if command -v compute-sanitizer >/dev/null && [ "${SX_GPU_SANITIZE:-1}" = 1 ]; then
     # API errors are expected (the tests provoke them); memory errors and leaks are not.
-    run sanitizer 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
-        --error-exitcode 9 "$B/tests/cuda/test-cuda-abi"
+    cs="compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9"
+    list="$B/tests/cuda/test-cuda-abi"
+    [ $have_core = 1 ] && list="$list $B/tests/cuda/test-cuda-core $B/tests/cuda/test-cuda-e2e"
+    run sanitizer 400 sh -c 'rc=0; for t in "$@"; do echo "### $t"; '"$cs"' "$t"; r=$?; [ $r = 0 ] || [ $r = 77 ] || rc=1; done; exit $rc' sh $list
   fi
 fi
 echo "== gpu-run:$summary: $( [ $fail = 0 ] && echo ALL OK || echo FAILURES )"
