@@ -368,7 +368,9 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
                 continue;
             dg *d = sxi_strmap_get(&by_uid, g->uid);
             dg_instance *in;
-            if (!d || (r = instance_get(d, q, &in)) != SX_SUCCESS)
+            if (!d)
+                continue; /* cannot happen: the image's registration made the entry */
+            if ((r = instance_get(d, q, &in)) != SX_SUCCESS)
                 break;
             /* Blocking: every later launch from this program sees the pointer;
              * the source is the instance's own field in any case. */

@@ -328,6 +328,9 @@ typedef struct sxa_global_table {
 
 /* The exported entry point. */
 typedef sx_result (*sxa_get_proc_table_fn)(uint32_t abi_version, sxa_table_id id, void *table);
+#ifndef SXA_NO_ENTRY_PROTOTYPE
+SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
+#endif
 
 /* Copy an adapter's full static table into the core's, no further than the
  * core's size field allows (older core: fewer entries; newer core: the rest
