@@ -148,7 +148,7 @@ fi
 if [ $have_as = yes ]; then
     if "$SPIRV_AS" --target-env spv1.0 "$D/dg10.spvasm" -o dg10.spv &&
        "$P" --device-global-accessors -o dg10.sximg dg10.spv && "$P" --dump dg10.sximg --extract ex10 > dg10.dump &&
-       [ "$(grep -c '^    __sx_dg_access_[0-9a-f]*$' dg10.dump)" -eq 2 ] &&
+       [ "$(grep -c '^    __sx_dg_access_[A-Za-z0-9_]*$' dg10.dump)" -eq 2 ] &&
        { [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" ex10/image0.spv; }; then
         ok "SPIR-V 1.0 input with accessor kernels passes spirv-val"
     else
