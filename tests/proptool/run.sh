@@ -137,6 +137,23 @@ if "$P" --device-global-accessors --spir-bc --llvm-spirv "$LLVM_SPIRV" -o acc.sx
         else
             ko "accessor kernels on Oclgrind"
         fi
+        # The same through the core and the OpenCL adapter.
+        OCLA="$B/adapters/opencl/.libs/sx-adapter-opencl.so"
+        if [ -f "$OCLA" ] &&
+           "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header "$D/dgacc.cl" -o dgacc.bc &&
+           "$LLVM_SPIRV" dgacc.bc -o dgacc.spv &&
+           "$P" --spir-bc --device-global-accessors --llvm-spirv "$LLVM_SPIRV" -o dgacc.sximg dgacc.spv &&
+           $CCLINE dg-ocl "$D/dg-ocl.c" $LIBS 2> cc.err; then
+            SX_ADAPTERS="$OCLA" OCL_ICD_VENDORS="$W/icd" SX_DEVICE_SELECTOR='opencl:*' ASAN_OPTIONS=detect_leaks=0 \
+                ./dg-ocl dgacc.sximg
+            case $? in
+            0) ok "device globals through the core and the OpenCL adapter use proptool's accessor kernels" ;;
+            77) echo "SKIP: device globals through the OpenCL adapter" ;;
+            *) ko "device globals through the core and the OpenCL adapter" ;;
+            esac
+        else
+            echo "SKIP: no OpenCL adapter built"; cat cc.err 2>/dev/null
+        fi
     else
         echo "SKIP: accessor kernels on OpenCL: no Oclgrind or OpenCL headers"
     fi
