@@ -43,17 +43,19 @@ static uint32_t type_id(gen *g, uint32_t op, const uint32_t *ops, uint32_t n)
             return m->words[in->off + 1];
     }
     for (uint32_t i = 0; i < g->nadded; i++)
-        if (g->added[i][0] == op && g->added[i][1] == n && !memcmp(&g->added[i][3], ops, n * 4))
+        if (g->added[i][0] == op && g->added[i][1] == n && (!n || !memcmp(&g->added[i][3], ops, n * 4)))
             return g->added[i][2];
     uint32_t id = sxp_module_new_id(m), w[8];
     w[0] = id;
-    memcpy(w + 1, ops, n * 4);
+    if (n)
+        memcpy(w + 1, ops, n * 4);
     sxp_emit(&m->global_extra, op, w, n + 1);
     if (g->nadded < 32 && n <= 3) {
         g->added[g->nadded][0] = op;
         g->added[g->nadded][1] = n;
         g->added[g->nadded][2] = id;
-        memcpy(&g->added[g->nadded][3], ops, n * 4);
+        if (n)
+            memcpy(&g->added[g->nadded][3], ops, n * 4);
         g->nadded++;
     }
     return id;
