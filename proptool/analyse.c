@@ -396,7 +396,7 @@ static bool parse_u32(const char *s, uint32_t *v)
 
 /* The function that carries a kernel's annotations: the entry function
  * itself, or the real function an llvm-spirv wrapper entry point calls. */
-static uint32_t kernel_body_fn(const sxp_module *m, const sxp_entry *e)
+uint32_t sxp_kernel_body_fn(const sxp_module *m, const sxp_entry *e)
 {
     const sxp_function *f = &m->fns[m->fn_of_id[e->fn]];
     if (m->nannots[e->fn] || f->ncallees != 1)
@@ -467,20 +467,12 @@ static bool analyse_kernel(sxp_module *m, const sxp_entry *e, uint32_t body, sxp
     }
     /* Keys that only make sense on kernels, put on a kernel. */
     const sxp_annot *an;
-    if ((an = sxp_module_annot(m, body, "calls-indirectly"))) {
-        if (!an->value || !*an->value) {
-            sxp_error(m->path, an->word, "kernel '%s': calls-indirectly needs a set list", e->name);
-            ok = false;
-        } else
-            list_add_csv(&a->vf_called_sets, &a->nvf_called, an->value);
-    }
-    if ((an = sxp_module_annot(m, body, "creates-indirectly"))) {
-        if (!an->value || !*an->value) {
-            sxp_error(m->path, an->word, "kernel '%s': creates-indirectly needs a set list", e->name);
-            ok = false;
-        } else
-            list_add_csv(&a->vf_created_sets, &a->nvf_created, an->value);
-    }
+    /* Without a value: the default set, as for indirectly-callable
+     * (DPC++'s calls_indirectly<> names the void set). */
+    if ((an = sxp_module_annot(m, body, "calls-indirectly")))
+        list_add_csv(&a->vf_called_sets, &a->nvf_called, an->value && *an->value ? an->value : DEFAULT_VF_SET);
+    if ((an = sxp_module_annot(m, body, "creates-indirectly")))
+        list_add_csv(&a->vf_created_sets, &a->nvf_created, an->value && *an->value ? an->value : DEFAULT_VF_SET);
     /* reqd_work_group_size from OpExecutionMode LocalSize. */
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];
@@ -722,7 +714,7 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
                 sxp_error(m->path, e->word, "duplicate kernel entry point '%s'", e->name);
                 ok = false;
             }
-        uint32_t body = kernel_body_fn(m, e);
+        uint32_t body = sxp_kernel_body_fn(m, e);
         kfns[nk++] = e->fn;
         if (body != e->fn)
             kfns[nk++] = body;

@@ -22,6 +22,8 @@ typedef struct variant {
     const char *target;
     uint8_t format;
     const char *what;
+    char *vf_set;            /* --host-vf/--host-vf-dummy: the set image it goes with */
+    bool vf_dummy;
 } variant;
 
 typedef struct input {
@@ -31,7 +33,9 @@ typedef struct input {
     const char *compile_options, *link_options;
     sxp_module mod;
     sxp_analysis an;
-    sxp_image *img;
+    sxp_image **imgs;        /* its SPIR-V images: kernels, then sets (one unless split) */
+    size_t nimgs, imgs_cap;
+    bool split;              /* the virtual-functions split made its images */
     bool parsed;
 } input;
 
@@ -55,6 +59,11 @@ static const char usage_text[] =
     "  INPUT.spv                 a SPIR-V module: one image, target spir64, format SPIR-V\n"
     "      --host FILE.so        a host shared object of the same source (native adapter):\n"
     "                            target host_x86_64, format native\n"
+    "      --host-vf SET=FILE.so a host shared object defining the virtual functions of\n"
+    "                            SET, for a SPIR-V input that is split: the host\n"
+    "                            variant of that set's image\n"
+    "      --host-vf-dummy SET=FILE.so\n"
+    "                            the same for the dummy image of SET\n"
     "      --ptx FILE.ptx        PTX of the same source: target nvptx64, format none\n"
     "      --cubin FILE.cubin    a cubin of the same source: target nvptx64, format native\n"
     "      --spir-bc             add a SPIR (LLVM bitcode) variant of every SPIR-V input,\n"
@@ -68,6 +77,13 @@ static const char usage_text[] =
     "\n"
     "Passes:\n"
     "      --no-if-device        keep sycl-call-if-on-host bodies (skip the if_device pass)\n"
+    "      --no-vf-split         keep indirectly-callable functions with the kernels\n"
+    "                            (by default each set is outlined into its own image)\n"
+    "      --aot-aspects LIST    AOT flow for a target with these aspects (names or\n"
+    "                            numbers, ','-separated; 'none' for no optional one):\n"
+    "                            keep the virtual-function sets it supports, empty the\n"
+    "                            bodies of the others, no outlining, no virtual-function\n"
+    "                            properties\n"
     "      --device-global-accessors\n"
     "                            add an accessor kernel per device global,\n"
     "                            __sx_dg_access_<symbol>(buf, offset, count, op),\n"
@@ -99,6 +115,10 @@ enum {
     OPT_NO_IF_DEVICE,
     OPT_DG_ACCESSORS,
     OPT_WERROR,
+    OPT_HOST_VF,
+    OPT_HOST_VF_DUMMY,
+    OPT_NO_VF_SPLIT,
+    OPT_AOT_ASPECTS,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +128,10 @@ static const struct option long_opts[] = {
     {"dump", required_argument, NULL, OPT_DUMP},
     {"extract", required_argument, NULL, OPT_EXTRACT},
     {"host", required_argument, NULL, OPT_HOST},
+    {"host-vf", required_argument, NULL, OPT_HOST_VF},
+    {"host-vf-dummy", required_argument, NULL, OPT_HOST_VF_DUMMY},
+    {"no-vf-split", no_argument, NULL, OPT_NO_VF_SPLIT},
+    {"aot-aspects", required_argument, NULL, OPT_AOT_ASPECTS},
     {"ptx", required_argument, NULL, OPT_PTX},
     {"cubin", required_argument, NULL, OPT_CUBIN},
     {"spir-bc", no_argument, NULL, OPT_SPIR_BC},
@@ -224,6 +248,157 @@ static bool make_spir_bc(const char *tool, const char *origin, const uint8_t *sp
     return ok;
 }
 
+/* The SPIR bitcode variant of one SPIR-V image, without its UserSemantic
+ * decorations: llvm-spirv -r turns them back into llvm.global.annotations,
+ * whose function pointers Oclgrind cannot initialise ("Unsupported
+ * constant pointer value"). */
+static sxp_image *spir_bc_variant(const char *tool, const sxp_image *spv)
+{
+    sxp_module m;
+    if (!sxp_module_parse(&m, spv->origin, spv->data, spv->size)) {
+        sxp_module_free(&m);
+        return NULL;
+    }
+    for (uint32_t d = 0; d < m.ndecors; d++)
+        if (m.decors[d].decoration == SpvDecorationUserSemantic)
+            m.drop[m.decors[d].inst] = 1;
+    sxp_buf plain = {0};
+    sxp_module_write(&m, &plain);
+    sxp_module_free(&m);
+    uint8_t *bc;
+    size_t bcn;
+    bool made = make_spir_bc(tool, spv->origin, plain.data, plain.len, &bc, &bcn);
+    sxp_buf_free(&plain);
+    if (!made)
+        return NULL;
+    sxp_image *v = sxp_image_new(spv->origin, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_LLVMIR_BITCODE);
+    v->data = bc;
+    v->size = bcn;
+    if (spv->compile_options)
+        v->compile_options = sxp_xstrdup(spv->compile_options);
+    if (spv->link_options)
+        v->link_options = sxp_xstrdup(spv->link_options);
+    sxp_image_copy_props(v, spv);
+    v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
+    v->vf_dummy = spv->vf_dummy;
+    return v;
+}
+
+/* Without what proptool generated (accessor kernels): a variant compiled
+ * from the source does not have it. */
+static void drop_generated(sxp_image *v, const sxp_analysis *an)
+{
+    for (uint32_t k = 0; k < an->nkernels; k++) {
+        if (!an->kernels[k].generated)
+            continue;
+        const char *name = an->kernels[k].name;
+        for (size_t e = 0; e < v->nentries; e++)
+            if (!strcmp(v->entries[e], name)) {
+                free(v->entries[e]);
+                memmove(&v->entries[e], &v->entries[e + 1], (v->nentries - e - 1) * sizeof *v->entries);
+                v->nentries--;
+                break;
+            }
+        for (size_t s = 0; s < v->nsets; s++) {
+            sxp_propset *ps = &v->sets[s];
+            for (size_t p = 0; p < ps->nprops; p++)
+                if (!strcmp(ps->props[p].name, name)) {
+                    free(ps->props[p].name);
+                    free(ps->props[p].bytes);
+                    memmove(&ps->props[p], &ps->props[p + 1], (ps->nprops - p - 1) * sizeof *ps->props);
+                    ps->nprops--;
+                    break;
+                }
+        }
+    }
+    for (size_t s = 0; s < v->nsets; s++)
+        if (!strcmp(v->sets[s].name, SX_PROP_SET_GLOBAL_ACCESSORS) || !v->sets[s].nprops) {
+            for (size_t p = 0; p < v->sets[s].nprops; p++) {
+                free(v->sets[s].props[p].name);
+                free(v->sets[s].props[p].bytes);
+            }
+            free(v->sets[s].props);
+            free(v->sets[s].name);
+            memmove(&v->sets[s], &v->sets[s + 1], (v->nsets - s - 1) * sizeof *v->sets);
+            v->nsets--;
+            s--;
+        }
+}
+
+/* A host, PTX or cubin variant of the SPIR-V image `spv` of input `in`;
+ * `whole`: spv is the input's only image (its analysis describes it). */
+static sxp_image *make_variant(const input *in, const variant *va, const sxp_image *spv, bool whole)
+{
+    size_t n;
+    uint8_t *d = sxp_read_file(va->path, &n);
+    if (!d)
+        return NULL;
+    if (!n) {
+        sxp_error(va->path, SXP_NONE, "empty %s variant", va->what);
+        free(d);
+        return NULL;
+    }
+    bool elf = n >= 4 && !memcmp(d, "\x7f" "ELF", 4);
+    if ((!strcmp(va->what, "host") || !strcmp(va->what, "cubin")) && !elf)
+        sxp_warn(va->path, SXP_NONE, "a %s variant should be an ELF file", va->what);
+    if (!strcmp(va->what, "ptx") && !memmem(d, n, ".version", 8))
+        sxp_warn(va->path, SXP_NONE, "does not look like PTX (no .version directive)");
+    sxp_image *v = sxp_image_new(va->path, va->target, va->format);
+    v->data = d;
+    v->size = n;
+    if (spv->compile_options)
+        v->compile_options = sxp_xstrdup(spv->compile_options);
+    if (spv->link_options)
+        v->link_options = sxp_xstrdup(spv->link_options);
+    if (whole) {
+        sxp_analysis_to_image(&in->an, v, false);
+    } else {
+        sxp_image_copy_props(v, spv);
+        drop_generated(v, &in->an);
+        v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
+        v->vf_dummy = spv->vf_dummy;
+    }
+    bool ok = true;
+    /* A host object must define every kernel its companion lists (the
+     * native adapter finds them by name) and, for a set, its functions. */
+    for (size_t e = 0; elf && !strcmp(va->what, "host") && e < v->nentries; e++) {
+        bool found;
+        if (!sxp_elf_has_symbol(d, n, v->entries[e], &found)) {
+            sxp_warn(va->path, SXP_NONE, "cannot read its dynamic symbols (not an x86-64 shared object?)");
+            break;
+        }
+        if (!found) {
+            sxp_error(va->path, SXP_NONE, "host variant lacks kernel '%s' of %s (not a defined dynamic symbol)",
+                      v->entries[e], in->path);
+            ok = false;
+        }
+    }
+    for (uint32_t f = 0; elf && va->vf_set && f < in->an.nvfuncs; f++) {
+        const char *lname = NULL;
+        bool found;
+        if (!in->an.vfuncs[f].defined || strcmp(in->an.vfuncs[f].set, va->vf_set) ||
+            !sxp_module_linkage(&in->mod, in->an.vfuncs[f].fn, &lname, NULL))
+            continue;
+        if (sxp_elf_has_symbol(d, n, lname, &found) && !found) {
+            sxp_error(va->path, SXP_NONE, "host variant of set '%s' lacks '%s' (not a defined dynamic symbol)",
+                      va->vf_set, lname);
+            ok = false;
+        }
+    }
+    if (!strcmp(va->what, "ptx"))
+        for (size_t e = 0; e < v->nentries; e++) {
+            char *pat = sxp_xasprintf(".entry %s", v->entries[e]);
+            if (!memmem(d, n, pat, strlen(pat)))
+                sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", v->entries[e]);
+            free(pat);
+        }
+    if (!ok) {
+        sxp_image_free(v);
+        return NULL;
+    }
+    return v;
+}
+
 static const char *find_llvm_spirv(const char *given)
 {
     if (given)
@@ -334,10 +509,53 @@ int main(int argc, char **argv)
             input *in = &ins[nins - 1];
             in->variants = sxp_xrealloc(in->variants, (in->nvariants + 1) * sizeof *in->variants);
             variant *v = &in->variants[in->nvariants++];
+            memset(v, 0, sizeof *v);
             v->path = optarg;
             v->target = c == OPT_HOST ? SX_TARGET_HOST : SX_TARGET_NVPTX64;
             v->format = c == OPT_PTX ? SX_BINARY_FORMAT_NONE : SX_BINARY_FORMAT_NATIVE;
             v->what = c == OPT_HOST ? "host" : c == OPT_PTX ? "ptx" : "cubin";
+            break;
+        }
+        case OPT_HOST_VF:
+        case OPT_HOST_VF_DUMMY: {
+            const char *what = c == OPT_HOST_VF ? "--host-vf" : "--host-vf-dummy";
+            const char *eq = strchr(optarg, '=');
+            if (!nins)
+                return usage_error("%s needs a SPIR-V input before it", what);
+            if (!eq || eq == optarg || !eq[1])
+                return usage_error("%s takes SET=FILE.so, not '%s'", what, optarg);
+            input *in = &ins[nins - 1];
+            in->variants = sxp_xrealloc(in->variants, (in->nvariants + 1) * sizeof *in->variants);
+            variant *v = &in->variants[in->nvariants++];
+            memset(v, 0, sizeof *v);
+            v->path = eq + 1;
+            v->target = SX_TARGET_HOST;
+            v->format = SX_BINARY_FORMAT_NATIVE;
+            v->what = "host";
+            v->vf_set = sxp_xstrndup(optarg, (size_t)(eq - optarg));
+            v->vf_dummy = c == OPT_HOST_VF_DUMMY;
+            break;
+        }
+        case OPT_NO_VF_SPLIT: opt.no_vf_split = true; break;
+        case OPT_AOT_ASPECTS: {
+            opt.aot = true;
+            free(opt.aot_aspects);
+            opt.aot_aspects = NULL;
+            opt.naot_aspects = 0;
+            if (!strcmp(optarg, "none") || !*optarg)
+                break;
+            char *list = sxp_xstrdup(optarg), *save = NULL;
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                uint32_t a;
+                if (!sxp_aspect_parse(t, &a)) {
+                    int r = usage_error("--aot-aspects: unknown aspect '%s'", t);
+                    free(list);
+                    return r;
+                }
+                opt.aot_aspects = sxp_xrealloc(opt.aot_aspects, (opt.naot_aspects + 1) * sizeof *opt.aot_aspects);
+                opt.aot_aspects[opt.naot_aspects++] = a;
+            }
+            free(list);
             break;
         }
         case OPT_SPIR_BC: spir_bc = true; break;
@@ -390,20 +608,42 @@ int main(int argc, char **argv)
             sxp_cleanup(&in->mod);
         if (ok && opt.if_device)
             ok = sxp_if_device_pass(&in->mod, &in->an);
+        sxp_vf_plan *plan = NULL;
+        if (ok)
+            ok = sxp_vf_plan_make(&in->mod, &in->an, &opt, &plan);
+        /* Set images before the accessor kernels exist: those belong to
+         * the kernels' image. */
+        sxp_image **sets = NULL;
+        size_t nsets = 0, sets_cap = 0;
+        if (ok && plan)
+            sxp_vf_write_sets(plan, &in->mod, &in->an, &sets, &nsets, &sets_cap);
         if (ok && opt.dg_accessors)
             ok = sxp_add_global_accessors(&in->mod, &in->an);
-        if (!ok)
-            break;
-        in->img = sxp_image_new(in->path, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
-        sxp_buf w = {0};
-        sxp_module_write(&in->mod, &w);
-        in->img->data = w.data;
-        in->img->size = w.len;
-        if (in->compile_options)
-            in->img->compile_options = sxp_xstrdup(in->compile_options);
-        if (in->link_options)
-            in->img->link_options = sxp_xstrdup(in->link_options);
-        sxp_analysis_to_image(&in->an, in->img, true);
+        if (ok && plan) {
+            sxp_vf_write_kernels(plan, &in->mod, &in->an, &in->imgs, &in->nimgs, &in->imgs_cap);
+        } else if (ok) {
+            sxp_image *img = sxp_image_new(in->path, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
+            sxp_buf w = {0};
+            sxp_module_write(&in->mod, &w);
+            img->data = w.data;
+            img->size = w.len;
+            sxp_analysis_to_image(&in->an, img, true);
+            sxp_grow(&in->imgs, &in->imgs_cap, in->nimgs, sizeof *in->imgs);
+            in->imgs[in->nimgs++] = img;
+        }
+        for (size_t k = 0; k < nsets; k++) {
+            sxp_grow(&in->imgs, &in->imgs_cap, in->nimgs, sizeof *in->imgs);
+            in->imgs[in->nimgs++] = sets[k];
+        }
+        free(sets);
+        in->split = plan != NULL;
+        sxp_vf_plan_free(plan);
+        for (size_t k = 0; k < in->nimgs; k++) {
+            if (in->compile_options)
+                in->imgs[k]->compile_options = sxp_xstrdup(in->compile_options);
+            if (in->link_options)
+                in->imgs[k]->link_options = sxp_xstrdup(in->link_options);
+        }
     }
     if (ok)
         ok = cross_check(ins, nins);
@@ -414,96 +654,50 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < nins && ok; i++) {
         input *in = &ins[i];
-        sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
-        imgs[nimgs++] = in->img;
-        in->img = NULL;
-        sxp_image *spv = imgs[nimgs - 1];
-        if (spir_bc) {
-            uint8_t *bc;
-            size_t bcn;
-            /* Without its UserSemantic decorations: llvm-spirv -r turns them
-             * back into llvm.global.annotations, whose function pointers
-             * Oclgrind cannot initialise ("Unsupported constant pointer value"). */
-            uint8_t *saved = sxp_xmalloc(in->mod.ninsts ? in->mod.ninsts : 1);
-            memcpy(saved, in->mod.drop, in->mod.ninsts);
-            for (uint32_t d = 0; d < in->mod.ndecors; d++)
-                if (in->mod.decors[d].decoration == SpvDecorationUserSemantic)
-                    in->mod.drop[in->mod.decors[d].inst] = 1;
-            sxp_buf plain = {0};
-            sxp_module_write(&in->mod, &plain);
-            memcpy(in->mod.drop, saved, in->mod.ninsts);
-            free(saved);
-            bool made = make_spir_bc(tool, in->path, plain.data, plain.len, &bc, &bcn);
-            sxp_buf_free(&plain);
-            if (!made) {
+        size_t first = nimgs;
+        for (size_t k = 0; k < in->nimgs; k++) {
+            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+            imgs[nimgs++] = in->imgs[k];
+            in->imgs[k] = NULL;
+        }
+        size_t last = nimgs;
+        for (size_t k = first; spir_bc && k < last && ok; k++) {
+            sxp_image *v = spir_bc_variant(tool, imgs[k]);
+            if (!v) {
                 ok = false;
                 break;
             }
-            sxp_image *v = sxp_image_new(in->path, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_LLVMIR_BITCODE);
-            v->data = bc;
-            v->size = bcn;
-            if (spv->compile_options)
-                v->compile_options = sxp_xstrdup(spv->compile_options);
-            if (spv->link_options)
-                v->link_options = sxp_xstrdup(spv->link_options);
-            sxp_image_copy_props(v, spv);
             sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
             imgs[nimgs++] = v;
         }
         for (size_t k = 0; k < in->nvariants && ok; k++) {
             const variant *va = &in->variants[k];
-            size_t n;
-            uint8_t *d = sxp_read_file(va->path, &n);
-            if (!d) {
-                ok = false;
-                break;
-            }
-            if (!n) {
-                sxp_error(va->path, SXP_NONE, "empty %s variant", va->what);
-                free(d);
-                ok = false;
-                break;
-            }
-            bool elf = n >= 4 && !memcmp(d, "\x7f" "ELF", 4);
-            if ((!strcmp(va->what, "host") || !strcmp(va->what, "cubin")) && !elf)
-                sxp_warn(va->path, SXP_NONE, "a %s variant should be an ELF file", va->what);
-            if (!strcmp(va->what, "ptx") && !memmem(d, n, ".version", 8))
-                sxp_warn(va->path, SXP_NONE, "does not look like PTX (no .version directive)");
-            sxp_image *v = sxp_image_new(va->path, va->target, va->format);
-            v->data = d;
-            v->size = n;
-            if (spv->compile_options)
-                v->compile_options = sxp_xstrdup(spv->compile_options);
-            if (spv->link_options)
-                v->link_options = sxp_xstrdup(spv->link_options);
-            sxp_analysis_to_image(&in->an, v, false);
-            /* A host object must define every kernel its companion lists:
-             * the native adapter finds them by name. */
-            for (size_t e = 0; elf && !strcmp(va->what, "host") && e < v->nentries; e++) {
-                bool found;
-                if (!sxp_elf_has_symbol(d, n, v->entries[e], &found)) {
-                    sxp_warn(va->path, SXP_NONE, "cannot read its dynamic symbols (not an x86-64 shared object?)");
+            /* The SPIR-V images this variant goes with: the set's for
+             * --host-vf, else every kernel image (one unless split). */
+            bool found = false;
+            for (size_t j = first; j < last && ok; j++) {
+                const sxp_image *spv = imgs[j];
+                if (va->vf_set ? !spv->vf_set || strcmp(spv->vf_set, va->vf_set) || spv->vf_dummy != va->vf_dummy
+                               : spv->vf_set != NULL)
+                    continue;
+                found = true;
+                sxp_image *v = make_variant(in, va, spv, !in->split);
+                if (!v) {
+                    ok = false;
                     break;
                 }
-                if (!found) {
-                    sxp_error(va->path, SXP_NONE, "host variant lacks kernel '%s' of %s (not a defined dynamic symbol)",
-                              v->entries[e], in->path);
-                    ok = false;
-                }
+                sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+                imgs[nimgs++] = v;
             }
-            if (!strcmp(va->what, "ptx"))
-                for (size_t e = 0; e < v->nentries; e++) {
-                    char *pat = sxp_xasprintf(".entry %s", v->entries[e]);
-                    if (!memmem(d, n, pat, strlen(pat)))
-                        sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", v->entries[e]);
-                    free(pat);
-                }
-            if (!ok) {
-                sxp_image_free(v);
-                break;
+            if (ok && !found) {
+                if (va->vf_set)
+                    sxp_error(va->path, SXP_NONE, "%s: %s has no %simage of virtual-function set '%s'",
+                              va->vf_dummy ? "--host-vf-dummy" : "--host-vf", in->path, va->vf_dummy ? "dummy " : "",
+                              va->vf_set);
+                else
+                    sxp_error(va->path, SXP_NONE, "%s has no kernel image for this variant", in->path);
+                ok = false;
             }
-            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
-            imgs[nimgs++] = v;
         }
     }
     for (size_t i = 0; i < nman && ok; i++) {
@@ -565,10 +759,15 @@ int main(int argc, char **argv)
             sxp_analysis_free(&ins[i].an);
             sxp_module_free(&ins[i].mod);
         }
-        sxp_image_free(ins[i].img);
+        for (size_t k = 0; k < ins[i].nimgs; k++)
+            sxp_image_free(ins[i].imgs[k]);
+        free(ins[i].imgs);
+        for (size_t k = 0; k < ins[i].nvariants; k++)
+            free(ins[i].variants[k].vf_set);
         free(ins[i].variants);
     }
     free(ins);
     free(manifests);
+    free(opt.aot_aspects);
     return rc;
 }

@@ -247,6 +247,10 @@ typedef struct sxp_global {
 typedef struct sxp_options {
     bool if_device;        /* run the if_device pass (default on) */
     bool dg_accessors;     /* issue 5: add accessor kernels per device global */
+    bool no_vf_split;      /* issue 6: keep virtual functions with the kernels */
+    bool aot;              /* issue 6: --aot-aspects given */
+    uint32_t *aot_aspects; /* the target's aspects */
+    uint32_t naot_aspects;
 } sxp_options;
 
 /* What proptool computes from one module. */
@@ -289,6 +293,22 @@ void sxp_analysis_free(sxp_analysis *a);
  * includes what proptool added to the SPIR-V (accessor kernels), which
  * variants compiled from the source (host, PTX, cubin) do not have. */
 void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated);
+
+/* The function that carries a kernel's annotations (the entry function or
+ * the function an llvm-spirv wrapper calls). */
+uint32_t sxp_kernel_body_fn(const sxp_module *m, const sxp_entry *e);
+
+/* vfsplit.c (issue 6): the virtual-functions split. A plan is made after
+ * analysis (NULL, and true, when the module has no indirectly-callable
+ * function or --no-vf-split); set and dummy images are written before the
+ * passes that add kernels (accessors), kernel images after them. */
+typedef struct sxp_vf_plan sxp_vf_plan;
+bool sxp_vf_plan_make(sxp_module *m, const sxp_analysis *a, const sxp_options *opt, sxp_vf_plan **out);
+void sxp_vf_write_sets(sxp_vf_plan *p, sxp_module *m, const sxp_analysis *a, sxp_image ***imgs, size_t *n,
+                       size_t *cap);
+void sxp_vf_write_kernels(sxp_vf_plan *p, sxp_module *m, const sxp_analysis *a, sxp_image ***imgs, size_t *n,
+                          size_t *cap);
+void sxp_vf_plan_free(sxp_vf_plan *p);
 
 /* ifdevice.c */
 bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a);
