@@ -393,6 +393,30 @@ static bool line(mstate *st, char **t, int n, sxp_image ***imgs, size_t *nimgs)
     } else if ((!strcmp(t[0], "export") || !strcmp(t[0], "import")) && n == 2) {
         sxp_set_u32(sxp_image_set(st->img, t[0][0] == 'e' ? SX_PROP_SET_EXPORTED_SYMBOLS : SX_PROP_SET_IMPORTED_SYMBOLS),
                     t[1], 1);
+    } else if ((!strcmp(t[0], "vf-set") || !strcmp(t[0], "vf-calls") || !strcmp(t[0], "vf-creates")) && n == 2) {
+        /* Virtual-function sets (issue 6), encoded as DPC++ writes them:
+         * BYTE_ARRAY strings with a trailing NUL. */
+        bool one = !strcmp(t[0], "vf-set");
+        for (const char *c = t[1]; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f || (one && *c == ',')) {
+                sxp_error(st->path, SXP_NONE, "line %u: %s: '%s' is not %s", st->line, t[0], t[1],
+                          one ? "one set name" : "a ,-separated list of set names");
+                return false;
+            }
+        if (!t[1][0] || strstr(t[1], ",,") || t[1][0] == ',' || t[1][strlen(t[1]) - 1] == ',') {
+            sxp_error(st->path, SXP_NONE, "line %u: %s: empty set name in '%s'", st->line, t[0], t[1]);
+            return false;
+        }
+        const char *prop = one ? "virtual-functions-set"
+                         : !strcmp(t[0], "vf-calls") ? "calls-virtual-functions-set" : "creates-virtual-functions-set";
+        sxp_set_bytes_str(sxp_image_set(st->img, SX_PROP_SET_VIRTUAL_FUNCTIONS), prop, t[1], true);
+        if (one) {
+            free(st->img->vf_set);
+            st->img->vf_set = sxp_xstrdup(t[1]);
+        }
+    } else if (!strcmp(t[0], "vf-dummy") && n == 1) {
+        sxp_set_u32(sxp_image_set(st->img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "dummy-image", 1);
+        st->img->vf_dummy = true;
     } else if (!strcmp(t[0], "property")) {
         return line_property(st, t, n);
     } else {
