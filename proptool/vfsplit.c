@@ -664,9 +664,16 @@ static void write_image(build *b, const sxp_analysis *a, sxp_buf *out)
         uint32_t rt = m->fns[f].result_type;
         const sxp_inst *t = def_of(m, rt);
         if (t && t->op != SpvOpTypeVoid && rt < m->nids && !nulls[rt]) {
+            /* OpConstant 0 for scalars: llvm-spirv 14 (--spir-bc) refuses
+             * OpConstantNull of a scalar type although SPIR-V allows it. */
             nulls[rt] = wr.bound++;
-            uint32_t ops[2] = {rt, nulls[rt]};
-            sxp_emit(&wr.globals, SpvOpConstantNull, ops, 2);
+            uint32_t ops[4] = {rt, nulls[rt], 0, 0};
+            if (t->op == SpvOpTypeBool)
+                sxp_emit(&wr.globals, SpvOpConstantFalse, ops, 2);
+            else if ((t->op == SpvOpTypeInt || t->op == SpvOpTypeFloat) && t->wc > 2)
+                sxp_emit(&wr.globals, SpvOpConstant, ops, m->words[t->off + 2] > 32 ? 4 : 3);
+            else
+                sxp_emit(&wr.globals, SpvOpConstantNull, ops, 2);
         }
     }
 
@@ -889,6 +896,11 @@ static void build_kernels(build *b, const sxp_analysis *a, const uint8_t *kernel
     for (uint32_t k = 0; k < a->nkernels && k < p->nkernels; k++)
         if (kernels[k] && p->kentry[k] != SXP_NONE)
             root_kernel(b, p->kentry[k]);
+    /* Device globals stay with the first kernel image even when no kernel
+     * uses them: the host copies to and from them by id. */
+    if (with_exports)
+        for (uint32_t g = 0; g < a->nglobals; g++)
+            ref(b, a->globals[g].var);
     if (with_exports)
         for (uint32_t f = 0; f < m->nfns; f++) {
             const char *ln = NULL;
