@@ -18,6 +18,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (sxp_module_parse(&m, "fuzz.spv", data, size) && sxp_analyse(&m, &opt, &a)) {
         sxp_cleanup(&m);
         sxp_if_device_pass(&m, &a);
+        /* The virtual-functions split (issue 6), JIT or AOT by the size;
+         * every image it writes must parse again. */
+        uint32_t fp64 = 6;
+        opt.aot = size % 3 == 0;
+        opt.aot_aspects = &fp64;
+        opt.naot_aspects = size % 5 == 0;
+        sxp_vf_plan *plan = NULL;
+        sxp_image **vimgs = NULL;
+        size_t nv = 0, vcap = 0;
+        if (sxp_vf_plan_make(&m, &a, &opt, &plan) && plan) {
+            sxp_vf_write_sets(plan, &m, &a, &vimgs, &nv, &vcap);
+            sxp_vf_write_kernels(plan, &m, &a, &vimgs, &nv, &vcap);
+        }
+        for (size_t i = 0; i < nv; i++) {
+            sxp_module vm;
+            sxp_any_bound = true;
+            if (!sxp_module_parse(&vm, "split.spv", vimgs[i]->data, vimgs[i]->size))
+                abort();
+            sxp_any_bound = false;
+            sxp_module_free(&vm);
+            sxp_image_free(vimgs[i]);
+        }
+        free(vimgs);
+        sxp_vf_plan_free(plan);
         /* The accessor pass on about half the inputs (by their size). */
         if (size % 8 == 0)
             sxp_add_global_accessors(&m, &a);

@@ -255,7 +255,10 @@ static bool make_spir_bc(const char *tool, const char *origin, const uint8_t *sp
 static sxp_image *spir_bc_variant(const char *tool, const sxp_image *spv)
 {
     sxp_module m;
-    if (!sxp_module_parse(&m, spv->origin, spv->data, spv->size)) {
+    sxp_any_bound = true;
+    bool parsed = sxp_module_parse(&m, spv->origin, spv->data, spv->size);
+    sxp_any_bound = false;
+    if (!parsed) {
         sxp_module_free(&m);
         return NULL;
     }

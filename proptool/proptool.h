@@ -204,6 +204,10 @@ typedef struct sxp_module {
     sxp_buf fn_extra;      /* functions appended at the end */
 } sxp_module;
 
+/* Set while re-reading proptool's own output: an image split from a large
+ * module keeps its id bound, which the plausibility check on input (bound
+ * against size) would refuse. */
+extern bool sxp_any_bound;
 /* Parse a module; false (diagnosed) on malformed input. */
 bool sxp_module_parse(sxp_module *m, const char *path, const uint8_t *bytes, size_t size);
 void sxp_module_free(sxp_module *m);

