@@ -182,7 +182,7 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_k
     sxi_program *prog;
     sx_result r = sxi_select_image(k->name, dev, &img, &entry);
     if (r == SX_SUCCESS)
-        r = sxi_program_get(q, img, &prog);
+        r = sxi_program_get_for(q, img, k->name, &prog);
     sxi_kernel_slot *s = NULL;
     if (r == SX_SUCCESS && !(s = calloc(1, sizeof(*s))))
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
