@@ -18,6 +18,7 @@ static sx_context ctx;
 static sx_queue q;
 static char tmpdir[256];
 static char linklog[300];
+static sxi_program_stats base;
 
 static void rm_rf(const char *dir)
 {
@@ -138,7 +139,6 @@ static unsigned log_count(const char *word)
 }
 
 /* The counters since this test's setup (they are process-wide). */
-static sxi_program_stats base;
 static sxi_program_stats stats(void)
 {
     sxi_program_stats s;
