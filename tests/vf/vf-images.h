@@ -21,6 +21,10 @@ typedef struct vf_spec {
     uint32_t aspect;              /* a "SYCL/device requirements" aspect, 0 = none */
     int no_nul;                   /* string values without DPC++'s trailing NUL */
     const char *compile_options;
+    const void *raw;              /* real image bytes (then bytes is unused) */
+    size_t raw_size;
+    uint8_t format;               /* with raw: SX_BINARY_FORMAT_* */
+    const char *target;           /* with raw: device_target_spec */
 } vf_spec;
 
 typedef struct vf_lib {
@@ -78,10 +82,14 @@ static inline sx_device_binary_property *vf_name_props(vf_lib *l, const char *li
 
 static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec *s)
 {
-    size_t blen = 4 + strlen(s->bytes);
+    size_t blen = s->raw ? s->raw_size : 4 + strlen(s->bytes);
     unsigned char *bytes = vf_alloc(l, blen);
-    memcpy(bytes, "\x7f" "ELF", 4);
-    memcpy(bytes + 4, s->bytes, blen - 4);
+    if (s->raw) {
+        memcpy(bytes, s->raw, blen);
+    } else {
+        memcpy(bytes, "\x7f" "ELF", 4);
+        memcpy(bytes + 4, s->bytes, blen - 4);
+    }
     /* Kernel entries, then exported symbols (listed as entries too, as DPC++ does). */
     unsigned nk = vf_count(s->kernels), nx = vf_count(s->exports);
     sx_offload_entry *e = vf_alloc(l, (nk + nx) * sizeof(*e));
@@ -131,8 +139,8 @@ static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec
     *bin = (sx_device_binary){
         .version = SX_DEVICE_BINARY_VERSION,
         .kind = SX_OFFLOAD_KIND_SYCL,
-        .format = SX_BINARY_FORMAT_NATIVE,
-        .device_target_spec = "fake",
+        .format = s->raw ? s->format : SX_BINARY_FORMAT_NATIVE,
+        .device_target_spec = s->raw ? s->target : "fake",
         .compile_options = s->compile_options,
         .binary_start = bytes,
         .binary_end = bytes + blen,
