@@ -25,6 +25,8 @@ typedef struct vf_spec {
     size_t raw_size;
     uint8_t format;               /* with raw: SX_BINARY_FORMAT_* */
     const char *target;           /* with raw: device_target_spec */
+    int sigs;                     /* "SX/kernel signatures" for the example's kernels:
+                                   * 'construct'(), every other kernel (int) */
 } vf_spec;
 
 typedef struct vf_lib {
@@ -80,6 +82,36 @@ static inline sx_device_binary_property *vf_name_props(vf_lib *l, const char *li
     return p;
 }
 
+static inline void vf_put32(uint8_t **p, uint32_t v)
+{
+    memcpy(*p, &v, 4);
+    *p += 4;
+}
+
+/* A kernel signature: nd_range of 1 dimension, `nint` int parameters. */
+static inline sx_device_binary_property vf_sig(vf_lib *l, const char *kernel, unsigned nint)
+{
+    size_t n = 8 + 5 * 4 + nint * 7 * 4;
+    uint8_t *b = vf_alloc(l, n), *p = b + 8;
+    uint64_t bits = (uint64_t)(n - 8) * 8;
+    memcpy(b, &bits, 8);
+    vf_put32(&p, 1);
+    vf_put32(&p, SX_KERNEL_KIND_ND_RANGE);
+    vf_put32(&p, 1);
+    vf_put32(&p, nint);
+    vf_put32(&p, nint);
+    for (unsigned i = 0; i < nint; i++) {
+        vf_put32(&p, SX_PARAM_VALUE);
+        vf_put32(&p, SX_SCALAR_I32);
+        vf_put32(&p, 4);
+        vf_put32(&p, 4);
+        vf_put32(&p, 0);
+        vf_put32(&p, i);
+        vf_put32(&p, 0);
+    }
+    return (sx_device_binary_property){(char *)kernel, b, SX_PROPERTY_TYPE_BYTE_ARRAY, n};
+}
+
 static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec *s)
 {
     size_t blen = s->raw ? s->raw_size : 4 + strlen(s->bytes);
@@ -102,7 +134,7 @@ static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec
         for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
             e[ne++].name = tok;
     }
-    sx_device_binary_property_set *sets = vf_alloc(l, 4 * sizeof(*sets));
+    sx_device_binary_property_set *sets = vf_alloc(l, 5 * sizeof(*sets));
     unsigned nsets = 0;
     sx_device_binary_property *vf = vf_alloc(l, 5 * sizeof(*vf));
     unsigned nvf = 0;
@@ -135,6 +167,12 @@ static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec
         sx_device_binary_property *p = vf_alloc(l, sizeof(*p));
         *p = (sx_device_binary_property){(char *)"aspects", a, SX_PROPERTY_TYPE_BYTE_ARRAY, 12};
         sets[nsets++] = (sx_device_binary_property_set){(char *)SX_PROP_SET_DEVICE_REQUIREMENTS, p, p + 1};
+    }
+    if (s->sigs && nk) {
+        sx_device_binary_property *p = vf_alloc(l, nk * sizeof(*p));
+        for (unsigned i = 0; i < nk; i++)
+            p[i] = vf_sig(l, e[i].name, strcmp(e[i].name, "construct") ? 1 : 0);
+        sets[nsets++] = (sx_device_binary_property_set){(char *)SX_PROP_SET_KERNEL_SIGNATURES, p, p + nk};
     }
     *bin = (sx_device_binary){
         .version = SX_DEVICE_BINARY_VERSION,

@@ -5,19 +5,19 @@
 global int result;
 
 #ifdef VF_STATIC
-kernel void call_fp64(int x) { result = Base::bar(x); }
+VF_KERNEL void call_fp64(int x) { result = Base::bar(x); }
 #else
 global Base obj2;
-kernel void call_fp64(int x) { result = obj2.Base::bar(x); }
+VF_KERNEL void call_fp64(int x) { result = obj2.Base::bar(x); }
 #endif
 
-kernel void __sx_dg_size_result(global ulong *out) { out[0] = sizeof(result); }
-kernel void __sx_dg_read_result(global uchar *dst, ulong offset, ulong count)
+VF_KERNEL void __sx_dg_size_result(global ulong *out) { out[0] = sizeof(result); }
+VF_KERNEL void __sx_dg_read_result(global uchar *dst, ulong offset, ulong count)
 {
     for (ulong i = 0; i < count; i++)
         dst[i] = ((const global uchar *)&result)[offset + i];
 }
-kernel void __sx_dg_write_result(global const uchar *src, ulong offset, ulong count)
+VF_KERNEL void __sx_dg_write_result(global const uchar *src, ulong offset, ulong count)
 {
     for (ulong i = 0; i < count; i++)
         ((global uchar *)&result)[offset + i] = src[i];

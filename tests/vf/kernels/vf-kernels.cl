@@ -8,27 +8,25 @@ global Base obj;
 global int result;
 
 #ifdef VF_STATIC
-kernel void construct() { obj.tag = 1; }
-kernel void use(int x) { result = Base::foo(x); }
-kernel void use_fp64(int x) { result = Base::bar(x); }
-kernel void use_baz(int x) { result = Base::baz(x); }
+VF_KERNEL void construct() { obj.tag = 1; }
+VF_KERNEL void use(int x) { result = Base::foo(x); }
+VF_KERNEL void use_fp64(int x) { result = Base::bar(x); }
 #else
 inline void *operator new(__SIZE_TYPE__, void *p) noexcept { return p; }
-kernel void construct() { new (&obj) Base; }
-kernel void use(int x) { result = obj.foo(x); }
-kernel void use_fp64(int x) { result = obj.bar(x); }
-kernel void use_baz(int x) { result = obj.baz(x); }
+VF_KERNEL void construct() { new (&obj) Base; }
+VF_KERNEL void use(int x) { result = obj.foo(x); }
+VF_KERNEL void use_fp64(int x) { result = obj.bar(x); }
 #endif
 
 /* How the OpenCL adapter reads "result" where the driver has no
  * cl_intel_global_variable_access (Oclgrind). */
-kernel void __sx_dg_size_result(global ulong *out) { out[0] = sizeof(result); }
-kernel void __sx_dg_read_result(global uchar *dst, ulong offset, ulong count)
+VF_KERNEL void __sx_dg_size_result(global ulong *out) { out[0] = sizeof(result); }
+VF_KERNEL void __sx_dg_read_result(global uchar *dst, ulong offset, ulong count)
 {
     for (ulong i = 0; i < count; i++)
         dst[i] = ((const global uchar *)&result)[offset + i];
 }
-kernel void __sx_dg_write_result(global const uchar *src, ulong offset, ulong count)
+VF_KERNEL void __sx_dg_write_result(global const uchar *src, ulong offset, ulong count)
 {
     for (ulong i = 0; i < count; i++)
         ((global uchar *)&result)[offset + i] = src[i];
