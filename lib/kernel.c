@@ -250,6 +250,13 @@ SX_API sx_result sx_kernel_is_compatible(sx_kernel k, sx_device d, int *compatib
     sxi_image *img;
     uint32_t entry;
     *compatible = sxi_select_image(k->name, d, &img, &entry) == SX_SUCCESS;
+    if (*compatible && sxi_image_has_deps(img)) {
+        /* Its images to link must be there and runnable too (resolver.c). */
+        const sxi_image **deps = NULL;
+        uint32_t n;
+        *compatible = sxi_resolve(img, d, k->name, &deps, &n) == SX_SUCCESS;
+        free(deps);
+    }
     sxi_registry_unlock();
     return SX_SUCCESS;
 }

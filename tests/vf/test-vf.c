@@ -253,6 +253,12 @@ START_TEST(uses_links_default_set)
 {
     vf_lib *l = vf_lib_new(vf_example, SXI_ARRAY_SIZE(vf_example));
     CK_OK(sx_register_images(&l->desc));
+    sx_kernel k;
+    int compatible = 0;
+    CK_OK(sx_kernel_get("use", &k));
+    CK_OK(sx_kernel_is_compatible(k, dev, &compatible));
+    ck_assert_int_eq(compatible, 1);
+    CK_OK(sx_kernel_release(k));
     CK_OK(launch("use"));
     sxi_program *p = program_of(image_of(l, 1));
     ck_assert_ptr_nonnull(p);
@@ -317,6 +323,12 @@ START_TEST(calls_set_needing_missing_aspect)
     };
     vf_lib *l = vf_lib_new(s, 3);
     CK_OK(sx_register_images(&l->desc));
+    sx_kernel k;
+    int compatible = 1;
+    CK_OK(sx_kernel_get("k", &k));
+    CK_OK(sx_kernel_is_compatible(k, dev, &compatible));
+    ck_assert_int_eq(compatible, 0);
+    CK_OK(sx_kernel_release(k));
     CK_ERR(launch("k"), SX_ERROR_KERNEL_NOT_SUPPORTED);
     CK_MSG_HAS("kernel 'k'");
     CK_MSG_HAS(VF_SET_FP64);
