@@ -6,8 +6,9 @@
  * cannot link yet): the core's own overhead (resolution, hashing, cache
  * files). With --opencl, Oclgrind through the OpenCL adapter links the
  * SPIR bitcode of tests/vf/kernels for real (clCompileProgram +
- * clLinkProgram), so the uncached case pays a real link.
- * Usage: vf-cache [ITERATIONS] [--opencl]  (SX_TEST_BUILDDIR: the build tree) */
+ * clLinkProgram), so the uncached case pays a real link; with --cuda, the
+ * CUDA adapter links the relocatable PTX of tests/vf/kernels/vf-*.cu.
+ * Usage: vf-cache [ITERATIONS] [--opencl|--cuda]  (SX_TEST_BUILDDIR: the build tree) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static double now_us(void)
 
 static sx_device dev;
 static bool ocl;        /* --opencl: Oclgrind through the OpenCL adapter, real links */
+static bool cuda;       /* --cuda: the CUDA adapter, cuLink* of relocatable PTX, real vtables */
 static int arg = 7;
 static sx_arg one = {.index = 0, .type = SX_ARG_VALUE, .size = sizeof(int), .value = &arg};
 #define NARGS(name) (strcmp((name), "construct") ? 1u : 0u)
@@ -93,19 +95,20 @@ static void *slurp(const char *path, size_t *size)
     return b;
 }
 
-/* The example as SPIR bitcode for Oclgrind (set_fp64 needs no aspect, so
- * the constructor links the real set). */
-static vf_lib *ocl_example(const char *build)
+/* The example as SPIR bitcode for Oclgrind or PTX for CUDA (set_fp64
+ * needs no aspect, so the constructor links the real set). */
+static vf_lib *real_example(const char *build)
 {
     static const char *files[] = {"vf-kernels", "vf-set-default", "vf-set-fp64", "vf-set-fp64-dummy"};
-    vf_spec s[] = {{.kernels = "construct,use,use_fp64,use_baz", .creates = VF_SET_DEFAULT "," VF_SET_FP64},
+    vf_spec s[] = {{.kernels = "construct,use,use_fp64", .creates = VF_SET_DEFAULT "," VF_SET_FP64},
                    {.set = VF_SET_DEFAULT}, {.set = VF_SET_FP64}, {.set = VF_SET_FP64, .dummy = 1}};
     for (unsigned i = 0; i < 4; i++) {
         char path[4096];
-        snprintf(path, sizeof(path), "%s/tests/vf/kernels/%s.bc", build, files[i]);
+        snprintf(path, sizeof(path), "%s/tests/vf/kernels/%s.%s", build, files[i], cuda ? "ptx" : "bc");
         s[i].raw = slurp(path, &s[i].raw_size);
-        s[i].format = SX_BINARY_FORMAT_LLVMIR_BITCODE;
-        s[i].target = SX_TARGET_SPIRV64;
+        s[i].format = cuda ? SX_BINARY_FORMAT_NONE : SX_BINARY_FORMAT_LLVMIR_BITCODE;
+        s[i].target = cuda ? SX_TARGET_NVPTX64 : SX_TARGET_SPIRV64;
+        s[i].sigs = cuda;
         s[i].bytes = files[i];
     }
     vf_lib *l = vf_lib_new(s, 4);
@@ -127,6 +130,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         child |= strcmp(argv[i], "--child") == 0;
         ocl |= strcmp(argv[i], "--opencl") == 0;
+        cuda |= strcmp(argv[i], "--cuda") == 0;
     }
     const char *b = getenv("SX_TEST_BUILDDIR");
     b = b ? b : ".";
@@ -145,6 +149,9 @@ int main(int argc, char **argv)
         setenv("OCL_ICD_VENDORS", icd, 1);
         snprintf(path, sizeof(path), "%s/adapters/opencl/.libs/sx-adapter-opencl.so", b);
         setenv("SX_ADAPTERS", path, 1);
+    } else if (cuda && !child) {
+        snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b);
+        setenv("SX_ADAPTERS", path, 1);
     } else if (!getenv("SX_ADAPTERS")) {
         snprintf(path, sizeof(path), "%s/tests/fake/.libs/fake-good.so", b);
         setenv("SX_ADAPTERS", path, 1);
@@ -155,7 +162,7 @@ int main(int argc, char **argv)
             return 1;
         setenv("SX_CACHE_DIR", dir, 1);
     }
-    vf_lib *l = ocl ? ocl_example(b) : vf_lib_new(vf_example, SXI_ARRAY_SIZE(vf_example));
+    vf_lib *l = ocl || cuda ? real_example(b) : vf_lib_new(vf_example, SXI_ARRAY_SIZE(vf_example));
     OK(sx_init(0));
     OK(sx_register_images(&l->desc));
     OK(sx_device_get_default(&dev));
@@ -176,15 +183,15 @@ int main(int argc, char **argv)
     char devname[256] = "?";
     sx_device_get_info(dev, SX_DEVICE_INFO_NAME, sizeof(devname), devname, NULL);
     fprintf(out, "vf-cache on %s (%s): 'construct' links 3 images (kernel, default set, set_fp64%s); medians of %d\n",
-            devname, ocl ? "OpenCL adapter, clLinkProgram" : "fake TEST adapter, link is free",
-            ocl ? "" : "'s dummy", iters);
+            devname, cuda ? "CUDA adapter, cuLink* of PTX" : ocl ? "OpenCL adapter, clLinkProgram" : "fake TEST adapter, link is free",
+            ocl || cuda ? "" : "'s dummy", iters);
 
     setenv("SX_CACHE", "0", 1);
     for (int i = 0; i < iters; i++)
         v[i] = first_launch("construct", NULL);
     fprintf(out, "  first launch, resolve + link (persistent cache off) %10.1f us\n", median(v, iters));
     for (int i = 0; i < iters; i++)
-        v[i] = first_launch("use", ocl ? "use_fp64" : "use_again");
+        v[i] = ocl || cuda ? first_launch("construct", "use") : first_launch("use", "use_again");
     fprintf(out, "  other kernel of a linked image (in-memory hit)      %10.1f us\n", median(v, iters));
 
     unsetenv("SX_CACHE");
@@ -206,7 +213,7 @@ int main(int argc, char **argv)
     OK(sx_kernel_get("construct", &k));
     OK(sx_queue_launch(q, k, 1, NULL, &g, NULL, 0, NULL, 0, NULL, NULL));
     OK(sx_queue_wait(q));
-    int n = ocl ? iters * 5 : iters * 500;
+    int n = ocl ? iters * 5 : iters * 500; /* Oclgrind interprets each launch */
     double t0 = now_us();
     for (int i = 0; i < n; i++)
         OK(sx_queue_launch(q, k, 1, NULL, &g, NULL, 0, NULL, 0, NULL, NULL));
@@ -225,7 +232,7 @@ int main(int argc, char **argv)
         unsigned long long links = 0, hits = 0;
         for (int i = 0; i < procs; i++) {
             char cmd[4200];
-            snprintf(cmd, sizeof(cmd), "'%s' 1 --child%s", argv[0], ocl ? " --opencl" : "");
+            snprintf(cmd, sizeof(cmd), "'%s' 1 --child%s", argv[0], ocl ? " --opencl" : cuda ? " --cuda" : "");
             FILE *p = popen(cmd, "r");
             unsigned long long x = 0, y = 0;
             if (!p || fscanf(p, "%lf %llu %llu", &v[i], &x, &y) != 3)

@@ -3,7 +3,9 @@
  * test-vf-ocl: the OpenCL adapter on Oclgrind (clCompileProgram +
  * clLinkProgram of SPIR bitcode; static members, Oclgrind cannot run
  * vtables); test-vf-native (VF_NATIVE): the native adapter with host
- * shared objects and real vtables, fp64 hidden by SX_NATIVE_HIDE_ASPECTS.
+ * shared objects and real vtables, fp64 hidden by SX_NATIVE_HIDE_ASPECTS;
+ * test-vf-cuda (VF_CUDA): the CUDA adapter (cuLink of relocatable PTX from
+ * tests/vf/kernels/vf-*.cu, real vtables) on a GPU.
  * Checks the values the kernels compute: the real set or its dummy, the
  * set a kernel calls, the persistent cache, and a set provided by two
  * libraries, one unregistered. Skips (77) when the backend, the adapter,
@@ -16,9 +18,12 @@
 #include "sx-internal.h"
 #include "vf-images.h"
 
-#ifdef VF_NATIVE
+#if defined(VF_NATIVE)
 #define K(name) "tests/vf/kernels/" name "-host.so"
 #define BACKEND "native"
+#elif defined(VF_CUDA)
+#define K(name) "tests/vf/kernels/" name ".ptx"
+#define BACKEND "CUDA"
 #else
 #define K(name) "tests/vf/kernels/" name ".bc"
 #define BACKEND "Oclgrind"
@@ -57,9 +62,13 @@ static vf_spec spir(const char *file, vf_spec s)
         fprintf(stderr, "cannot read %s\n", file);
         abort();
     }
-#ifdef VF_NATIVE
+#if defined(VF_NATIVE)
     s.format = SX_BINARY_FORMAT_NATIVE;
     s.target = SX_TARGET_HOST;
+    s.sigs = 1;
+#elif defined(VF_CUDA)
+    s.format = SX_BINARY_FORMAT_NONE;
+    s.target = SX_TARGET_NVPTX64;
     s.sigs = 1;
 #else
     s.format = SX_BINARY_FORMAT_LLVMIR_BITCODE;
@@ -218,7 +227,7 @@ START_TEST(device_without_the_aspect_links_the_dummy)
     /* A kernel that calls the set is not supported on this device. */
     CK_ERR(run("call_fp64", 8, &v, NULL), SX_ERROR_KERNEL_NOT_SUPPORTED);
     CK_MSG_HAS("kernel 'call_fp64' calls virtual-function set '" VF_SET_FP64 "'");
-#ifndef VF_NATIVE
+#if !defined(VF_NATIVE) && !defined(VF_CUDA)
     CK_MSG_HAS("Oclgrind");
 #endif
 }
@@ -234,11 +243,11 @@ START_TEST(persistent_cache_binary_runs)
     sxi_program_stats s;
     sxi_program_stats_get(&s);
     ck_assert_uint_eq(s.links, 1);
-#ifndef VF_NATIVE
+#if !defined(VF_NATIVE) && !defined(VF_CUDA)
     ck_assert_uint_eq(s.disk_writes, 1);
 #endif
-    /* The native adapter may give no single binary of a linked program
-     * (then nothing is cached and the next context links again). */
+    /* An adapter may give no single binary of a linked program (then
+     * nothing is cached and the next context links again). */
     bool cached = s.disk_writes == 1;
     /* Another context: from disk (no link) where there is an entry. */
     sx_context c2;
@@ -295,9 +304,10 @@ START_TEST(two_libraries_provide_the_set)
 }
 END_TEST
 
-#ifdef VF_NATIVE
-/* Can the native adapter link programs? In a child, as fixtures do. */
-static int native_links(void)
+#if defined(VF_NATIVE) || defined(VF_CUDA)
+/* Is there a device, and can its adapter link programs? In a child, as
+ * fixtures do. 77: no. */
+static int probe(void)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -318,9 +328,9 @@ static int native_links(void)
         if (r == SX_SUCCESS)
             r = sx_queue_launch(q, k, 1, NULL, &g, NULL, 0, NULL, 0, NULL, NULL);
         if (r != SX_SUCCESS)
-            printf("native probe: %s: %s\n", sx_result_name(r), sx_last_error());
+            printf(BACKEND " probe: %s: %s\n", sx_result_name(r), sx_last_error());
         fflush(stdout);
-        _exit(r == SX_ERROR_UNSUPPORTED_FEATURE ? 77 : 0);
+        _exit(r == SX_ERROR_UNSUPPORTED_FEATURE || r == SX_ERROR_DEVICE_NOT_FOUND ? 77 : 0);
     }
     int st = 0;
     waitpid(pid, &st, 0);
@@ -350,8 +360,21 @@ int main(void)
     setenv("SX_ADAPTERS", "native", 1);
     unsetenv("SX_CACHE");
     unsetenv("SX_NATIVE_HIDE_ASPECTS");
-    if (native_links() == 77) {
+    if (probe() == 77) {
         printf("SKIP: the native adapter cannot link programs (program.compile/link unsupported)\n");
+        return 77;
+    }
+    const char *dir = NULL, *file = NULL;
+#elif defined(VF_CUDA)
+    const char *adapter = sxt_build_path("adapters/cuda/.libs/sx-adapter-cuda.so");
+    if (access(adapter, R_OK) != 0 || access(sxt_build_path(K("vf-kernels")), R_OK) != 0) {
+        printf("SKIP: the CUDA adapter or the test kernels (nvcc) were not built\n");
+        return 77;
+    }
+    setenv("SX_ADAPTERS", adapter, 1);
+    unsetenv("SX_CACHE");
+    if (probe() == 77) {
+        printf("SKIP: no CUDA device, or its adapter cannot link programs\n");
         return 77;
     }
     const char *dir = NULL, *file = NULL;
