@@ -4,6 +4,7 @@
  * the persistent cache across processes. Linked with the core's
  * convenience library to read its counters. */
 #include <dirent.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -508,6 +509,32 @@ START_TEST(cache_hits_counted)
 }
 END_TEST
 
+static void *launch_thread(void *arg)
+{
+    return (void *)(intptr_t)launch(arg);
+}
+
+/* Threads racing to the first launch: one resolution, one link. */
+START_TEST(concurrent_first_launches_link_once)
+{
+    vf_lib *l = vf_lib_new(vf_example, SXI_ARRAY_SIZE(vf_example));
+    CK_OK(sx_register_images(&l->desc));
+    enum { NT = 8 };
+    pthread_t t[NT];
+    for (int i = 0; i < NT; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, launch_thread, (void *)(i % 2 ? "use" : "use_again")), 0);
+    for (int i = 0; i < NT; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        ck_assert_int_eq((int)(intptr_t)r, SX_SUCCESS);
+    }
+    ck_assert_uint_eq(stats().links, 1);
+    ck_assert_uint_eq(log_count("link"), 1);
+    CK_OK(sx_unregister_images(&l->desc));
+    vf_lib_free(l);
+}
+END_TEST
+
 START_TEST(single_image_is_built_not_linked)
 {
     vf_spec s = {.bytes = "plain", .kernels = "plain"};
@@ -735,6 +762,7 @@ static Suite *vf_suite(void)
     tcase_add_test(t, closure_over_imports_and_sets);
     tcase_add_test(t, other_kind_provider_is_not_linked);
     tcase_add_test(t, cache_hits_counted);
+    tcase_add_test(t, concurrent_first_launches_link_once);
     tcase_add_test(t, single_image_is_built_not_linked);
     tcase_add_test(t, link_failure_has_log);
     tcase_add_test(t, link_unsupported);
