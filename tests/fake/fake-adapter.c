@@ -284,6 +284,21 @@ static sx_result f_memcpy(sxa_queue q, int b, void *d, const void *s, size_t n, 
         NEW(sxa_event_s, out);
     return SX_SUCCESS;
 }
+/* Program variables: only logged (FAKE_LINK_LOG "global_write NAME"), so
+ * tests see which programs got their device-global addresses. */
+static sx_result f_global_write(sxa_queue q, sxa_program p, const char *name, int blocking, size_t count,
+                                size_t offset, const void *src, uint32_t ne, const sxa_event *w, sxa_event *out)
+{
+    const char *log = svc->getenv("FAKE_LINK_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "global_write %s\n", name);
+        fclose(f);
+    }
+    if (out)
+        NEW(sxa_event_s, out);
+    return SX_SUCCESS;
+}
 static sx_result f_event_wait(uint32_t n, const sxa_event *e) { return SX_SUCCESS; }
 static sx_result f_event_status(sxa_event e, sx_event_status *s) { *s = SX_EVENT_STATUS_COMPLETE; return SX_SUCCESS; }
 static sx_result f_event_release(sxa_event e) { free(e); return SX_SUCCESS; }
@@ -304,7 +319,8 @@ static const sxa_enqueue_table t_enqueue = {
 #ifndef FAKE_MISSING_ENTRY
     .kernel_launch = f_launch,
 #endif
-    .usm_memcpy = f_memcpy};
+    .usm_memcpy = f_memcpy,
+    .global_write = f_global_write};
 static const sxa_event_table t_event = {sizeof(t_event), .wait = f_event_wait, .get_status = f_event_status,
                                         .release = f_event_release};
 

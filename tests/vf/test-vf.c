@@ -535,6 +535,22 @@ START_TEST(concurrent_first_launches_link_once)
 }
 END_TEST
 
+/* DPC++ bug #21657: device globals of dependency images were not
+ * initialised. Here every image of a linked program gets its addresses. */
+START_TEST(device_globals_of_dependency_images)
+{
+    vf_spec s[] = {{.bytes = "kernel", .kernels = "k", .calls = "A", .global = "dg_in_kernel_image"},
+                   {.bytes = "A provider", .set = "A", .global = "dg_in_set_image"}};
+    vf_lib *l = vf_lib_new(s, 2);
+    CK_OK(sx_register_images(&l->desc));
+    CK_OK(launch("k"));
+    ck_assert_uint_eq(log_count("global_write dg_in_kernel_image"), 1);
+    ck_assert_uint_eq(log_count("global_write dg_in_set_image"), 1);
+    CK_OK(sx_unregister_images(&l->desc));
+    vf_lib_free(l);
+}
+END_TEST
+
 START_TEST(single_image_is_built_not_linked)
 {
     vf_spec s = {.bytes = "plain", .kernels = "plain"};
@@ -763,6 +779,7 @@ static Suite *vf_suite(void)
     tcase_add_test(t, other_kind_provider_is_not_linked);
     tcase_add_test(t, cache_hits_counted);
     tcase_add_test(t, concurrent_first_launches_link_once);
+    tcase_add_test(t, device_globals_of_dependency_images);
     tcase_add_test(t, single_image_is_built_not_linked);
     tcase_add_test(t, link_failure_has_log);
     tcase_add_test(t, link_unsupported);

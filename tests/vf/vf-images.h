@@ -25,6 +25,7 @@ typedef struct vf_spec {
     size_t raw_size;
     uint8_t format;               /* with raw: SX_BINARY_FORMAT_* */
     const char *target;           /* with raw: device_target_spec */
+    const char *global;           /* a device global (uid) of 8 bytes, not image-scope */
     int sigs;                     /* "SX/kernel signatures" for the example's kernels:
                                    * 'construct'(), every other kernel (int) */
 } vf_spec;
@@ -134,7 +135,7 @@ static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec
         for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
             e[ne++].name = tok;
     }
-    sx_device_binary_property_set *sets = vf_alloc(l, 5 * sizeof(*sets));
+    sx_device_binary_property_set *sets = vf_alloc(l, 6 * sizeof(*sets));
     unsigned nsets = 0;
     sx_device_binary_property *vf = vf_alloc(l, 5 * sizeof(*vf));
     unsigned nvf = 0;
@@ -167,6 +168,17 @@ static inline void vf_image_init(vf_lib *l, sx_device_binary *bin, const vf_spec
         sx_device_binary_property *p = vf_alloc(l, sizeof(*p));
         *p = (sx_device_binary_property){(char *)"aspects", a, SX_PROPERTY_TYPE_BYTE_ARRAY, 12};
         sets[nsets++] = (sx_device_binary_property_set){(char *)SX_PROP_SET_DEVICE_REQUIREMENTS, p, p + 1};
+    }
+    if (s->global) {
+        uint8_t *v = vf_alloc(l, 16);
+        uint64_t bits = 64;
+        uint32_t size = 8, scope = 0;
+        memcpy(v, &bits, 8);
+        memcpy(v + 8, &size, 4);
+        memcpy(v + 12, &scope, 4);
+        sx_device_binary_property *p = vf_alloc(l, sizeof(*p));
+        *p = (sx_device_binary_property){vf_strdup(l, s->global), v, SX_PROPERTY_TYPE_BYTE_ARRAY, 16};
+        sets[nsets++] = (sx_device_binary_property_set){(char *)SX_PROP_SET_DEVICE_GLOBALS, p, p + 1};
     }
     if (s->sigs && nk) {
         sx_device_binary_property *p = vf_alloc(l, nk * sizeof(*p));
