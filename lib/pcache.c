@@ -144,7 +144,7 @@ static bool cache_dir(char *dir, size_t size)
         return false;
     }
     struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
         SXI_LOG(SX_LOG_WARN, "program cache: '%s' is not a directory of this user closed to others; cache off", dir);
         return false;
     }
