@@ -248,6 +248,53 @@ START_TEST(props_damaged)
 }
 END_TEST
 
+/* Random damage to the values: registered or refused, never a crash (and
+ * clean under valgrind). */
+START_TEST(props_random_damage)
+{
+    unsigned seed = 12345;
+    static const char alphabet[] = {'a', 'b', ',', ',', '\0', '\x01', 'Z', '_', '\x7f', ' '};
+    for (int iter = 0; iter < 3000; iter++) {
+        vf_spec s = {.bytes = "r", .kernels = "k", .set = "set_a", .calls = "c1,c2,c3", .creates = "d1,d2",
+                     .uses = "u1", .dummy = iter % 7 == 0, .no_nul = iter % 2};
+        vf_lib *l = vf_lib_new(&s, 1);
+        sx_device_binary_property_set *vf = l->desc.device_binaries[0].property_sets_begin;
+        size_t n = (size_t)(vf->properties_end - vf->properties_begin);
+        for (int m = 0; m < 3; m++) {
+            sx_device_binary_property *p = vf->properties_begin + rand_r(&seed) % n;
+            if (p->type != SX_PROPERTY_TYPE_BYTE_ARRAY) {
+                p->value_size = (uint64_t)(rand_r(&seed) % 3);
+                continue;
+            }
+            uint8_t *b = p->value_addr;
+            size_t len = (size_t)p->value_size - 8;
+            switch (rand_r(&seed) % 4) {
+            case 0: /* a character */
+                if (len)
+                    b[8 + rand_r(&seed) % len] = (uint8_t)alphabet[rand_r(&seed) % sizeof(alphabet)];
+                break;
+            case 1: { /* a shorter (or longer: refused) bit count */
+                uint64_t bits = (uint64_t)(rand_r(&seed) % (len * 8 + 16));
+                memcpy(b, &bits, 8);
+                break;
+            }
+            case 2: /* another type */
+                p->type = rand_r(&seed) % 4;
+                break;
+            default: /* a random byte anywhere */
+                b[rand_r(&seed) % (len + 8)] = (uint8_t)rand_r(&seed);
+            }
+        }
+        sx_result r = sx_register_images(&l->desc);
+        ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_BINARY, "iteration %d: %s: %s", iter,
+                      sx_result_name(r), sx_last_error());
+        if (r == SX_SUCCESS)
+            CK_OK(sx_unregister_images(&l->desc));
+        vf_lib_free(l);
+    }
+}
+END_TEST
+
 /* -------------------------------------------------------------- resolver */
 
 START_TEST(uses_links_default_set)
@@ -770,6 +817,7 @@ static Suite *vf_suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_add_test(t, props_parsed);
     tcase_add_test(t, props_damaged);
+    tcase_add_test(t, props_random_damage);
     tcase_add_test(t, uses_links_default_set);
     tcase_add_test(t, constructor_gets_dummy_without_fp64);
     tcase_add_test(t, calls_set_needing_missing_aspect);
