@@ -7,8 +7,10 @@
  * files). With --opencl, Oclgrind through the OpenCL adapter links the
  * SPIR bitcode of tests/vf/kernels for real (clCompileProgram +
  * clLinkProgram), so the uncached case pays a real link; with --cuda, the
- * CUDA adapter links the relocatable PTX of tests/vf/kernels/vf-*.cu.
- * Usage: vf-cache [ITERATIONS] [--opencl|--cuda]  (SX_TEST_BUILDDIR: the build tree) */
+ * CUDA adapter links the relocatable PTX of tests/vf/kernels/vf-*.cu; with
+ * --native, the native adapter links the host shared objects of
+ * tests/vf/kernels (real vtables) once it can link.
+ * Usage: vf-cache [ITERATIONS] [--opencl|--cuda|--native]  (SX_TEST_BUILDDIR: the build tree) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ static double now_us(void)
 static sx_device dev;
 static bool ocl;        /* --opencl: Oclgrind through the OpenCL adapter, real links */
 static bool cuda;       /* --cuda: the CUDA adapter, cuLink* of relocatable PTX, real vtables */
+static bool native;     /* --native: the native adapter, host shared objects, real vtables */
 static int arg = 7;
 static sx_arg one = {.index = 0, .type = SX_ARG_VALUE, .size = sizeof(int), .value = &arg};
 #define NARGS(name) (strcmp((name), "construct") ? 1u : 0u)
@@ -95,8 +98,8 @@ static void *slurp(const char *path, size_t *size)
     return b;
 }
 
-/* The example as SPIR bitcode for Oclgrind or PTX for CUDA (set_fp64
- * needs no aspect, so the constructor links the real set). */
+/* The example as SPIR bitcode for Oclgrind, PTX for CUDA or host shared
+ * objects (set_fp64 needs no aspect, so the constructor links the real set). */
 static vf_lib *real_example(const char *build)
 {
     static const char *files[] = {"vf-kernels", "vf-set-default", "vf-set-fp64", "vf-set-fp64-dummy"};
@@ -104,11 +107,12 @@ static vf_lib *real_example(const char *build)
                    {.set = VF_SET_DEFAULT}, {.set = VF_SET_FP64}, {.set = VF_SET_FP64, .dummy = 1}};
     for (unsigned i = 0; i < 4; i++) {
         char path[4096];
-        snprintf(path, sizeof(path), "%s/tests/vf/kernels/%s.%s", build, files[i], cuda ? "ptx" : "bc");
+        snprintf(path, sizeof(path), "%s/tests/vf/kernels/%s%s", build, files[i],
+                 cuda ? ".ptx" : native ? "-host.so" : ".bc");
         s[i].raw = slurp(path, &s[i].raw_size);
-        s[i].format = cuda ? SX_BINARY_FORMAT_NONE : SX_BINARY_FORMAT_LLVMIR_BITCODE;
-        s[i].target = cuda ? SX_TARGET_NVPTX64 : SX_TARGET_SPIRV64;
-        s[i].sigs = cuda;
+        s[i].format = cuda ? SX_BINARY_FORMAT_NONE : native ? SX_BINARY_FORMAT_NATIVE : SX_BINARY_FORMAT_LLVMIR_BITCODE;
+        s[i].target = cuda ? SX_TARGET_NVPTX64 : native ? SX_TARGET_HOST : SX_TARGET_SPIRV64;
+        s[i].sigs = cuda || native;
         s[i].bytes = files[i];
     }
     vf_lib *l = vf_lib_new(s, 4);
@@ -131,7 +135,9 @@ int main(int argc, char **argv)
         child |= strcmp(argv[i], "--child") == 0;
         ocl |= strcmp(argv[i], "--opencl") == 0;
         cuda |= strcmp(argv[i], "--cuda") == 0;
+        native |= strcmp(argv[i], "--native") == 0;
     }
+    bool real = ocl || cuda || native;
     const char *b = getenv("SX_TEST_BUILDDIR");
     b = b ? b : ".";
     char path[4096];
@@ -149,6 +155,8 @@ int main(int argc, char **argv)
         setenv("OCL_ICD_VENDORS", icd, 1);
         snprintf(path, sizeof(path), "%s/adapters/opencl/.libs/sx-adapter-opencl.so", b);
         setenv("SX_ADAPTERS", path, 1);
+    } else if (native && !child) {
+        setenv("SX_ADAPTERS", "native", 1);
     } else if (cuda && !child) {
         snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b);
         setenv("SX_ADAPTERS", path, 1);
@@ -162,7 +170,7 @@ int main(int argc, char **argv)
             return 1;
         setenv("SX_CACHE_DIR", dir, 1);
     }
-    vf_lib *l = ocl || cuda ? real_example(b) : vf_lib_new(vf_example, SXI_ARRAY_SIZE(vf_example));
+    vf_lib *l = real ? real_example(b) : vf_lib_new(vf_example, SXI_ARRAY_SIZE(vf_example));
     OK(sx_init(0));
     OK(sx_register_images(&l->desc));
     OK(sx_device_get_default(&dev));
@@ -183,15 +191,19 @@ int main(int argc, char **argv)
     char devname[256] = "?";
     sx_device_get_info(dev, SX_DEVICE_INFO_NAME, sizeof(devname), devname, NULL);
     fprintf(out, "vf-cache on %s (%s): 'construct' links 3 images (kernel, default set, set_fp64%s); medians of %d\n",
-            devname, cuda ? "CUDA adapter, cuLink* of PTX" : ocl ? "OpenCL adapter, clLinkProgram" : "fake TEST adapter, link is free",
-            ocl || cuda ? "" : "'s dummy", iters);
+            devname,
+            cuda     ? "CUDA adapter, cuLink* of PTX"
+            : native ? "native adapter, host shared objects"
+            : ocl    ? "OpenCL adapter, clLinkProgram"
+                     : "fake TEST adapter, link is free",
+            real ? "" : "'s dummy", iters);
 
     setenv("SX_CACHE", "0", 1);
     for (int i = 0; i < iters; i++)
         v[i] = first_launch("construct", NULL);
     fprintf(out, "  first launch, resolve + link (persistent cache off) %10.1f us\n", median(v, iters));
     for (int i = 0; i < iters; i++)
-        v[i] = ocl || cuda ? first_launch("construct", "use") : first_launch("use", "use_again");
+        v[i] = real ? first_launch("construct", "use") : first_launch("use", "use_again");
     fprintf(out, "  other kernel of a linked image (in-memory hit)      %10.1f us\n", median(v, iters));
 
     unsetenv("SX_CACHE");
@@ -232,7 +244,8 @@ int main(int argc, char **argv)
         unsigned long long links = 0, hits = 0;
         for (int i = 0; i < procs; i++) {
             char cmd[4200];
-            snprintf(cmd, sizeof(cmd), "'%s' 1 --child%s", argv[0], ocl ? " --opencl" : cuda ? " --cuda" : "");
+            snprintf(cmd, sizeof(cmd), "'%s' 1 --child%s", argv[0],
+                     ocl ? " --opencl" : cuda ? " --cuda" : native ? " --native" : "");
             FILE *p = popen(cmd, "r");
             unsigned long long x = 0, y = 0;
             if (!p || fscanf(p, "%lf %llu %llu", &v[i], &x, &y) != 3)

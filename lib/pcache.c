@@ -39,7 +39,7 @@ static const uint32_t K[64] = {
 
 static void sha_block(sha256 *s, const uint8_t *p)
 {
-    uint32_t w[64], v[8];
+    uint32_t w[64];
     for (int i = 0; i < 16; i++)
         w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
     for (int i = 16; i < 64; i++) {
@@ -47,16 +47,27 @@ static void sha_block(sha256 *s, const uint8_t *p)
         uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    memcpy(v, s->h, sizeof(v));
+    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = v[7] + (ROR(v[4], 6) ^ ROR(v[4], 11) ^ ROR(v[4], 25)) + ((v[4] & v[5]) ^ (~v[4] & v[6])) + K[i] + w[i];
-        uint32_t t2 = (ROR(v[0], 2) ^ ROR(v[0], 13) ^ ROR(v[0], 22)) + ((v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]));
-        memmove(v + 1, v, 7 * sizeof(uint32_t));
-        v[4] += t1;
-        v[0] = t1 + t2;
+        uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
     }
-    for (int i = 0; i < 8; i++)
-        s->h[i] += v[i];
+    s->h[0] += a;
+    s->h[1] += b;
+    s->h[2] += c;
+    s->h[3] += d;
+    s->h[4] += e;
+    s->h[5] += f;
+    s->h[6] += g;
+    s->h[7] += h;
 }
 
 static void sha_init(sha256 *s)
@@ -183,16 +194,23 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
         SX_SUCCESS)
         driver[0] = '\0';
     driver[sizeof(driver) - 1] = '\0';
-    /* Each image by its own digest; the dependencies sorted, so the order
-     * libraries were registered in does not change the key. */
+    /* Each image by its own digest (computed once per image: the registry
+     * lock, held by the caller, guards the cached one); the dependencies
+     * sorted, so the order libraries were registered in does not change
+     * the key. */
     uint8_t (*d)[32] = malloc((size_t)n * 32);
     sha256 s;
     for (uint32_t i = 0; d && i < n; i++) {
-        sha_init(&s);
-        sha_u64(&s, imgs[i]->kind);
-        sha_u64(&s, imgs[i]->size);
-        sha_update(&s, imgs[i]->data, imgs[i]->size);
-        sha_final(&s, d[i]);
+        sxi_image *im = (sxi_image *)imgs[i]; /* only its digest cache is written */
+        if (!im->has_digest) {
+            sha_init(&s);
+            sha_u64(&s, im->kind);
+            sha_u64(&s, im->size);
+            sha_update(&s, im->data, im->size);
+            sha_final(&s, im->digest);
+            im->has_digest = true;
+        }
+        memcpy(d[i], im->digest, 32);
     }
     if (d && n > 2)
         qsort(d + 1, n - 1, 32, cmp_digest);

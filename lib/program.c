@@ -231,6 +231,28 @@ static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
     return true;
 }
 
+/* Adapters (by name) that gave no binary of a linked program: later
+ * programs of theirs skip the persistent cache (hashing, lookup) in this
+ * process. Registry lock held. */
+static char *no_binary[16];
+
+static bool gives_binaries(const struct sx_adapter_s *a)
+{
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && no_binary[i]; i++)
+        if (strcmp(no_binary[i], a->name) == 0)
+            return false;
+    return true;
+}
+
+static void gives_no_binary(const struct sx_adapter_s *a)
+{
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary); i++)
+        if (!no_binary[i]) {
+            no_binary[i] = strdup(a->name); /* kept for the process: a handful of names */
+            return;
+        }
+}
+
 static void to_disk(sxi_program *p, const sxi_pcache_key *key)
 {
     struct sx_adapter_s *a = p->context->adapter;
@@ -240,11 +262,14 @@ static void to_disk(sxi_program *p, const sxi_pcache_key *key)
     void *data = NULL;
     if (r == SX_SUCCESS && size && (data = malloc(size)))
         r = SXA_CALL(a, program, get_binary, p->handle, &kind, size, data, NULL);
-    if (r == SX_SUCCESS && data)
+    if (r == SX_SUCCESS && data) {
         sxi_pcache_store(key, kind, data, size);
-    else
-        SXI_LOG(SX_LOG_DEBUG, "program cache: adapter '%s' gives no binary of a linked program (%s); not cached",
+    } else {
+        SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of a linked program (%s); not cached",
                 a->name, sx_result_name(r));
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE)
+            gives_no_binary(a);
+    }
     free(data);
 }
 
@@ -253,7 +278,7 @@ static sx_result build(sxi_program *p, const char *kernel)
     if (p->num_images == 1)
         return build_single(p);
     sxi_pcache_key key;
-    bool disk = sxi_pcache_enabled();
+    bool disk = gives_binaries(p->context->adapter) && sxi_pcache_enabled();
     if (disk) {
         sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
         if (from_disk(p, &key))
