@@ -563,7 +563,7 @@ START_TEST(structs)
     OK(E.kernel_launch(queue, k, 1, NULL, &g, NULL, 5, args, 0, NULL, NULL));
     double want[] = {11, 42, 1.5, -2.25, 9, 3.5, -4.5, 0.5};
     for (int i = 0; i < 8; i++)
-        ck_assert_double_eq(out[i], want[i]);
+        ck_assert_msg(out[i] == want[i], "out[%d] = %g, want %g", i, out[i], want[i]);
     OK(K.release(k));
     OK(PR.release(prog));
     OK(U.free(context, out));
