@@ -87,6 +87,7 @@ static void context_destroy(struct sx_context_s *c)
         sxi_queue_destroy(c->queues);
     sxi_kernels_drop_context(c);
     sxi_programs_release(c);
+    sxi_dg_drop_context(c);
     SXI_PTRMAP_FOREACH(&c->usm, s)
         SXA_CALL(a, usm, free, c->handle, (void *)s->key);
     sxi_ptrmap_free(&c->usm);

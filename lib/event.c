@@ -3,8 +3,9 @@
 
 #include "sx-internal.h"
 
-sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event h, sx_event *out)
+sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event h, sx_event *out)
 {
+    struct sx_adapter_s *a = q->adapter;
     struct sx_event_s *e = malloc(sizeof(*e));
     if (!e) {
         if (h) {
@@ -15,15 +16,18 @@ sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event h, sx_event *out)
     }
     e->tag = SXI_TAG_EVENT;
     e->adapter = a;
+    e->context = q->context;
+    atomic_fetch_add(&q->context->refs, 1);
     e->handle = h;
     *out = e;
     return SX_SUCCESS;
 }
 
+/* The list handed to adapters is NULL when it has no events (OpenCL's rule). */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack, sxa_event **out,
                         uint32_t *count)
 {
-    *out = stack;
+    *out = NULL;
     *count = 0;
     if (n == 0)
         return SX_SUCCESS;
@@ -53,9 +57,10 @@ sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, 
         if (e->handle)
             list[k++] = e->handle;
     }
-    if (k == 0 && list != stack) {
-        free(list);
-        list = stack;
+    if (k == 0) {
+        if (list != stack)
+            free(list);
+        list = NULL;
     }
     *out = list;
     *count = k;
@@ -64,7 +69,7 @@ sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, 
 
 void sxi_wait_list_free(sxa_event *list, sxa_event *stack)
 {
-    if (list != stack)
+    if (list && list != stack)
         free(list);
 }
 
@@ -123,6 +128,7 @@ SX_API sx_result sx_event_release(sx_event e)
     if (e->handle)
         SXA_CALL(e->adapter, event, release, e->handle);
     e->tag = SXI_TAG_DEAD;
+    struct sx_context_s *c = e->context;
     free(e);
-    return SX_SUCCESS;
+    return sxi_context_release(c);
 }

@@ -1,11 +1,301 @@
-/* image-file.c: placeholder until the proptool issue lands the format. */
+/* image-file.c: parse an image file (what proptool writes) into a registration descriptor. */
 #include "sx-internal.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image-file.h"
+
+/* Little-endian reads at any alignment. */
+static uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+typedef struct parser {
+    const uint8_t *d;
+    size_t size;
+    size_t strings_off, strings_size;
+    size_t img_rec, set_rec, prop_rec;
+} parser;
+
+static sx_result bad(const char *fmt, ...) SXI_PRINTF(1, 2);
+static sx_result bad(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sxi_error(SX_ERROR_INVALID_BINARY, "image file: %s", msg);
+}
+
+/* Does [off, off + count * elem) lie inside the file (no overflow)? */
+static bool in_file(const parser *p, uint64_t off, uint64_t count, uint64_t elem)
+{
+    if (off > p->size)
+        return false;
+    if (elem && count > (p->size - off) / elem)
+        return false;
+    return count * elem <= p->size - off;
+}
+
+/* A string reference: an offset into the string table, NUL-terminated
+ * inside it (the table's last byte is checked to be NUL up front). */
+static sx_result string_at(const parser *p, uint32_t ref, bool optional, const char **out, const char *what,
+                           size_t at)
+{
+    if (ref == SXIMG_NO_STRING) {
+        if (optional) {
+            *out = NULL;
+            return SX_SUCCESS;
+        }
+        return bad("byte %zu: %s is missing (no string)", at, what);
+    }
+    if (ref >= p->strings_size)
+        return bad("byte %zu: %s: string offset %" PRIu32 " is outside the %zu-byte string table", at, what, ref,
+                   p->strings_size);
+    *out = (const char *)p->d + p->strings_off + ref;
+    return SX_SUCCESS;
+}
+
+/* Counts of everything the descriptor will hold, from a first pass. */
+typedef struct counts {
+    size_t entries, sets, props;
+} counts;
+
+static sx_result check_prop(const parser *p, size_t at, const char *set, const char *name, uint32_t type,
+                            uint64_t voff, uint64_t vsize)
+{
+    switch (type) {
+    case SX_PROPERTY_TYPE_UINT32:
+        if (vsize > UINT32_MAX)
+            return bad("byte %zu: property '%s' of set '%s': UINT32 value %" PRIu64 " does not fit 32 bits", at, name,
+                       set, vsize);
+        return SX_SUCCESS;
+    case SX_PROPERTY_TYPE_BYTE_ARRAY: {
+        if (vsize < 8)
+            return bad("byte %zu: property '%s' of set '%s': byte array of %" PRIu64
+                       " bytes is shorter than its 8-byte size prefix", at, name, set, vsize);
+        if (!in_file(p, voff, vsize, 1))
+            return bad("byte %zu: property '%s' of set '%s': value at %" PRIu64 " (%" PRIu64
+                       " bytes) runs past the end of the file (%zu bytes)", at, name, set, voff, vsize, p->size);
+        uint64_t bits = rd64(p->d + voff);
+        if ((bits + 7) / 8 != vsize - 8 || bits > (vsize - 8) * 8)
+            return bad("byte %zu: property '%s' of set '%s': size prefix says %" PRIu64 " bits but %" PRIu64
+                       " payload bytes follow", at, name, set, bits, vsize - 8);
+        return SX_SUCCESS;
+    }
+    case SX_PROPERTY_TYPE_STRING:
+        if (vsize == UINT64_MAX || !in_file(p, voff, vsize + 1, 1))
+            return bad("byte %zu: property '%s' of set '%s': string at %" PRIu64 " (%" PRIu64
+                       " bytes) runs past the end of the file (%zu bytes)", at, name, set, voff, vsize, p->size);
+        if (p->d[voff + vsize] != 0 || memchr(p->d + voff, 0, (size_t)vsize))
+            return bad("byte %zu: property '%s' of set '%s': string is not exactly %" PRIu64 " bytes then a NUL", at,
+                       name, set, vsize);
+        return SX_SUCCESS;
+    default:
+        return bad("byte %zu: property '%s' of set '%s': unknown type %" PRIu32, at, name, set, type);
+    }
+}
+
+/* Validate everything; with `fill`, also build the descriptor. */
+static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, counts *c, sx_device_binaries *desc)
+{
+    sx_offload_entry *ent = NULL;
+    sx_device_binary_property_set *sets = NULL;
+    sx_device_binary_property *props = NULL;
+    if (desc) {
+        ent = (sx_offload_entry *)(desc->device_binaries + nimg);
+        sets = (sx_device_binary_property_set *)(ent + c->entries);
+        props = (sx_device_binary_property *)(sets + c->sets);
+    }
+    size_t ne = 0, ns = 0, np = 0;
+    sx_result r;
+    for (uint32_t i = 0; i < nimg; i++) {
+        size_t at = (size_t)images_off + (size_t)i * p->img_rec;
+        const uint8_t *rec = p->d + at;
+        uint16_t bver = rd16(rec + SXIMG_I_BINARY_VERSION);
+        uint8_t kind = rec[SXIMG_I_KIND], format = rec[SXIMG_I_FORMAT];
+        if (bver != 1 && bver != 2)
+            return bad("image %" PRIu32 " (record at byte %zu): binary version %u is not 1 or 2", i, at, bver);
+        if (kind != SX_OFFLOAD_KIND_SYCL)
+            return bad("image %" PRIu32 " (record at byte %zu): offload kind %u is not SYCL (%d)", i, at, kind,
+                       SX_OFFLOAD_KIND_SYCL);
+        if (format > SX_BINARY_FORMAT_COMPRESSED_NONE)
+            return bad("image %" PRIu32 " (record at byte %zu): unknown format %u", i, at, format);
+        const char *target = NULL, *copts = NULL, *lopts = NULL;
+        if ((r = string_at(p, rd32(rec + SXIMG_I_TARGET), false, &target, "target", at + SXIMG_I_TARGET)) ||
+            (r = string_at(p, rd32(rec + SXIMG_I_COMPILE_OPTIONS), true, &copts, "compile options",
+                           at + SXIMG_I_COMPILE_OPTIONS)) ||
+            (r = string_at(p, rd32(rec + SXIMG_I_LINK_OPTIONS), true, &lopts, "link options",
+                           at + SXIMG_I_LINK_OPTIONS)))
+            return r;
+        uint64_t doff = rd64(rec + SXIMG_I_DATA_OFFSET), dsize = rd64(rec + SXIMG_I_DATA_SIZE);
+        if (!dsize)
+            return bad("image %" PRIu32 " (record at byte %zu): binary is empty", i, at);
+        if (!in_file(p, doff, dsize, 1))
+            return bad("image %" PRIu32 " (record at byte %zu): binary at %" PRIu64 " (%" PRIu64
+                       " bytes) runs past the end of the file (%zu bytes)", i, at, doff, dsize, p->size);
+        uint64_t eoff = rd64(rec + SXIMG_I_ENTRIES_OFFSET);
+        uint32_t nent = rd32(rec + SXIMG_I_NUM_ENTRIES);
+        if (!in_file(p, eoff, nent, 4))
+            return bad("image %" PRIu32 " (record at byte %zu): %" PRIu32 " entries at %" PRIu64
+                       " run past the end of the file", i, at, nent, eoff);
+        uint64_t soff = rd64(rec + SXIMG_I_SETS_OFFSET);
+        uint32_t nset = rd32(rec + SXIMG_I_NUM_SETS);
+        if (!in_file(p, soff, nset, p->set_rec))
+            return bad("image %" PRIu32 " (record at byte %zu): %" PRIu32 " property sets at %" PRIu64
+                       " run past the end of the file", i, at, nset, soff);
+        sx_device_binary *b = desc ? &desc->device_binaries[i] : NULL;
+        if (b) {
+            b->version = bver;
+            b->kind = kind;
+            b->format = format;
+            b->device_target_spec = target;
+            b->compile_options = copts;
+            b->link_options = lopts;
+            b->binary_start = p->d + doff;
+            b->binary_end = p->d + doff + dsize;
+            b->entries_begin = ent + ne;
+            b->entries_end = ent + ne + nent;
+            b->property_sets_begin = sets + ns;
+            b->property_sets_end = sets + ns + nset;
+        }
+        for (uint32_t e = 0; e < nent; e++, ne++) {
+            const char *name = NULL;
+            size_t eat = (size_t)eoff + (size_t)e * 4;
+            if ((r = string_at(p, rd32(p->d + eat), false, &name, "entry name", eat)))
+                return r;
+            if (!*name)
+                return bad("byte %zu: image %" PRIu32 " entry %" PRIu32 " has an empty name", eat, i, e);
+            if (b)
+                ent[ne] = (sx_offload_entry){.name = (char *)name};
+        }
+        for (uint32_t s = 0; s < nset; s++, ns++) {
+            size_t sat = (size_t)soff + (size_t)s * p->set_rec;
+            const uint8_t *sr = p->d + sat;
+            const char *sname = NULL;
+            if ((r = string_at(p, rd32(sr + SXIMG_S_NAME), false, &sname, "property set name", sat)))
+                return r;
+            uint32_t nprop = rd32(sr + SXIMG_S_NUM_PROPS);
+            uint64_t poff = rd64(sr + SXIMG_S_PROPS_OFFSET);
+            if (!in_file(p, poff, nprop, p->prop_rec))
+                return bad("byte %zu: set '%s': %" PRIu32 " properties at %" PRIu64 " run past the end of the file",
+                           sat, sname, nprop, poff);
+            if (b)
+                sets[ns] = (sx_device_binary_property_set){(char *)sname, props + np, props + np + nprop};
+            for (uint32_t k = 0; k < nprop; k++, np++) {
+                size_t pat = (size_t)poff + (size_t)k * p->prop_rec;
+                const uint8_t *pr = p->d + pat;
+                const char *pname = NULL;
+                if ((r = string_at(p, rd32(pr + SXIMG_P_NAME), false, &pname, "property name", pat)))
+                    return r;
+                uint32_t type = rd32(pr + SXIMG_P_TYPE);
+                uint64_t voff = rd64(pr + SXIMG_P_VALUE_OFFSET), vsize = rd64(pr + SXIMG_P_VALUE_SIZE);
+                if ((r = check_prop(p, pat, sname, pname, type, voff, vsize)))
+                    return r;
+                if (b)
+                    props[np] = (sx_device_binary_property){
+                        .name = (char *)pname,
+                        .value_addr = type == SX_PROPERTY_TYPE_UINT32 ? NULL : (void *)(p->d + voff),
+                        .type = type,
+                        .value_size = vsize,
+                    };
+            }
+        }
+    }
+    c->entries = ne;
+    c->sets = ns;
+    c->props = np;
+    return SX_SUCCESS;
+}
 
 sx_result sxi_image_file_parse(const void *data, size_t size, sx_device_binaries **out)
 {
-    return sxi_error(SX_ERROR_UNSUPPORTED_FEATURE, "image files are not readable yet (%zu bytes)", size);
+    if (!data || !out)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sxi_image_file_parse: %s is NULL", data ? "out" : "data");
+    *out = NULL;
+    parser p = {.d = data, .size = size};
+    if (size < SXIMG_HEADER_SIZE)
+        return bad("truncated: %zu bytes, the header alone is %d", size, SXIMG_HEADER_SIZE);
+    if (memcmp(p.d, SXIMG_MAGIC, SXIMG_MAGIC_SIZE))
+        return bad("byte 0: bad magic: not a sycl-ext image file");
+    uint16_t major = rd16(p.d + SXIMG_H_MAJOR), minor = rd16(p.d + SXIMG_H_MINOR);
+    if (major != SXIMG_VERSION_MAJOR)
+        return sxi_error(SX_ERROR_UNSUPPORTED_VERSION, "image file: version %u.%u: this library reads %d.x", major,
+                         minor, SXIMG_VERSION_MAJOR);
+    uint32_t hsize = rd32(p.d + SXIMG_H_HEADER_SIZE);
+    uint64_t fsize = rd64(p.d + SXIMG_H_FILE_SIZE);
+    if (hsize < SXIMG_HEADER_SIZE || hsize > size)
+        return bad("byte %d: header size %" PRIu32 " is not within %d..%zu", SXIMG_H_HEADER_SIZE, hsize,
+                   SXIMG_HEADER_SIZE, size);
+    if (fsize != size)
+        return bad("byte %d: the header says %" PRIu64 " bytes but there are %zu (%s)", SXIMG_H_FILE_SIZE, fsize, size,
+                   fsize > size ? "truncated" : "trailing data");
+    uint32_t nimg = rd32(p.d + SXIMG_H_NUM_IMAGES);
+    if (nimg > UINT16_MAX)
+        return bad("byte %d: %" PRIu32 " images; at most %u fit a descriptor", SXIMG_H_NUM_IMAGES, nimg, UINT16_MAX);
+    p.img_rec = rd16(p.d + SXIMG_H_IMAGE_RECORD_SIZE);
+    p.set_rec = rd16(p.d + SXIMG_H_SET_RECORD_SIZE);
+    p.prop_rec = rd16(p.d + SXIMG_H_PROP_RECORD_SIZE);
+    /* Later minor versions may append fields to records; never shrink them. */
+    if (p.img_rec < SXIMG_IMAGE_RECORD_SIZE || p.set_rec < SXIMG_SET_RECORD_SIZE ||
+        p.prop_rec < SXIMG_PROP_RECORD_SIZE)
+        return bad("byte %d: record sizes %zu/%zu/%zu are below version 1's %d/%d/%d", SXIMG_H_IMAGE_RECORD_SIZE,
+                   p.img_rec, p.set_rec, p.prop_rec, SXIMG_IMAGE_RECORD_SIZE, SXIMG_SET_RECORD_SIZE,
+                   SXIMG_PROP_RECORD_SIZE);
+    uint64_t images_off = rd64(p.d + SXIMG_H_IMAGES_OFFSET);
+    uint64_t soff = rd64(p.d + SXIMG_H_STRINGS_OFFSET), ssize = rd64(p.d + SXIMG_H_STRINGS_SIZE);
+    if (!in_file(&p, images_off, nimg, p.img_rec))
+        return bad("byte %d: %" PRIu32 " image records at %" PRIu64 " run past the end of the file (%zu bytes)",
+                   SXIMG_H_IMAGES_OFFSET, nimg, images_off, size);
+    if (!in_file(&p, soff, ssize, 1))
+        return bad("byte %d: string table at %" PRIu64 " (%" PRIu64 " bytes) runs past the end of the file (%zu bytes)",
+                   SXIMG_H_STRINGS_OFFSET, soff, ssize, size);
+    if (ssize && p.d[soff + ssize - 1] != 0)
+        return bad("byte %" PRIu64 ": the string table does not end with a NUL", soff + ssize - 1);
+    p.strings_off = (size_t)soff;
+    p.strings_size = (size_t)ssize;
+
+    counts c = {0};
+    sx_result r = walk(&p, nimg, images_off, &c, NULL);
+    if (r)
+        return r;
+    /* One block holds the descriptor and every array it points to. */
+    size_t bytes = sizeof(sx_device_binaries) + (size_t)nimg * sizeof(sx_device_binary) +
+                   c.entries * sizeof(sx_offload_entry) + c.sets * sizeof(sx_device_binary_property_set) +
+                   c.props * sizeof(sx_device_binary_property);
+    sx_device_binaries *desc = calloc(1, bytes);
+    if (!desc)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "image file: cannot allocate %zu bytes for its descriptor",
+                         bytes);
+    desc->version = SX_DEVICE_BINARIES_VERSION;
+    desc->num_device_binaries = (uint16_t)nimg;
+    desc->device_binaries = (sx_device_binary *)(desc + 1);
+    r = walk(&p, nimg, images_off, &c, desc);
+    if (r) {
+        free(desc);
+        return r;
+    }
+    *out = desc;
+    return SX_SUCCESS;
 }
 
 void sxi_image_file_free(sx_device_binaries *desc)
 {
+    free(desc);
 }

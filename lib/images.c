@@ -14,8 +14,6 @@
 #define MAX_IMAGES 65535u
 #define MAX_ENTRIES (1u << 20)
 #define MAX_PROPS (1u << 20)
-#define MAX_PARAMS 4096u
-#define MAX_MEMBERS 65536u
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static sxi_library *libraries;
@@ -29,6 +27,7 @@ typedef struct {
 } kernel_images;
 
 void sxi_registry_lock(void) { pthread_mutex_lock(&registry_lock); }
+const sxi_library *sxi_registry_libraries(void) { return libraries; }
 void sxi_registry_unlock(void) { pthread_mutex_unlock(&registry_lock); }
 
 uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max)
@@ -141,118 +140,18 @@ static sx_result check_binary(uint32_t i, const sx_device_binary *b)
     return SX_SUCCESS;
 }
 
-/* ------------------------------------------------ kernel signatures */
-
-typedef struct {
-    const uint8_t *p;
-    size_t n, off;
-    bool ok;
-} reader;
-
-static uint32_t rd32(reader *r)
-{
-    if (r->off + 4 > r->n) {
-        r->ok = false;
-        return 0;
-    }
-    uint32_t v;
-    memcpy(&v, r->p + r->off, 4);
-    r->off += 4;
-    return v;
-}
-
-static void signature_free(sxi_signature *s)
-{
-    free(s->params);
-    free(s->source_index);
-    free(s->members);
-    memset(s, 0, sizeof(*s));
-}
-
-static sx_result parse_signature(uint32_t img, const char *kname, const sx_device_binary_property *p,
-                                 sxi_signature *s)
-{
-    reader r = {0};
-    r.ok = sxi_prop_bytes(p, &r.p, &r.n);
-    uint32_t version = rd32(&r);
-    s->kind = rd32(&r);
-    s->dims = rd32(&r);
-    s->num_source_params = rd32(&r);
-    s->num_params = rd32(&r);
-    if (!r.ok)
-        return bad(img, "signature of '%s' is truncated (%zu bytes)", kname, r.n);
-    if (version != 1)
-        return bad(img, "signature of '%s' has version %u (this library reads 1)", kname, version);
-    if (s->kind > SX_KERNEL_KIND_ND_RANGE)
-        return bad(img, "signature of '%s' has unknown kernel kind %u", kname, s->kind);
-    if ((s->kind == SX_KERNEL_KIND_ND_RANGE) != (s->dims >= 1) || s->dims > 3)
-        return bad(img, "signature of '%s': kind %u with %u dimensions", kname, s->kind, s->dims);
-    if (s->num_params > MAX_PARAMS || s->num_source_params > s->num_params + 1024)
-        return bad(img, "signature of '%s' has %u parameters (%u in the source)", kname, s->num_params,
-                   s->num_source_params);
-    /* Members are counted first so one array holds them all. */
-    size_t start = r.off, total_members = 0;
-    for (uint32_t i = 0; i < s->num_params; i++) {
-        r.off += 6 * 4;
-        uint32_t nm = rd32(&r);
-        if (!r.ok || nm > MAX_MEMBERS || nm * 8ull > r.n - r.off)
-            return bad(img, "signature of '%s': parameter %u is truncated or has %u members", kname, i, nm);
-        r.off += nm * 8ull;
-        total_members += nm;
-    }
-    if (r.off != r.n)
-        return bad(img, "signature of '%s' has %zu trailing bytes", kname, r.n - r.off);
-    r.off = start;
-    s->params = calloc(s->num_params ? s->num_params : 1, sizeof(*s->params));
-    s->source_index = calloc(s->num_params ? s->num_params : 1, sizeof(uint32_t));
-    s->members = calloc(total_members ? total_members : 1, sizeof(*s->members));
-    if (!s->params || !s->source_index || !s->members)
-        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
-    size_t m = 0;
-    for (uint32_t i = 0; i < s->num_params; i++) {
-        sxa_kernel_param *kp = &s->params[i];
-        kp->kind = rd32(&r);
-        kp->scalar = rd32(&r);
-        kp->size = rd32(&r);
-        kp->align = rd32(&r);
-        kp->address_space = rd32(&r);
-        s->source_index[i] = rd32(&r);
-        kp->num_members = rd32(&r);
-        kp->members = &s->members[m];
-        for (uint32_t k = 0; k < kp->num_members; k++, m++) {
-            s->members[m].scalar = rd32(&r);
-            s->members[m].offset = rd32(&r);
-            if (s->members[m].scalar == SX_SCALAR_NONE || s->members[m].scalar > SX_SCALAR_PTR ||
-                s->members[m].offset >= kp->size)
-                return bad(img, "signature of '%s': member %u of parameter %u (scalar %u at offset %u) does not fit",
-                           kname, k, i, s->members[m].scalar, s->members[m].offset);
-        }
-        if (kp->kind > SX_PARAM_STRUCT || kp->scalar > SX_SCALAR_PTR || kp->address_space > SX_ADDRESS_SPACE_GENERIC)
-            return bad(img, "signature of '%s': parameter %u has kind %u scalar %u address space %u", kname, i,
-                       kp->kind, kp->scalar, kp->address_space);
-        if (kp->size == 0 || (kp->align & (kp->align - 1)) || kp->align > 4096)
-            return bad(img, "signature of '%s': parameter %u has size %u align %u", kname, i, kp->size, kp->align);
-        if (kp->kind == SX_PARAM_VALUE && kp->scalar == SX_SCALAR_NONE)
-            return bad(img, "signature of '%s': value parameter %u has no scalar type", kname, i);
-        if (s->source_index[i] >= s->num_source_params && s->num_source_params)
-            return bad(img, "signature of '%s': parameter %u belongs to source parameter %u of %u", kname, i,
-                       s->source_index[i], s->num_source_params);
-        if (i && s->source_index[i] < s->source_index[i - 1])
-            return bad(img, "signature of '%s': parameter %u goes back to source parameter %u", kname, i,
-                       s->source_index[i]);
-    }
-    return SX_SUCCESS;
-}
-
 /* ----------------------------------------------------- image records */
 
 static void image_free(sxi_image *im)
 {
     if (im->signatures)
         for (uint32_t k = 0; k < im->num_entries; k++)
-            signature_free(&im->signatures[k]);
+            sxi_signature_free(&im->signatures[k]);
     free(im->signatures);
     free(im->entries);
+    for (uint32_t k = 0; k < im->num_globals; k++)
+        free(im->globals[k].symbol_owned);
+    free(im->globals);
 }
 
 static void library_free(sxi_library *lib)
@@ -265,13 +164,17 @@ static void library_free(sxi_library *lib)
     free(lib);
 }
 
-static bool is_exported_symbol(const sx_device_binary *b, const char *name)
+static const sx_device_binary_property *find_prop(const sx_device_binary_property_set *s, const char *name)
 {
-    const sx_device_binary_property_set *s = sxi_prop_set(b, SX_PROP_SET_EXPORTED_SYMBOLS);
     for (const sx_device_binary_property *p = s ? s->properties_begin : NULL; p && p < s->properties_end; p++)
         if (strcmp(p->name, name) == 0)
-            return true;
-    return false;
+            return p;
+    return NULL;
+}
+
+static bool is_exported_symbol(const sx_device_binary *b, const char *name)
+{
+    return find_prop(sxi_prop_set(b, SX_PROP_SET_EXPORTED_SYMBOLS), name) != NULL;
 }
 
 static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im)
@@ -291,6 +194,8 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
     if (!im->entries || !im->signatures)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
     const sx_device_binary_property_set *sigs = sxi_prop_set(b, SX_PROP_SET_KERNEL_SIGNATURES);
+    const sx_device_binary_property_set *opt = sxi_prop_set(b, SX_PROP_SET_KERNEL_PARAM_OPT);
+    const sx_device_binary_property_set *implicit = sxi_prop_set(b, SX_PROP_SET_IMPLICIT_LOCAL_ARG);
     for (size_t k = 0; k < n; k++) {
         const char *name;
         memcpy(&name, (const char *)b->entries_begin + k * step + (step == 56 ? 24 : 8), sizeof(name));
@@ -301,15 +206,29 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
                 return bad(i, "kernel '%s' is listed twice", name);
         sxi_signature *sig = &im->signatures[im->num_entries];
         im->entries[im->num_entries++] = name;
-        for (const sx_device_binary_property *p = sigs ? sigs->properties_begin : NULL; p && p < sigs->properties_end;
-             p++)
-            if (strcmp(p->name, name) == 0) {
-                sx_result r = parse_signature(i, name, p, sig);
-                if (r != SX_SUCCESS)
-                    return r;
-                break;
-            }
+        sig->scratch_index = UINT32_MAX;
+        const sx_device_binary_property *sp = find_prop(sigs, name);
+        if (!sp)
+            continue;
+        /* Elimination mask and scratch argument, when the image has them. */
+        const uint8_t *mask = NULL;
+        size_t mask_len = 0, mask_bits = 0;
+        const sx_device_binary_property *mp = find_prop(opt, name);
+        if (mp) {
+            if (!sxi_prop_bytes(mp, &mask, &mask_len))
+                return bad(i, "\"%s\" of '%s' is not a byte array", SX_PROP_SET_KERNEL_PARAM_OPT, name);
+            memcpy(&mask_bits, mp->value_addr, 8);
+        }
+        const sx_device_binary_property *ip = find_prop(implicit, name);
+        if (ip && ip->type != SX_PROPERTY_TYPE_UINT32)
+            return bad(i, "\"%s\" of '%s' is not a UINT32", SX_PROP_SET_IMPLICIT_LOCAL_ARG, name);
+        sx_result r = sxi_signature_parse(i, name, sp, mask, mask_bits, ip ? (uint32_t)ip->value_size : UINT32_MAX, sig);
+        if (r != SX_SUCCESS)
+            return r;
     }
+    sx_result gr = sxi_dg_parse_image(i, im);
+    if (gr != SX_SUCCESS)
+        return gr;
     const sx_device_binary_property_set *req = sxi_prop_set(b, SX_PROP_SET_DEVICE_REQUIREMENTS);
     for (const sx_device_binary_property *p = req ? req->properties_begin : NULL; p && p < req->properties_end; p++) {
         if (strcmp(p->name, "aspects") != 0)
@@ -431,14 +350,25 @@ sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
             return sxi_error(SX_ERROR_INVALID_OPERATION, "sx_register_images: descriptor %p is already registered",
                              (const void *)desc);
         }
+    for (uint32_t i = 0; i < lib->num_images; i++) {
+        sx_result r = sxi_dg_check_image(&lib->images[i]);
+        if (r != SX_SUCCESS) {
+            sxi_registry_unlock();
+            library_free(lib);
+            return r;
+        }
+    }
     bool ok = true;
-    for (uint32_t i = 0; i < lib->num_images && ok; i++) {
+    uint32_t added = 0;
+    for (uint32_t i = 0; i < lib->num_images && ok; i++, added++) {
         lib->images[i].id = atomic_fetch_add(&next_image_id, 1);
-        ok = index_add(&lib->images[i]);
+        ok = index_add(&lib->images[i]) && sxi_dg_add_image(&lib->images[i]);
     }
     if (!ok) {
-        for (uint32_t i = 0; i < lib->num_images; i++)
+        for (uint32_t i = 0; i < added; i++) {
             index_remove(&lib->images[i]);
+            sxi_dg_remove_image(&lib->images[i]);
+        }
         index_key_fix();
         sxi_registry_unlock();
         library_free(lib);
@@ -474,8 +404,10 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
                          (const void *)desc);
     }
     *pp = lib->next;
-    for (uint32_t i = 0; i < lib->num_images; i++)
+    for (uint32_t i = 0; i < lib->num_images; i++) {
         index_remove(&lib->images[i]);
+        sxi_dg_remove_image(&lib->images[i]);
+    }
     index_key_fix();
     atomic_fetch_add(&sxi_registry_generation, 1);
     /* Kernels and programs built from these images go now, while the

@@ -166,9 +166,10 @@ void sxi_kernels_drop_all(void)
     sxi_registry_unlock();
 }
 
-sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx, struct sx_device_s *dev,
-                              sxi_kernel_slot **out)
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_kernel_slot **out)
 {
+    struct sx_context_s *ctx = q->context;
+    struct sx_device_s *dev = q->device;
     sxi_registry_lock();
     for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = s->next)
         if (s->context == ctx && s->device == dev) {
@@ -181,7 +182,7 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx, s
     sxi_program *prog;
     sx_result r = sxi_select_image(k->name, dev, &img, &entry);
     if (r == SX_SUCCESS)
-        r = sxi_program_get(ctx, dev, img, &prog);
+        r = sxi_program_get(q, img, &prog);
     sxi_kernel_slot *s = NULL;
     if (r == SX_SUCCESS && !(s = calloc(1, sizeof(*s))))
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
@@ -216,7 +217,7 @@ SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t si
         sx_result r = sxa_info_string(k->name, size, value, size_ret);
         return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, k->name, param, size);
     }
-    if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_DIMENSIONS)
+    if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_NUM_ARGS)
         return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): unknown param %u", k->name, param);
     sxi_registry_lock();
     sxi_image *img;
@@ -228,6 +229,7 @@ SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t si
             if (strcmp(img->entries[e], k->name) == 0)
                 sig = &img->signatures[e];
         v = param == SX_KERNEL_INFO_NUM_BACKEND_ARGS ? sig->num_params
+          : param == SX_KERNEL_INFO_NUM_ARGS         ? sig->num_source_params
           : param == SX_KERNEL_INFO_KIND             ? sig->kind
                                                      : sig->dims;
     }

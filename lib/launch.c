@@ -41,7 +41,7 @@ static sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device
  * signature says. Kernels without a signature are left to the adapter. */
 static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *sig, uint32_t n, const sx_arg *args)
 {
-    if (!sig->params && sig->num_params == 0)
+    if (!sig->known)
         return SX_SUCCESS;
     uint64_t seen_small[4] = {0}, *seen = seen_small;
     if (sig->num_params > 256 && !(seen = calloc((sig->num_params + 63) / 64, sizeof(uint64_t))))
@@ -105,18 +105,14 @@ static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *si
     return r;
 }
 
-sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims, const size_t *offset,
-                     const size_t *global, const size_t *local, uint32_t num_args, const sx_arg *args,
-                     uint32_t num_events, const sx_event *wait_list, sx_event *event)
+sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
+                          const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
+                          const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
+                          sx_event *event)
 {
-    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_acquire);
-    while (s && (s->context != q->context || s->device != q->device))
-        s = s->next;
     sx_result r;
-    if (SXI_UNLIKELY(!s) && (r = sxi_kernel_slot_get(k, q->context, q->device, &s)) != SX_SUCCESS)
-        return r;
     if ((r = check_shape(k, q->device, dims, global, local)) != SX_SUCCESS ||
-        (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS)
+        (!args_checked && (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS))
         return r;
     sxa_event stack[16], *waits, out = NULL;
     uint32_t nwaits;
@@ -129,7 +125,18 @@ sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims,
         sxi_error_prefix("launch of '%s' on %s", k->name, q->device->name);
         return r;
     }
-    return event ? sxi_event_wrap(q->adapter, out, event) : SX_SUCCESS;
+    return event ? sxi_event_wrap(q, out, event) : SX_SUCCESS;
+}
+
+sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims, const size_t *offset,
+                     const size_t *global, const size_t *local, uint32_t num_args, const sx_arg *args,
+                     uint32_t num_events, const sx_event *wait_list, sx_event *event)
+{
+    sxi_kernel_slot *s;
+    sx_result r = sxi_slot_for(q, k, &s);
+    if (r != SX_SUCCESS)
+        return r;
+    return sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list, event);
 }
 
 SX_API sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,

@@ -263,9 +263,10 @@ static void adapter_load_file(struct sx_adapter_s *a)
         set_status(a, SX_ERROR_INVALID_BINARY, "dlopen failed: %s", e ? e : "unknown error");
         return;
     }
+    /* Say what really loaded: the resolved file, not the name asked for. */
     struct link_map *lm = NULL;
     if (dlinfo(a->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
-        char *p = strdup(lm->l_name);
+        char *p = realpath(lm->l_name, NULL);
         if (p) {
             free(a->path);
             a->path = p;

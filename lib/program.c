@@ -10,6 +10,7 @@ static void program_free(sxi_program *p)
     if (p->handle)
         SXA_CALL(p->context->adapter, program, release, p->handle);
     free(p->image_ids);
+    free(p->images);
     free(p);
 }
 
@@ -20,16 +21,18 @@ static sx_result program_build(struct sx_context_s *ctx, struct sx_device_s *dev
     struct sx_adapter_s *a = ctx->adapter;
     sxa_kernel_signature *sigs = calloc(img->num_entries ? img->num_entries : 1, sizeof(*sigs));
     sxi_program *p = calloc(1, sizeof(*p));
-    if (!sigs || !p || !(p->image_ids = malloc(sizeof(uint64_t)))) {
+    if (!sigs || !p || !(p->image_ids = malloc(sizeof(uint64_t))) || !(p->images = malloc(sizeof(*p->images)))) {
         free(sigs);
-        if (p)
+        if (p) {
             free(p->image_ids);
+            free(p->images);
+        }
         free(p);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory building a program");
     }
     uint32_t ns = 0;
     for (uint32_t k = 0; k < img->num_entries; k++)
-        if (img->signatures[k].params || img->signatures[k].num_params == 0)
+        if (img->signatures[k].known)
             sigs[ns++] = (sxa_kernel_signature){img->entries[k], img->signatures[k].num_params,
                                                 img->signatures[k].params};
     sxa_program_desc desc = {
@@ -43,6 +46,7 @@ static sx_result program_build(struct sx_context_s *ctx, struct sx_device_s *dev
     p->device = dev;
     p->num_images = 1;
     p->image_ids[0] = img->id;
+    p->images[0] = img;
     sx_result r = SXA_CALL(a, program, create, ctx->handle, dev->handle, img->kind, img->data, img->size, &desc,
                            &p->handle);
     free(sigs);
@@ -66,8 +70,10 @@ static sx_result program_build(struct sx_context_s *ctx, struct sx_device_s *dev
     return SX_SUCCESS;
 }
 
-sx_result sxi_program_get(struct sx_context_s *ctx, struct sx_device_s *dev, const sxi_image *img, sxi_program **out)
+sx_result sxi_program_get(struct sx_queue_s *q, const sxi_image *img, sxi_program **out)
 {
+    struct sx_context_s *ctx = q->context;
+    struct sx_device_s *dev = q->device;
     pthread_mutex_lock(&ctx->lock);
     for (sxi_program *p = ctx->programs; p; p = p->next)
         if (p->device == dev && p->num_images == 1 && p->image_ids[0] == img->id) {
@@ -80,6 +86,8 @@ sx_result sxi_program_get(struct sx_context_s *ctx, struct sx_device_s *dev, con
      * lock (held by the caller) keeps two threads from building the same one. */
     sxi_program *p = NULL;
     sx_result r = program_build(ctx, dev, img, &p);
+    if (r == SX_SUCCESS && (r = sxi_dg_program_built(q, p)) != SX_SUCCESS)
+        program_free(p);
     if (r != SX_SUCCESS)
         return r;
     pthread_mutex_lock(&ctx->lock);
@@ -88,6 +96,25 @@ sx_result sxi_program_get(struct sx_context_s *ctx, struct sx_device_s *dev, con
     pthread_mutex_unlock(&ctx->lock);
     *out = p;
     return SX_SUCCESS;
+}
+
+uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *dev, uint64_t image_id,
+                                 sxi_program **first)
+{
+    uint32_t n = 0;
+    pthread_mutex_lock(&ctx->lock);
+    for (sxi_program *p = ctx->programs; p; p = p->next) {
+        if (p->device != dev)
+            continue;
+        for (uint32_t i = 0; i < p->num_images; i++)
+            if (p->image_ids[i] == image_id) {
+                if (n++ == 0)
+                    *first = p;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return n;
 }
 
 void sxi_programs_release(struct sx_context_s *ctx)

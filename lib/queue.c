@@ -95,7 +95,7 @@ SX_API sx_result sx_queue_wait(sx_queue q)
             sxi_error_prefix("%s(%s)", what, (q)->device->name);                    \
             return r_;                                                              \
         }                                                                           \
-        return (ev) ? sxi_event_wrap((q)->adapter, out_, (ev)) : SX_SUCCESS;        \
+        return (ev) ? sxi_event_wrap((q), out_, (ev)) : SX_SUCCESS;        \
     } while (0)
 
 SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void *src, size_t size,

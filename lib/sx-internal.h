@@ -207,13 +207,14 @@ struct sx_queue_s {
 struct sx_event_s {
     uint32_t tag;
     struct sx_adapter_s *adapter;
+    struct sx_context_s *context;  /* retained: an event keeps its context alive */
     sxa_event handle;
 };
 
-/* Wrap an adapter event into a public one (handle may be NULL: event is
- * complete). On allocation failure the adapter event is waited on and
- * released and the error returned. */
-sx_result sxi_event_wrap(struct sx_adapter_s *a, sxa_event handle, sx_event *out);
+/* Wrap an adapter event of a queue's command into a public one (handle
+ * may be NULL: the event is complete). On allocation failure the adapter
+ * event is waited on and released and the error returned. */
+sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event handle, sx_event *out);
 /* Translate a public wait list (checked) into adapter events of `a`,
  * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
@@ -232,16 +233,47 @@ bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device
 
 /* ------------------------------------------------------------------ images */
 
-/* A parsed kernel parameter list (from "SX/kernel signatures"). */
+/* A kernel's parameters as the core uses them, from "SX/kernel signatures",
+ * "SYCL/kernel param opt" and "SYCL/implicit local arg" (signature.c). */
+typedef struct sxi_source_param {
+    uint32_t kind;         /* SX_PARAM_* of a single record; SX_PARAM_STRUCT when decomposed */
+    uint32_t size;         /* bytes set_arg must give (0 for LOCAL: any size) */
+    uint32_t first, count; /* its records in the original list */
+    bool eliminated;       /* every record eliminated: accepted, not passed */
+} sxi_source_param;
+
 typedef struct sxi_signature {
+    bool known;                  /* the image had a signature for it */
     uint32_t kind;               /* SX_KERNEL_KIND_* */
     uint32_t dims;
     uint32_t num_source_params;
+    sxi_source_param *sources;   /* num_source_params */
+    /* Backend parameters the entry point really has (after elimination):
+     * what adapters get at program creation and launches are checked against. */
     uint32_t num_params;
-    sxa_kernel_param *params;    /* num_params */
-    uint32_t *source_index;      /* num_params: source parameter of each */
+    sxa_kernel_param *params;
+    uint32_t *source_index;      /* num_params; SX_SOURCE_INDEX_NONE for the scratch argument */
+    uint32_t *source_offset;     /* num_params: offset inside the source value */
+    uint32_t scratch_index;      /* backend index of the scratch argument, or UINT32_MAX */
     sxa_param_member *members;   /* storage for all params' members */
 } sxi_signature;
+
+/* Parse one kernel's signature; `mask`/`mask_bits` from "SYCL/kernel param
+ * opt" (NULL if none), `implicit` the original index of the scratch
+ * argument or UINT32_MAX. On error sets the message (naming image `img`). */
+sx_result sxi_signature_parse(uint32_t img, const char *kernel, const sx_device_binary_property *p,
+                              const uint8_t *mask, size_t mask_bits, uint32_t implicit, sxi_signature *out);
+void sxi_signature_free(sxi_signature *s);
+
+/* A device global an image contains ("SYCL/device globals"). */
+typedef struct sxi_image_global {
+    const char *uid;        /* the property name: the unique id */
+    const char *symbol;     /* the program variable: "<uid>@global_id_mapping" or the uid */
+    char *symbol_owned;     /* the mapping's copy, NUL-terminated */
+    uint32_t size;          /* sizeof(T) */
+    bool image_scope;
+    uint32_t host_access;   /* SX_HOST_ACCESS_*, from "SX/host access" (default read_write) */
+} sxi_image_global;
 
 /* One registered image with everything the core reads from it. */
 typedef struct sxi_image {
@@ -255,6 +287,8 @@ typedef struct sxi_image {
     const char **entries;              /* kernel entry names (exported symbols excluded) */
     sxi_signature *signatures;         /* num_entries; kind = PLAIN and no params when absent */
     sx_aspect_set aspects;             /* "SYCL/device requirements" aspects */
+    uint32_t num_globals;
+    sxi_image_global *globals;
     uint32_t num_props_sets;
     /* Raw access to property sets for the feature modules. */
 } sxi_image;
@@ -269,6 +303,8 @@ typedef struct sxi_library {
 /* The registry lock: held while reading or changing registered images. */
 void sxi_registry_lock(void);
 void sxi_registry_unlock(void);
+/* The registered libraries, newest first (registry lock held). */
+const sxi_library *sxi_registry_libraries(void);
 /* Images registered with this kernel entry name (registry lock held). */
 uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t max);
 /* Register a descriptor and return its library record (images.c). */
@@ -308,11 +344,16 @@ typedef struct sxi_program {
     sxa_program handle;
     uint32_t num_images;
     uint64_t *image_ids;
+    const sxi_image **images;  /* valid while registered: unregistration drops the program */
 } sxi_program;
 
-/* Get (build on first use) the program of `img` for (ctx, dev). Context lock taken inside. */
-sx_result sxi_program_get(struct sx_context_s *ctx, struct sx_device_s *dev, const sxi_image *img,
-                          sxi_program **out);
+/* Get (build on first use) the program of `img` for (q's context, device);
+ * a new program gets its device globals initialised through `q`. Registry
+ * lock held by the caller; context lock taken inside. */
+sx_result sxi_program_get(struct sx_queue_s *q, const sxi_image *img, sxi_program **out);
+/* The programs of (ctx, dev) that contain an image (registry lock held). */
+uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *dev, uint64_t image_id,
+                                 sxi_program **first);
 /* Release all programs of a context (context teardown). */
 void sxi_programs_release(struct sx_context_s *ctx);
 /* Drop programs built from an image being unregistered, in all contexts. */
@@ -341,16 +382,50 @@ struct sx_kernel_s {
 
 /* The slot for (queue's context, device), created (program built) on first
  * use. */
-sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_context_s *ctx,
-                              struct sx_device_s *dev, sxi_kernel_slot **out);
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_kernel_slot **out);
 /* Forget slots of a context (context teardown) or every slot (unregistration). */
 void sxi_kernels_drop_context(struct sx_context_s *ctx);
 /* Forget slots whose program used the image (registry lock held). */
 void sxi_kernels_drop_image(uint64_t image_id);
 void sxi_kernels_drop_all(void);
 
-/* The one launch path: checks the launch shape, then calls the adapter.
+/* ---------------------------------------------------------- device globals */
+
+/* Image registration: parse an image's device globals (images.c calls
+ * these with the registry lock held). check = no conflict with what is
+ * registered; add/remove = the image's contribution. */
+sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im);
+sx_result sxi_dg_check_image(const sxi_image *im);
+bool sxi_dg_add_image(const sxi_image *im);
+void sxi_dg_remove_image(const sxi_image *im);
+/* After a program is built: give each ordinary device global it uses its
+ * (context, device) instance and write the instance's address into the
+ * program (blocking, through q). Registry lock held. */
+sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p);
+/* Free a context's instances (context teardown). */
+void sxi_dg_drop_context(struct sx_context_s *ctx);
+
+/* The slot of (queue's context, device) for a kernel: one lock-free scan
+ * when cached, else built (sxi_kernel_slot_get). */
+static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot **out)
+{
+    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_acquire);
+    while (s && (s->context != q->context || s->device != q->device))
+        s = s->next;
+    if (SXI_LIKELY(s != NULL)) {
+        *out = s;
+        return SX_SUCCESS;
+    }
+    return sxi_kernel_slot_get(k, q, out);
+}
+
+/* The one launch path: checks the launch shape (and, unless the caller
+ * built them from the signature, the arguments), then calls the adapter.
  * The free-function layer calls it with its mapped argument array. */
+sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
+                          const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
+                          const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
+                          sx_event *event);
 sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t work_dim,
                      const size_t *offset, const size_t *global, const size_t *local,
                      uint32_t num_args, const sx_arg *args, uint32_t num_events,

@@ -127,7 +127,17 @@ typedef struct sx_device_binaries {
  *     address_space (SX_ADDRESS_SPACE_*), source_index, num_members,
  *     then num_members member records: scalar, offset.
  * Struct-by-value parameters list their scalar leaves in order (nested
- * structs and arrays flattened), which is all a C calling convention needs. */
+ * structs and arrays flattened), which is all a C calling convention needs.
+ *
+ * The records describe the kernel's backend parameters BEFORE dead-argument
+ * elimination; "SYCL/kernel param opt" (bit i = record i eliminated) says
+ * which the entry point really has. source_index maps each record to the
+ * source-level (set_arg) parameter it comes from: a source parameter that
+ * owns several consecutive records is decomposed, its value laid out like
+ * a C struct of those records (each at the next offset aligned to its
+ * align). The hidden work_group_scratch_size argument has source_index
+ * SX_SOURCE_INDEX_NONE and is named by "SYCL/implicit local arg". */
+#define SX_SOURCE_INDEX_NONE 0xffffffffu
 enum {
     SX_KERNEL_KIND_PLAIN = 0,        /* an ordinary kernel (not a free function) */
     SX_KERNEL_KIND_SINGLE_TASK = 1,  /* sycl-single-task-kernel */

@@ -205,7 +205,8 @@ enum {
     SX_KERNEL_INFO_NAME = 1,             /* char[]: entry name */
     SX_KERNEL_INFO_NUM_BACKEND_ARGS = 2, /* uint32_t: parameters of the entry */
     SX_KERNEL_INFO_KIND = 3,             /* uint32_t SX_KERNEL_KIND_* */
-    SX_KERNEL_INFO_DIMENSIONS = 4        /* uint32_t: nd_range dims, 0 otherwise */
+    SX_KERNEL_INFO_DIMENSIONS = 4,       /* uint32_t: nd_range dims, 0 otherwise */
+    SX_KERNEL_INFO_NUM_ARGS = 5          /* uint32_t: source-level parameters (info::kernel::num_args) */
 };
 SX_API sx_result sx_kernel_get_info(sx_kernel kernel, sx_kernel_info param, size_t size,
                                     void *value, size_t *size_ret);
@@ -223,6 +224,111 @@ SX_API sx_result sx_queue_launch(sx_queue queue, sx_kernel kernel, uint32_t work
                                  const size_t *local_size, uint32_t num_args,
                                  const sx_arg *args, uint32_t num_events,
                                  const sx_event *wait_list, sx_event *event);
+
+/* ------------------------------------------------ free-function kernels */
+/* sycl_ext_oneapi_free_function_kernels: kernels found by function name,
+ * arguments set by source-level index and mapped to the backend's
+ * (eliminated arguments dropped, decomposed ones expanded,
+ * work_group_memory as local memory, the scratch argument appended). */
+
+/* A free-function kernel by its function name: "foo" finds the entry
+ * "__sycl_kernel_foo" (extern "C") or the one C++ entry for foo
+ * ("_Z17__sycl_kernel_foo..."), "ns::foo" a namespaced one; a full entry
+ * name is taken as is. Overloads and template instances share a name:
+ * ask for them by full entry name (SX_ERROR_INVALID_KERNEL_NAME lists the
+ * candidates). SX_ERROR_INVALID_KERNEL_NAME also when no registered image
+ * has it, or when the entry is not a free-function kernel. */
+SX_API sx_result sx_kernel_get_free_function(const char *name, sx_kernel *kernel);
+/* Every kernel of the registered images (kernel ids), each retained:
+ * release them. Two-call like the info queries. */
+SX_API sx_result sx_kernel_get_all(uint32_t count, sx_kernel *kernels, uint32_t *num_kernels);
+
+/* An argument set for one submission (handler::set_arg). Not shared
+ * between threads; reusable: values are copied when set and when launched. */
+typedef struct sx_args_s *sx_args;
+SX_API sx_result sx_args_create(sx_kernel kernel, sx_args *args);
+SX_API sx_result sx_args_release(sx_args args);
+/* set_arg(index, value): `size` bytes of a trivially copyable value. */
+SX_API sx_result sx_args_set(sx_args args, uint32_t index, size_t size, const void *value);
+/* set_arg(index, usm_pointer). */
+SX_API sx_result sx_args_set_pointer(sx_args args, uint32_t index, const void *ptr);
+/* set_arg(index, work_group_memory): `size` bytes of work-group local memory. */
+SX_API sx_result sx_args_set_local(sx_args args, uint32_t index, size_t size);
+/* set_args(...): count arguments by source index (sx_arg.index is the
+ * source index; VALUE, POINTER or LOCAL). */
+SX_API sx_result sx_args_set_all(sx_args args, uint32_t count, const sx_arg *values);
+/* Forget every value set. */
+SX_API sx_result sx_args_clear(sx_args args);
+
+typedef struct sx_launch_properties {
+    uint32_t size;                    /* sizeof(sx_launch_properties) */
+    uint32_t reserved;
+    size_t work_group_scratch_size;   /* bytes of get_work_group_scratch_memory() */
+} sx_launch_properties;
+
+/* nd_launch: an nd_range kernel of `work_dim` dimensions (or a plain
+ * kernel); local_size NULL lets the backend choose. Errors name the kernel,
+ * the index and the numbers: SX_ERROR_INVALID_KERNEL_ARGS (an argument not
+ * set, or of the wrong kind), SX_ERROR_INVALID_ARGUMENT_SIZE,
+ * SX_ERROR_INVALID_WORK_DIMENSION (dimensions differ from the kernel's),
+ * SX_ERROR_INVALID_OPERATION (a single_task kernel), SX_ERROR_INVALID_WORK_GROUP_SIZE
+ * (local size does not divide, or exceeds the device's limits),
+ * SX_ERROR_KERNEL_NOT_SUPPORTED (no image for the device). props may be NULL. */
+SX_API sx_result sx_nd_launch(sx_queue queue, sx_args args, uint32_t work_dim, const size_t *global_size,
+                              const size_t *local_size, const sx_launch_properties *props,
+                              uint32_t num_events, const sx_event *wait_list, sx_event *event);
+/* single_task: SX_ERROR_INVALID_OPERATION for an nd_range kernel. */
+SX_API sx_result sx_single_task(sx_queue queue, sx_args args, const sx_launch_properties *props,
+                                uint32_t num_events, const sx_event *wait_list, sx_event *event);
+
+/* -------------------------------------------------------- device globals */
+/* sycl_ext_oneapi_device_global. A device global is known by its unique id
+ * (the images' "SYCL/device globals" sets) and, on the host, by the address
+ * of its host object, which sx_device_global_add registers (device-global.h
+ * has macros that define the object and register it). The host object is
+ * DPC++'s layout: { void *usm; T initial_value; } for ordinary variables,
+ * { T value; } with SX_DEVICE_GLOBAL_IMAGE_SCOPE, where it also holds the
+ * value while no image contains the variable. */
+enum {
+    SX_HOST_ACCESS_READ = 0,
+    SX_HOST_ACCESS_WRITE = 1,
+    SX_HOST_ACCESS_READ_WRITE = 2,
+    SX_HOST_ACCESS_NONE = 3
+};
+enum {
+    SX_DEVICE_GLOBAL_IMAGE_SCOPE = 1u << 0  /* device_image_scope */
+};
+
+/* Register a host object (any order relative to image registration, before
+ * sx_init too). size = sizeof(T); flags SX_DEVICE_GLOBAL_*; host_access
+ * SX_HOST_ACCESS_*. SX_ERROR_INVALID_SIZE if a registered image says
+ * another size; SX_ERROR_INVALID_OPERATION if the address or id is taken. */
+SX_API sx_result sx_device_global_add(const void *host_ptr, const char *unique_id, size_t size, uint32_t flags,
+                                      uint32_t host_access);
+/* Remove what sx_device_global_add added (a library's destructor). */
+SX_API sx_result sx_device_global_remove(const void *host_ptr);
+
+/* memcpy(dest_global, src, num_bytes, offset) and the reverse. src/dst are
+ * host or USM memory; blocking as for sx_queue_memcpy. Errors name the
+ * variable and the numbers: SX_ERROR_INVALID_GLOBAL_NAME (not registered),
+ * SX_ERROR_INVALID_VALUE (offset + bytes past the variable; or, with
+ * device_image_scope, the variable is in more than one image or program for
+ * the device), SX_ERROR_ACCESS_DENIED (host_access forbids it),
+ * SX_ERROR_KERNEL_NOT_SUPPORTED (its image cannot run on the device). */
+SX_API sx_result sx_queue_device_global_write(sx_queue queue, const void *global, const void *src, size_t num_bytes,
+                                              size_t offset, int blocking, uint32_t num_events,
+                                              const sx_event *wait_list, sx_event *event);
+SX_API sx_result sx_queue_device_global_read(sx_queue queue, void *dst, const void *global, size_t num_bytes,
+                                             size_t offset, int blocking, uint32_t num_events,
+                                             const sx_event *wait_list, sx_event *event);
+/* copy(src, dest_global, count, start_index): count elements of elem_size
+ * bytes starting at element start_index; and the reverse. */
+SX_API sx_result sx_queue_device_global_copy_to(sx_queue queue, const void *src, const void *global, size_t elem_size,
+                                                size_t count, size_t start_index, int blocking, uint32_t num_events,
+                                                const sx_event *wait_list, sx_event *event);
+SX_API sx_result sx_queue_device_global_copy_from(sx_queue queue, void *dst, const void *global, size_t elem_size,
+                                                  size_t count, size_t start_index, int blocking, uint32_t num_events,
+                                                  const sx_event *wait_list, sx_event *event);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,432 @@
+/* globals.c: program-scope variable (device global) read/write/size, by extension or accessor kernels.
+ *
+ * OpenCL has no core way to reach a program-scope variable from the host.
+ * Two ways are used, in this order:
+ *
+ * 1. cl_intel_global_variable_access (clEnqueueRead/WriteGlobalVariableINTEL)
+ *    and cl_intel_global_variable_pointers (clGetDeviceGlobalVariablePointerINTEL)
+ *    when the device lists them. Written from the extension texts; no
+ *    driver on the test machines has them, so this path is UNTESTED.
+ *
+ * 2. Accessor kernels in the program itself, found by name. For a
+ *    variable <name> the program carries either one kernel, which fits
+ *    the one entry name per variable of "SX/device global accessors":
+ *
+ *      kernel void __sx_dg_access_<name>(global uchar *buf, ulong offset,
+ *                                        ulong count, uint op)
+ *          -- op 0: ((global ulong *)buf)[0] = sizeof(<name>)
+ *          -- op 1: buf[i] = ((uchar *)&<name>)[offset + i], i < count
+ *          -- op 2: ((uchar *)&<name>)[offset + i] = buf[i], i < count
+ *
+ *    or three (the first convention; tests/kernels/ocl-globals.cl writes
+ *    both forms by hand):
+ *
+ *      kernel void __sx_dg_size_<name>(global ulong *out)
+ *          -- out[0] = sizeof(<name>)
+ *      kernel void __sx_dg_read_<name>(global uchar *dst, ulong offset, ulong count)
+ *          -- dst[i] = ((uchar *)&<name>)[offset + i], i < count
+ *      kernel void __sx_dg_write_<name>(global const uchar *src, ulong offset, ulong count)
+ *          -- ((uchar *)&<name>)[offset + i] = src[i], i < count
+ *
+ *    Each runs as one work-item. The host side is always a cl_mem buffer
+ *    (never an SVM pointer): that works on OpenCL 1.2 (Oclgrind) and 3.0
+ *    alike, and a write copies `src` into the buffer before returning, so
+ *    a non-blocking write never reads the caller's memory late. The size
+ *    kernel runs once per (program, variable) and gives the bound that
+ *    every read and write is checked against (offset + count > size is
+ *    SX_ERROR_INVALID_VALUE); a variable whose size kernel, read kernel or
+ *    write kernel is missing is SX_ERROR_INVALID_GLOBAL_NAME.
+ *
+ *    Accessor kernels only work where the kernels of one program share
+ *    its variables. PoCL 3.1 keeps a copy per kernel, so the write
+ *    kernel's copy is not the one the user's kernels see: a probe (write
+ *    through one kernel, read through another, once per device) detects
+ *    it and read/write then answer SX_ERROR_UNSUPPORTED_FEATURE with what
+ *    the probe saw. The size query still works there.
+ *
+ * When the core passes the accessor names of "SX/device global accessors"
+ * (a later ABI minor), they replace the name convention above. */
+#include "opencl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SXO_DG_ACCESS "__sx_dg_access_"
+#define SXO_DG_SIZE "__sx_dg_size_"
+#define SXO_DG_READ "__sx_dg_read_"
+#define SXO_DG_WRITE "__sx_dg_write_"
+#define SXO_DG_NAME_MAX 1024
+
+void sxo_globals_free(struct sxa_program_s *prog)
+{
+    sxo_global *g = prog->globals;
+    while (g) {
+        sxo_global *next = g->next;
+        if (g->read)
+            sxo_cl.clReleaseKernel(g->read);
+        if (g->write && !g->single)
+            sxo_cl.clReleaseKernel(g->write);
+        pthread_mutex_destroy(&g->lock);
+        free(g->name);
+        free(g);
+        g = next;
+    }
+    prog->globals = NULL;
+}
+
+static sx_result accessor_kernel(struct sxa_program_s *p, const char *prefix, const char *name,
+                                 cl_kernel *out)
+{
+    char entry[sizeof SXO_DG_ACCESS + SXO_DG_NAME_MAX];
+    snprintf(entry, sizeof entry, "%s%s", prefix, name);
+    cl_int err;
+    *out = sxo_cl.clCreateKernel(p->prog, entry, &err);
+    if (*out)
+        return SX_SUCCESS;
+    if (err == CL_INVALID_KERNEL_NAME)
+        return sxo_svc->error(SX_ERROR_INVALID_GLOBAL_NAME,
+                              "opencl: program %p has no device global '%s' (no accessor kernel "
+                              "'%s': clCreateKernel: CL_INVALID_KERNEL_NAME (-46))",
+                              (void *)p, name, entry);
+    return sxo_fail(err, "clCreateKernel", "for accessor '%s' of program %p", entry, (void *)p);
+}
+
+/* Run the size accessor once on queue `q` (or a queue of our own): `single`
+ * is the one-kernel form (op 0), else __sx_dg_size_<name>. */
+static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_kernel single,
+                               cl_command_queue q, size_t *size)
+{
+    cl_kernel k = single;
+    sx_result rc = single ? SX_SUCCESS : accessor_kernel(p, SXO_DG_SIZE, name, &k);
+    if (rc != SX_SUCCESS)
+        return rc;
+    cl_int err = CL_SUCCESS;
+    cl_command_queue own = NULL;
+    cl_mem buf = NULL;
+    const char *call = "clCreateCommandQueue";
+    if (!q) {
+        own = q = sxo_create_cl_queue(p->context, p->device, 0, &err);
+        if (!own)
+            goto out;
+    }
+    cl_ulong value = 0;
+    call = "clCreateBuffer";
+    buf = sxo_cl.clCreateBuffer(p->context->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                sizeof value, &value, &err);
+    if (!buf)
+        goto out;
+    size_t one = 1;
+    call = "clSetKernelArg";
+    cl_ulong zero = 0;
+    cl_uint op = 0;
+    if ((err = sxo_cl.clSetKernelArg(k, 0, sizeof buf, &buf)) != CL_SUCCESS ||
+        (single && ((err = sxo_cl.clSetKernelArg(k, 1, sizeof zero, &zero)) != CL_SUCCESS ||
+                    (err = sxo_cl.clSetKernelArg(k, 2, sizeof zero, &zero)) != CL_SUCCESS ||
+                    (err = sxo_cl.clSetKernelArg(k, 3, sizeof op, &op)) != CL_SUCCESS)))
+        goto out;
+    call = "clEnqueueNDRangeKernel";
+    if ((err = sxo_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL)) !=
+        CL_SUCCESS)
+        goto out;
+    call = "clEnqueueReadBuffer";
+    err = sxo_cl.clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    if (err == CL_SUCCESS) {
+        if (value == 0 || value > SIZE_MAX / 2)
+            rc = sxo_error(SX_ERROR_INVALID_BINARY, "opencl: the size accessor of '%s' says "
+                           "%llu bytes", name, (unsigned long long)value);
+        *size = (size_t)value;
+    }
+out:
+    if (err != CL_SUCCESS)
+        rc = sxo_fail(err, call, "while sizing device global '%s' of program %p", name,
+                      (void *)p);
+    if (buf)
+        sxo_cl.clReleaseMemObject(buf);
+    if (own)
+        sxo_cl.clReleaseCommandQueue(own);
+    if (!single)
+        sxo_cl.clReleaseKernel(k);
+    return rc;
+}
+
+/* The record of `name` in `p`, made on first use. */
+static sx_result find_global(struct sxa_program_s *p, const char *name, cl_command_queue q,
+                             sxo_global **out)
+{
+    size_t len = strlen(name);
+    if (len == 0 || len > SXO_DG_NAME_MAX)
+        return sxo_error(SX_ERROR_INVALID_GLOBAL_NAME, "opencl: device global name of %zu "
+                         "characters", len);
+    pthread_mutex_lock(&p->lock);
+    for (sxo_global *g = p->globals; g; g = g->next)
+        if (strcmp(g->name, name) == 0) {
+            pthread_mutex_unlock(&p->lock);
+            *out = g;
+            return SX_SUCCESS;
+        }
+    sx_result rc = SX_SUCCESS;
+    sxo_global *g = calloc(1, sizeof *g);
+    if (!g || !(g->name = strdup(name))) {
+        free(g);
+        pthread_mutex_unlock(&p->lock);
+        return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: device global record");
+    }
+    pthread_mutex_init(&g->lock, NULL);
+    struct sxa_device_s *d = p->device;
+    const sxo_ext *e = &d->platform->ext;
+    if (d->global_access) {
+        g->size = SIZE_MAX;  /* unknown: the driver checks the bounds */
+        if (e->global_pointer) {
+            void *ptr = NULL;
+            cl_int err = e->global_pointer(d->id, p->prog, name, &g->size, &ptr);
+            if (err != CL_SUCCESS)
+                rc = err == CL_INVALID_ARG_VALUE
+                         ? sxo_svc->error(SX_ERROR_INVALID_GLOBAL_NAME,
+                                          "clGetDeviceGlobalVariablePointerINTEL: "
+                                          "CL_INVALID_ARG_VALUE (-50): program %p has no '%s'",
+                                          (void *)p, name)
+                         : sxo_fail(err, "clGetDeviceGlobalVariablePointerINTEL", "for '%s'", name);
+        }
+    } else {
+        /* The one-kernel form first; else the three kernels. */
+        cl_kernel one = NULL;
+        if (accessor_kernel(p, SXO_DG_ACCESS, name, &one) == SX_SUCCESS) {
+            g->read = g->write = one;
+            g->single = 1;
+            rc = accessor_size(p, name, one, q, &g->size);
+        } else {
+            rc = accessor_size(p, name, NULL, q, &g->size);
+            if (rc == SX_SUCCESS)
+                rc = accessor_kernel(p, SXO_DG_READ, name, &g->read);
+            if (rc == SX_SUCCESS)
+                rc = accessor_kernel(p, SXO_DG_WRITE, name, &g->write);
+        }
+    }
+    if (rc != SX_SUCCESS) {
+        if (g->read)
+            sxo_cl.clReleaseKernel(g->read);
+        if (g->write && !g->single)
+            sxo_cl.clReleaseKernel(g->write);
+        pthread_mutex_destroy(&g->lock);
+        free(g->name);
+        free(g);
+        pthread_mutex_unlock(&p->lock);
+        return rc;
+    }
+    g->next = p->globals;
+    p->globals = g;
+    pthread_mutex_unlock(&p->lock);
+    *out = g;
+    return SX_SUCCESS;
+}
+
+sx_result sxo_get_global(sxa_program program, const char *name, size_t *size, void **ptr)
+{
+    if (!program)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!name)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    struct sxa_device_s *d = program->device;
+    const sxo_ext *e = &d->platform->ext;
+    if (d->global_access && e->global_pointer && sxo_has_extension(d, "cl_intel_global_variable_pointers")) {
+        size_t s = 0;
+        void *p = NULL;
+        cl_int err = e->global_pointer(d->id, program->prog, name, &s, &p);
+        if (err == CL_INVALID_ARG_VALUE)
+            return sxo_svc->error(SX_ERROR_INVALID_GLOBAL_NAME,
+                                  "clGetDeviceGlobalVariablePointerINTEL: CL_INVALID_ARG_VALUE "
+                                  "(-50): program %p has no '%s'", (void *)program, name);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clGetDeviceGlobalVariablePointerINTEL", "for '%s'", name);
+        if (size)
+            *size = s;
+        if (ptr)
+            *ptr = p;
+        return SX_SUCCESS;
+    }
+    sxo_global *g;
+    sx_result rc = find_global(program, name, NULL, &g);
+    if (rc != SX_SUCCESS)
+        return rc;
+    if (size)
+        *size = g->size;
+    /* Without the pointers extension OpenCL gives no address. */
+    if (ptr)
+        *ptr = NULL;
+    return SX_SUCCESS;
+}
+
+/* Common checks of read and write; *g is the variable's record. */
+static sx_result prepare(sxa_queue queue, sxa_program program, const char *name, size_t count,
+                         size_t offset, const void *host, const char *what, sxo_global **g)
+{
+    if (!queue || !program)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!name || (count && !host))
+        return SX_ERROR_INVALID_NULL_POINTER;
+    struct sxa_device_s *d = queue->device;
+    if (program->device != d || program->context != queue->context)
+        return sxo_error(SX_ERROR_INVALID_DEVICE,
+                         "opencl: program %p is for '%s', the queue is on '%s'", (void *)program,
+                         program->device->name, d->name);
+    if (!d->global_access && !sxo_device_shares_globals(d))
+        return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                         "opencl: cannot %s device global '%s' on '%s': it has no "
+                         "cl_intel_global_variable_access and %s, so accessor kernels would "
+                         "reach a copy no other kernel sees",
+                         what, name, d->name, d->dg_note);
+    sx_result rc = find_global(program, name, queue->q, g);
+    if (rc != SX_SUCCESS)
+        return rc;
+    size_t size = (*g)->size;
+    if (offset > size || count > size - offset)
+        return sxo_error(SX_ERROR_INVALID_VALUE,
+                         "opencl: device global '%s': %s of %zu bytes at offset %zu overruns its "
+                         "%zu bytes", name, what, count, offset, size);
+    return SX_SUCCESS;
+}
+
+/* An empty copy: order only; blocking ones wait for the wait list. */
+static sx_result empty_copy(sxa_queue queue, int blocking, uint32_t n, const cl_event *list,
+                            sxa_event *out_event)
+{
+    cl_event ev = NULL;
+    cl_int err = sxo_cl.clEnqueueMarkerWithWaitList(queue->q, n, list,
+                                                    out_event || blocking ? &ev : NULL);
+    if (err != CL_SUCCESS)
+        return sxo_fail(err, "clEnqueueMarkerWithWaitList", "for an empty device-global copy");
+    if (blocking && ev)
+        sxo_cl.clWaitForEvents(1, &ev);
+    return sxo_event_out(ev, out_event);
+}
+
+/* Launch accessor `k` with (buf, offset, count[, op]) under the record's
+ * lock; `op` (1 read, 2 write) only for the one-kernel form. */
+static cl_int run_accessor(sxo_global *g, cl_kernel k, cl_uint op, cl_command_queue q, cl_mem buf,
+                           size_t offset, size_t count, uint32_t n, const cl_event *list,
+                           cl_event *ev)
+{
+    cl_ulong off = offset, cnt = count;
+    size_t one = 1;
+    cl_int err;
+    pthread_mutex_lock(&g->lock);
+    if ((err = sxo_cl.clSetKernelArg(k, 0, sizeof buf, &buf)) == CL_SUCCESS &&
+        (err = sxo_cl.clSetKernelArg(k, 1, sizeof off, &off)) == CL_SUCCESS &&
+        (err = sxo_cl.clSetKernelArg(k, 2, sizeof cnt, &cnt)) == CL_SUCCESS &&
+        (!g->single || (err = sxo_cl.clSetKernelArg(k, 3, sizeof op, &op)) == CL_SUCCESS))
+        err = sxo_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, n, list, ev);
+    pthread_mutex_unlock(&g->lock);
+    return err;
+}
+
+sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *name, int blocking,
+                           size_t count, size_t offset, const void *src, uint32_t num_events,
+                           const sxa_event *wait_list, sxa_event *out_event)
+{
+    if (out_event)
+        *out_event = NULL;
+    sxo_global *g;
+    sx_result rc = prepare(queue, program, name, count, offset, src, "write", &g);
+    if (rc != SX_SUCCESS)
+        return rc;
+    cl_event buf[16], *list, ev = NULL;
+    rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
+    if (rc != SX_SUCCESS)
+        return rc;
+    if (count == 0) {
+        rc = empty_copy(queue, blocking, num_events, list, out_event);
+        sxo_wait_list_free(list, buf);
+        return rc;
+    }
+    cl_int err;
+    const char *call;
+    if (!g->write) {
+        call = "clEnqueueWriteGlobalVariableINTEL";
+        err = queue->device->platform->ext.write_global(queue->q, program->prog, name,
+                                                         blocking ? CL_TRUE : CL_FALSE, count,
+                                                         offset, src, num_events, list,
+                                                         out_event ? &ev : NULL);
+    } else {
+        /* The buffer takes a copy of src now: a non-blocking write never
+         * reads the caller's memory later. OpenCL frees the buffer once
+         * the accessor that uses it has run. */
+        call = "clCreateBuffer";
+        cl_mem mem = sxo_cl.clCreateBuffer(queue->context->ctx,
+                                           CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count,
+                                           (void *)src, &err);
+        if (mem) {
+            call = "clEnqueueNDRangeKernel";
+            err = run_accessor(g, g->write, 2, queue->q, mem, offset, count, num_events, list,
+                               out_event || blocking ? &ev : NULL);
+            sxo_cl.clReleaseMemObject(mem);
+            if (err == CL_SUCCESS && blocking) {
+                call = "clWaitForEvents";
+                err = sxo_cl.clWaitForEvents(1, &ev);
+            }
+        }
+    }
+    sxo_wait_list_free(list, buf);
+    if (err != CL_SUCCESS) {
+        if (ev)
+            sxo_cl.clReleaseEvent(ev);
+        return sxo_fail(err, call, "writing %zu bytes at offset %zu of device global '%s'",
+                        count, offset, name);
+    }
+    return sxo_event_out(ev, out_event);
+}
+
+sx_result sxo_global_read(sxa_queue queue, sxa_program program, const char *name, int blocking,
+                          size_t count, size_t offset, void *dst, uint32_t num_events,
+                          const sxa_event *wait_list, sxa_event *out_event)
+{
+    if (out_event)
+        *out_event = NULL;
+    sxo_global *g;
+    sx_result rc = prepare(queue, program, name, count, offset, dst, "read", &g);
+    if (rc != SX_SUCCESS)
+        return rc;
+    cl_event buf[16], *list, ev = NULL;
+    rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
+    if (rc != SX_SUCCESS)
+        return rc;
+    if (count == 0) {
+        rc = empty_copy(queue, blocking, num_events, list, out_event);
+        sxo_wait_list_free(list, buf);
+        return rc;
+    }
+    cl_int err;
+    const char *call;
+    if (!g->read) {
+        call = "clEnqueueReadGlobalVariableINTEL";
+        err = queue->device->platform->ext.read_global(queue->q, program->prog, name,
+                                                        blocking ? CL_TRUE : CL_FALSE, count,
+                                                        offset, dst, num_events, list,
+                                                        out_event ? &ev : NULL);
+    } else {
+        call = "clCreateBuffer";
+        cl_mem mem = sxo_cl.clCreateBuffer(queue->context->ctx, CL_MEM_READ_WRITE, count, NULL,
+                                           &err);
+        if (mem) {
+            cl_event ran = NULL;
+            call = "clEnqueueNDRangeKernel";
+            err = run_accessor(g, g->read, 1, queue->q, mem, offset, count, num_events, list,
+                               &ran);
+            if (err == CL_SUCCESS) {
+                call = "clEnqueueReadBuffer";
+                err = sxo_cl.clEnqueueReadBuffer(queue->q, mem, blocking ? CL_TRUE : CL_FALSE, 0,
+                                                 count, dst, 1, &ran, out_event ? &ev : NULL);
+                sxo_cl.clReleaseEvent(ran);
+            }
+            sxo_cl.clReleaseMemObject(mem);
+        }
+    }
+    sxo_wait_list_free(list, buf);
+    if (err != CL_SUCCESS) {
+        if (ev)
+            sxo_cl.clReleaseEvent(ev);
+        return sxo_fail(err, call, "reading %zu bytes at offset %zu of device global '%s'",
+                        count, offset, name);
+    }
+    return sxo_event_out(ev, out_event);
+}

@@ -1,0 +1,240 @@
+/* kernel.c: kernels and the launch: argument array -> clSetKernelArg* under a per-kernel lock. */
+#include "opencl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel *out)
+{
+    if (!program)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!name || !out)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    *out = NULL;
+    cl_int err;
+    cl_kernel k = sxo_cl.clCreateKernel(program->prog, name, &err);
+    if (!k) {
+        if (err == CL_INVALID_KERNEL_NAME)
+            return sxo_svc->error(SX_ERROR_INVALID_KERNEL_NAME,
+                                  "clCreateKernel: CL_INVALID_KERNEL_NAME (-46): program %p has no "
+                                  "kernel '%s'", (void *)program, name);
+        return sxo_fail(err, "clCreateKernel", "for '%s' of program %p", name, (void *)program);
+    }
+    cl_uint n = 0;
+    err = sxo_cl.clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL);
+    if (err != CL_SUCCESS) {
+        sxo_cl.clReleaseKernel(k);
+        return sxo_fail(err, "clGetKernelInfo", "(CL_KERNEL_NUM_ARGS) for '%s'", name);
+    }
+    struct sxa_kernel_s *kr = calloc(1, sizeof *kr);
+    if (!kr) {
+        sxo_cl.clReleaseKernel(k);
+        return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: kernel '%s'", name);
+    }
+    kr->base.dispatch = sxo_svc->dispatch;
+    kr->program = program;
+    kr->k = k;
+    kr->num_args = n;
+    pthread_mutex_init(&kr->lock, NULL);
+    *out = kr;
+    return SX_SUCCESS;
+}
+
+static sx_result kernel_release(sxa_kernel kernel)
+{
+    if (!kernel)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    sxo_cl.clReleaseKernel(kernel->k);
+    pthread_mutex_destroy(&kernel->lock);
+    free(kernel);
+    return SX_SUCCESS;
+}
+
+static sx_result kernel_get_info(sxa_kernel kernel, sxa_kernel_info param, size_t size,
+                                 void *value, size_t *size_ret)
+{
+    if (!kernel)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    cl_device_id dev = kernel->program->device->id;
+    switch (param) {
+    case SXA_KERNEL_INFO_NUM_ARGS: {
+        uint32_t n = kernel->num_args;
+        return sxa_info_copy(&n, sizeof n, size, value, size_ret);
+    }
+    case SXA_KERNEL_INFO_MAX_WORK_GROUP_SIZE: {
+        size_t wg = 0;
+        cl_int err = sxo_cl.clGetKernelWorkGroupInfo(kernel->k, dev, CL_KERNEL_WORK_GROUP_SIZE,
+                                                     sizeof wg, &wg, NULL);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clGetKernelWorkGroupInfo", "(CL_KERNEL_WORK_GROUP_SIZE)");
+        return sxa_info_copy(&wg, sizeof wg, size, value, size_ret);
+    }
+    case SXA_KERNEL_INFO_LOCAL_MEM_SIZE: {
+        cl_ulong lm = 0;
+        cl_int err = sxo_cl.clGetKernelWorkGroupInfo(kernel->k, dev, CL_KERNEL_LOCAL_MEM_SIZE,
+                                                     sizeof lm, &lm, NULL);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clGetKernelWorkGroupInfo", "(CL_KERNEL_LOCAL_MEM_SIZE)");
+        uint64_t v = lm;
+        return sxa_info_copy(&v, sizeof v, size, value, size_ret);
+    }
+    default:
+        return sxo_error(SX_ERROR_INVALID_ENUMERATION, "opencl: kernel info %u unknown", param);
+    }
+}
+
+const sxa_kernel_table sxo_kernel_table = {
+    .size = sizeof(sxa_kernel_table),
+    .create = kernel_create,
+    .release = kernel_release,
+    .get_info = kernel_get_info,
+};
+
+/* Check the array before taking the lock: every argument exactly once. */
+static sx_result check_args(const struct sxa_kernel_s *k, uint32_t num_args, const sx_arg *args)
+{
+    if (num_args && !args)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    if (num_args != k->num_args)
+        return sxo_error(num_args < k->num_args ? SX_ERROR_INVALID_KERNEL_ARGS
+                                                : SX_ERROR_INVALID_ARGUMENT_INDEX,
+                         "opencl: kernel %p takes %u arguments, %u given", (void *)k, k->num_args,
+                         num_args);
+    uint64_t stack[4] = {0};
+    uint64_t *seen = k->num_args <= 256 ? stack : calloc((k->num_args + 63) / 64, sizeof *seen);
+    if (!seen)
+        return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: argument check");
+    sx_result rc = SX_SUCCESS;
+    for (uint32_t i = 0; i < num_args && rc == SX_SUCCESS; i++) {
+        const sx_arg *a = &args[i];
+        uint32_t idx = a->index;
+        if (idx >= k->num_args) {
+            rc = sxo_error(SX_ERROR_INVALID_ARGUMENT_INDEX,
+                           "opencl: argument index %u of a kernel with %u arguments", idx,
+                           k->num_args);
+        } else if (seen[idx / 64] & (1ull << (idx % 64))) {
+            rc = sxo_error(SX_ERROR_INVALID_KERNEL_ARGS, "opencl: argument %u given twice", idx);
+        } else if (a->type == SX_ARG_VALUE && (!a->value || a->size == 0)) {
+            rc = sxo_error(a->value ? SX_ERROR_INVALID_ARGUMENT_SIZE : SX_ERROR_INVALID_NULL_POINTER,
+                           "opencl: value argument %u with %zu bytes at %p", idx, a->size,
+                           a->value);
+        } else if (a->type == SX_ARG_LOCAL && (a->value || a->size == 0)) {
+            rc = sxo_error(a->value ? SX_ERROR_INVALID_VALUE : SX_ERROR_INVALID_ARGUMENT_SIZE,
+                           "opencl: local argument %u of %zu bytes with value %p (must be NULL)",
+                           idx, a->size, a->value);
+        } else if (a->type > SX_ARG_LOCAL) {
+            rc = sxo_error(SX_ERROR_INVALID_ENUMERATION, "opencl: argument %u has type %u", idx,
+                           a->type);
+        }
+        if (rc == SX_SUCCESS)
+            seen[idx / 64] |= 1ull << (idx % 64);
+    }
+    if (seen != stack)
+        free(seen);
+    return rc;
+}
+
+/* Called with the kernel's lock held. */
+static sx_result set_args(struct sxa_kernel_s *k, struct sxa_device_s *d, uint32_t num_args,
+                          const sx_arg *args)
+{
+    for (uint32_t i = 0; i < num_args; i++) {
+        const sx_arg *a = &args[i];
+        cl_int err;
+        const char *call = "clSetKernelArg";
+        switch (a->type) {
+        case SX_ARG_VALUE:
+            err = sxo_cl.clSetKernelArg(k->k, a->index, a->size, a->value);
+            break;
+        case SX_ARG_LOCAL:
+            err = sxo_cl.clSetKernelArg(k->k, a->index, a->size, NULL);
+            break;
+        default: /* SX_ARG_POINTER: the value is the pointer */
+            if (d->usm == SXO_USM_INTEL) {
+                call = "clSetKernelArgMemPointerINTEL";
+                err = d->platform->ext.set_arg_mem_pointer(k->k, a->index, a->value);
+            } else if (d->usm == SXO_USM_SVM) {
+                call = "clSetKernelArgSVMPointer";
+                err = sxo_cl.clSetKernelArgSVMPointer(k->k, a->index, a->value);
+            } else if (!a->value) {
+                /* A NULL global pointer is a NULL buffer everywhere. */
+                err = sxo_cl.clSetKernelArg(k->k, a->index, sizeof(cl_mem), NULL);
+            } else {
+                return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                                 "opencl: '%s' has no USM or SVM: pointer argument %u (%p) "
+                                 "cannot be passed", d->name, a->index, a->value);
+            }
+            break;
+        }
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, call, "for argument %u (%zu bytes, type %u) of kernel %p",
+                            a->index, a->size, a->type, (void *)k);
+    }
+    return SX_SUCCESS;
+}
+
+sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
+                            const size_t *global_offset, const size_t *global_size,
+                            const size_t *local_size, uint32_t num_args, const sx_arg *args,
+                            uint32_t num_events, const sxa_event *wait_list,
+                            sxa_event *out_event)
+{
+    if (!queue || !kernel)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (out_event)
+        *out_event = NULL;
+    if (!global_size)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    if (work_dim < 1 || work_dim > 3)
+        return sxo_error(SX_ERROR_INVALID_WORK_DIMENSION, "opencl: %u dimensions", work_dim);
+    struct sxa_device_s *d = queue->device;
+    if (kernel->program->device != d)
+        return sxo_error(SX_ERROR_INVALID_DEVICE,
+                         "opencl: kernel %p was built for '%s', the queue is on '%s'",
+                         (void *)kernel, kernel->program->device->name, d->name);
+    sx_result rc = check_args(kernel, num_args, args);
+    if (rc != SX_SUCCESS)
+        return rc;
+    int empty = 0;
+    for (uint32_t i = 0; i < work_dim; i++) {
+        if (global_size[i] == 0)
+            empty = 1;
+        if (local_size && local_size[i] == 0)
+            return sxo_error(SX_ERROR_INVALID_WORK_GROUP_SIZE, "opencl: local size 0 in "
+                             "dimension %u", i);
+        if (local_size && !d->nonuniform && global_size[i] % local_size[i])
+            return sxo_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                             "opencl: '%s' needs uniform work-groups: global %zu is not a "
+                             "multiple of local %zu in dimension %u",
+                             d->name, global_size[i], local_size[i], i);
+    }
+    cl_event buf[16], *list, ev = NULL;
+    rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
+    if (rc != SX_SUCCESS)
+        return rc;
+    cl_event *evp = out_event ? &ev : NULL;
+    cl_int err;
+    if (empty) {
+        /* Nothing runs; OpenCL 1.2 would refuse a 0 size, so order only. */
+        err = sxo_cl.clEnqueueMarkerWithWaitList(queue->q, num_events, list, evp);
+        sxo_wait_list_free(list, buf);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clEnqueueMarkerWithWaitList", "for an empty launch");
+        return sxo_event_out(ev, out_event);
+    }
+    pthread_mutex_lock(&kernel->lock);
+    rc = set_args(kernel, d, num_args, args);
+    if (rc == SX_SUCCESS) {
+        err = sxo_cl.clEnqueueNDRangeKernel(queue->q, kernel->k, work_dim, global_offset,
+                                            global_size, local_size, num_events, list, evp);
+        if (err != CL_SUCCESS)
+            rc = sxo_fail(err, "clEnqueueNDRangeKernel",
+                          "for kernel %p on '%s' (%u-D, global %zu, local %zu)", (void *)kernel,
+                          d->name, work_dim, global_size[0], local_size ? local_size[0] : 0);
+    }
+    pthread_mutex_unlock(&kernel->lock);
+    sxo_wait_list_free(list, buf);
+    if (rc != SX_SUCCESS)
+        return rc;
+    return sxo_event_out(ev, out_event);
+}

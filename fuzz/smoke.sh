@@ -1,0 +1,8 @@
+#!/bin/sh
+# smoke.sh: `make check`'s short run of the fuzz targets over the committed
+# corpus (no fuzzing; the real runs use fuzz/build.sh and libFuzzer).
+set -e
+B=${SX_TEST_BUILDDIR:-.}
+S=${SX_TEST_SRCDIR:-.}
+"$B/fuzz/fuzz-spirv-smoke" "$S/fuzz/corpus/spirv"
+"$B/fuzz/fuzz-image-file-smoke" "$S/fuzz/corpus/image-file"

@@ -1,0 +1,43 @@
+/* sycl-ext/device-global.h: define a device_global's host object and
+ * register it from a constructor (unregister from a destructor), as DPC++'s
+ * integration footer does. At file scope:
+ *
+ *   SX_DEVICE_GLOBAL(int, counter, "counter_uid", SX_HOST_ACCESS_READ_WRITE);
+ *   SX_DEVICE_GLOBAL_INIT(float, scale, "scale_uid", SX_HOST_ACCESS_READ, 2.5f);
+ *   SX_DEVICE_GLOBAL_IMAGE_SCOPE(int, tile, "tile_uid", SX_HOST_ACCESS_READ_WRITE);
+ *
+ * then pass &counter (etc.) to sx_queue_device_global_*. A constructor
+ * cannot report: a failed registration makes the first copy fail with
+ * SX_ERROR_INVALID_GLOBAL_NAME, and SX_LOG=warn says why. */
+#ifndef SYCL_EXT_DEVICE_GLOBAL_H
+#define SYCL_EXT_DEVICE_GLOBAL_H
+
+#include <sycl-ext/sx.h>
+
+#define SX_DG_CONCAT_(a, b) a##b
+#define SX_DG_CONCAT(a, b) SX_DG_CONCAT_(a, b)
+
+#define SX_DEVICE_GLOBAL_REGISTER_(name, uid, size, flags, access)                              \
+    __attribute__((constructor)) static void SX_DG_CONCAT(sx_dg_add_, name)(void)                \
+    {                                                                                           \
+        (void)sx_device_global_add(&name, uid, size, flags, access);                            \
+    }                                                                                           \
+    __attribute__((destructor)) static void SX_DG_CONCAT(sx_dg_remove_, name)(void)              \
+    {                                                                                           \
+        (void)sx_device_global_remove(&name);                                                   \
+    }                                                                                           \
+    typedef int SX_DG_CONCAT(sx_dg_semicolon_, name)
+
+/* An ordinary device_global<T>: { void *usm; T initial value }. */
+#define SX_DEVICE_GLOBAL_INIT(T, name, uid, access, ...)                                        \
+    static struct { void *usm; __typeof__(T) value; } name = {0, __VA_ARGS__};                              \
+    SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
+#define SX_DEVICE_GLOBAL(T, name, uid, access)                                                  \
+    static struct { void *usm; __typeof__(T) value; } name;                                                 \
+    SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
+/* device_global<T, device_image_scope>: { T value }. */
+#define SX_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, uid, access)                                      \
+    static struct { __typeof__(T) value; } name;                                                            \
+    SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), SX_DEVICE_GLOBAL_IMAGE_SCOPE, access)
+
+#endif

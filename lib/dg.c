@@ -1,0 +1,569 @@
+/* dg.c: device globals: the database (by unique id and by host address,
+ * fed by host registration and by images in any order), per-(context,
+ * device) USM instances, program initialisation, and copy/memcpy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sx-internal.h"
+
+typedef struct dg_instance {
+    struct sx_context_s *context;
+    struct sx_device_s *device;
+    void *usm;                 /* the value; also the source of pointer writes, so it outlives them */
+    struct dg_instance *next;
+} dg_instance;
+
+typedef struct dg_ref {
+    const sxi_image *image;
+    const sxi_image_global *global;
+} dg_ref;
+
+typedef struct dg {
+    char *uid;
+    bool has_host;
+    const void *host_ptr;
+    uint32_t host_size, host_flags, host_access;
+    uint32_t num_refs, cap_refs;
+    dg_ref *refs;              /* every image that contains it */
+    dg_instance *instances;
+} dg;
+
+static pthread_mutex_t dg_lock = PTHREAD_MUTEX_INITIALIZER;
+static sxi_strmap by_uid;      /* uid -> dg */
+static sxi_ptrmap by_host;     /* host address -> dg */
+
+static dg *find_host(const void *p)
+{
+    const struct sxi_ptrmap_slot *s = sxi_ptrmap_get(&by_host, p);
+    return s ? s->value : NULL;
+}
+
+/* What the variable is, images first (the device compiler knows best). */
+static uint32_t dg_size(const dg *d) { return d->num_refs ? d->refs[0].global->size : d->host_size; }
+static bool dg_image_scope(const dg *d)
+{
+    return d->num_refs ? d->refs[0].global->image_scope : (d->host_flags & SX_DEVICE_GLOBAL_IMAGE_SCOPE) != 0;
+}
+static uint32_t dg_access(const dg *d) { return d->num_refs ? d->refs[0].global->host_access : d->host_access; }
+
+static void instance_free(dg_instance *in)
+{
+    SXA_CALL(in->context->adapter, usm, free, in->context->handle, in->usm);
+    free(in);
+}
+
+/* Drop an entry nothing contributes to any more (dg_lock held). */
+static void maybe_destroy(dg *d)
+{
+    if (d->has_host || d->num_refs)
+        return;
+    sxi_strmap_remove(&by_uid, d->uid);
+    while (d->instances) {
+        dg_instance *n = d->instances->next;
+        instance_free(d->instances);
+        d->instances = n;
+    }
+    free(d->refs);
+    free(d->uid);
+    free(d);
+}
+
+static dg *get_or_new(const char *uid)
+{
+    dg *d = sxi_strmap_get(&by_uid, uid);
+    if (d)
+        return d;
+    d = calloc(1, sizeof(*d));
+    if (!d || !(d->uid = strdup(uid)) || !sxi_strmap_put(&by_uid, d->uid, d)) {
+        if (d)
+            free(d->uid);
+        free(d);
+        return NULL;
+    }
+    d->host_access = SX_HOST_ACCESS_READ_WRITE;
+    return d;
+}
+
+/* ------------------------------------------------------ host registration */
+
+SX_API sx_result sx_device_global_add(const void *host_ptr, const char *uid, size_t size, uint32_t flags,
+                                      uint32_t access)
+{
+    SXI_CHECK_PTR(host_ptr, "host_ptr");
+    SXI_CHECK_PTR(uid, "unique_id");
+    if (!*uid)
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_add: empty unique id");
+    if (size == 0 || size > UINT32_MAX)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_global_add('%s'): size %zu", uid, size);
+    if (flags & ~(uint32_t)SX_DEVICE_GLOBAL_IMAGE_SCOPE)
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_add('%s'): unknown flags 0x%x", uid, flags);
+    if (access > SX_HOST_ACCESS_NONE)
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_global_add('%s'): host_access %u", uid, access);
+    sx_result r = SX_SUCCESS;
+    pthread_mutex_lock(&dg_lock);
+    dg *d = find_host(host_ptr);
+    if (d) {
+        r = sxi_error(SX_ERROR_INVALID_OPERATION, "sx_device_global_add('%s'): %p is already device global '%s'", uid,
+                      host_ptr, d->uid);
+        goto out;
+    }
+    d = sxi_strmap_get(&by_uid, uid);
+    if (d && d->has_host) {
+        r = sxi_error(SX_ERROR_INVALID_OPERATION, "sx_device_global_add('%s'): already registered at %p", uid,
+                      d->host_ptr);
+        goto out;
+    }
+    if (d && d->num_refs && (dg_size(d) != size || dg_image_scope(d) != ((flags & SX_DEVICE_GLOBAL_IMAGE_SCOPE) != 0))) {
+        r = sxi_error(SX_ERROR_INVALID_SIZE,
+                      "sx_device_global_add('%s'): %zu bytes%s, but the registered images say %u bytes%s", uid, size,
+                      flags ? " with device_image_scope" : "", dg_size(d), dg_image_scope(d) ? " with device_image_scope" : "");
+        goto out;
+    }
+    if (!(d = get_or_new(uid))) {
+        r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_device_global_add: out of memory");
+        goto out;
+    }
+    d->has_host = true;
+    d->host_ptr = host_ptr;
+    d->host_size = (uint32_t)size;
+    d->host_flags = flags;
+    d->host_access = access;
+    if (!sxi_ptrmap_put(&by_host, host_ptr, size, 0, d)) {
+        d->has_host = false;
+        maybe_destroy(d);
+        r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_device_global_add: out of memory");
+    }
+out:
+    pthread_mutex_unlock(&dg_lock);
+    if (r != SX_SUCCESS)
+        SXI_LOG(SX_LOG_WARN, "%s", sx_last_error());
+    return r;
+}
+
+SX_API sx_result sx_device_global_remove(const void *host_ptr)
+{
+    SXI_CHECK_PTR(host_ptr, "host_ptr");
+    pthread_mutex_lock(&dg_lock);
+    dg *d = find_host(host_ptr);
+    if (!d) {
+        pthread_mutex_unlock(&dg_lock);
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_remove: %p is not a registered device global", host_ptr);
+    }
+    sxi_ptrmap_remove(&by_host, host_ptr);
+    d->has_host = false;
+    d->host_ptr = NULL;
+    maybe_destroy(d);
+    pthread_mutex_unlock(&dg_lock);
+    return SX_SUCCESS;
+}
+
+/* ------------------------------------------------------ images */
+
+sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im)
+{
+    const sx_device_binary_property_set *set = sxi_prop_set(im->bin, SX_PROP_SET_DEVICE_GLOBALS);
+    if (!set || set->properties_end == set->properties_begin)
+        return SX_SUCCESS;
+    size_t n = (size_t)(set->properties_end - set->properties_begin);
+    im->globals = calloc(n, sizeof(*im->globals));
+    if (!im->globals)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+    const sx_device_binary_property_set *acc = sxi_prop_set(im->bin, SX_PROP_SET_HOST_ACCESS);
+    const sx_device_binary_property_set *meta = sxi_prop_set(im->bin, SX_PROP_SET_PROGRAM_METADATA);
+    for (const sx_device_binary_property *p = set->properties_begin; p < set->properties_end; p++) {
+        const uint8_t *v;
+        size_t len;
+        uint32_t size, scope = 0;
+        /* Two u32 (what DPC++'s runtime reads) or the design note's u32 + u8. */
+        if (!*p->name || !sxi_prop_bytes(p, &v, &len) || (len != 8 && len != 5))
+            return sxi_error(SX_ERROR_INVALID_BINARY,
+                             "sx_register_images: image %u: device global '%s' is not a {u32 size, u32 image scope} byte array",
+                             index, p->name);
+        memcpy(&size, v, 4);
+        if (len == 8)
+            memcpy(&scope, v + 4, 4);
+        else
+            scope = v[4];
+        if (size == 0 || scope > 1)
+            return sxi_error(SX_ERROR_INVALID_BINARY,
+                             "sx_register_images: image %u: device global '%s' has size %u and image scope %u", index,
+                             p->name, size, scope);
+        for (uint32_t k = 0; k < im->num_globals; k++)
+            if (strcmp(im->globals[k].uid, p->name) == 0)
+                return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: device global '%s' is listed twice",
+                                 index, p->name);
+        sxi_image_global *g = &im->globals[im->num_globals++];
+        g->uid = p->name;
+        g->symbol = p->name;
+        g->size = size;
+        g->image_scope = scope;
+        g->host_access = SX_HOST_ACCESS_READ_WRITE;
+        for (const sx_device_binary_property *a = acc ? acc->properties_begin : NULL; a && a < acc->properties_end; a++)
+            if (strcmp(a->name, p->name) == 0) {
+                if (a->type != SX_PROPERTY_TYPE_UINT32 || a->value_size > SX_HOST_ACCESS_NONE)
+                    return sxi_error(SX_ERROR_INVALID_BINARY,
+                                     "sx_register_images: image %u: host_access of '%s' is not a UINT32 0..3", index, p->name);
+                g->host_access = (uint32_t)a->value_size;
+            }
+        /* The program variable may have another name than the id. */
+        char mapping[1100];
+        snprintf(mapping, sizeof(mapping), "%s@global_id_mapping", p->name);
+        for (const sx_device_binary_property *m = meta ? meta->properties_begin : NULL; m && m < meta->properties_end; m++)
+            if (strcmp(m->name, mapping) == 0) {
+                /* DPC++ stores the name with or without a terminating NUL. */
+                const uint8_t *s;
+                size_t sl;
+                if (!sxi_prop_bytes(m, &s, &sl) || sl == 0 || sl > 1024 || memchr(s, 0, sl - 1))
+                    return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: %s is not a symbol name",
+                                     index, mapping);
+                if (!(g->symbol_owned = strndup((const char *)s, sl)))
+                    return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+                g->symbol = g->symbol_owned;
+            }
+    }
+    return SX_SUCCESS;
+}
+
+sx_result sxi_dg_check_image(const sxi_image *im)
+{
+    sx_result r = SX_SUCCESS;
+    pthread_mutex_lock(&dg_lock);
+    for (uint32_t k = 0; k < im->num_globals && r == SX_SUCCESS; k++) {
+        const sxi_image_global *g = &im->globals[k];
+        dg *d = sxi_strmap_get(&by_uid, g->uid);
+        if (d && (d->num_refs || d->has_host) && (dg_size(d) != g->size || dg_image_scope(d) != g->image_scope))
+            r = sxi_error(SX_ERROR_INVALID_BINARY,
+                          "sx_register_images: device global '%s' is %u bytes%s here but %u bytes%s where already registered",
+                          g->uid, g->size, g->image_scope ? " with device_image_scope" : "", dg_size(d),
+                          dg_image_scope(d) ? " with device_image_scope" : "");
+    }
+    pthread_mutex_unlock(&dg_lock);
+    return r;
+}
+
+bool sxi_dg_add_image(const sxi_image *im)
+{
+    bool ok = true;
+    pthread_mutex_lock(&dg_lock);
+    for (uint32_t k = 0; k < im->num_globals && ok; k++) {
+        dg *d = get_or_new(im->globals[k].uid);
+        if (!d) {
+            ok = false;
+            break;
+        }
+        if (d->num_refs == d->cap_refs) {
+            uint32_t cap = d->cap_refs ? d->cap_refs * 2 : 2;
+            dg_ref *n = realloc(d->refs, cap * sizeof(*n));
+            if (!n) {
+                maybe_destroy(d);
+                ok = false;
+                break;
+            }
+            d->refs = n;
+            d->cap_refs = cap;
+        }
+        d->refs[d->num_refs++] = (dg_ref){im, &im->globals[k]};
+    }
+    pthread_mutex_unlock(&dg_lock);
+    if (!ok)
+        sxi_dg_remove_image(im);
+    return ok;
+}
+
+void sxi_dg_remove_image(const sxi_image *im)
+{
+    pthread_mutex_lock(&dg_lock);
+    for (uint32_t k = 0; k < im->num_globals; k++) {
+        dg *d = sxi_strmap_get(&by_uid, im->globals[k].uid);
+        if (!d)
+            continue;
+        for (uint32_t i = 0; i < d->num_refs; i++)
+            if (d->refs[i].image == im) {
+                memmove(&d->refs[i], &d->refs[i + 1], (d->num_refs - i - 1) * sizeof(*d->refs));
+                d->num_refs--;
+                break;
+            }
+        maybe_destroy(d);
+    }
+    pthread_mutex_unlock(&dg_lock);
+}
+
+/* ------------------------------------------------------ instances */
+
+/* The (context, device) instance, allocated and initialised on first need
+ * (dg_lock held). */
+static sx_result instance_get(dg *d, struct sx_queue_s *q, dg_instance **out)
+{
+    for (dg_instance *in = d->instances; in; in = in->next)
+        if (in->context == q->context && in->device == q->device) {
+            *out = in;
+            return SX_SUCCESS;
+        }
+    struct sx_adapter_s *a = q->adapter;
+    dg_instance *in = calloc(1, sizeof(*in));
+    if (!in)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    uint32_t size = dg_size(d);
+    sx_result r = SXA_CALL(a, usm, alloc, q->context->handle, q->device->handle, SX_USM_TYPE_DEVICE, size, 0, &in->usm);
+    if (r != SX_SUCCESS) {
+        free(in);
+        sxi_error_prefix("device_global '%s': allocating its %u bytes on %s", d->uid, size, q->device->name);
+        return r;
+    }
+    /* The initial value the host object holds after its pointer member, or zeros. */
+    if (d->has_host)
+        r = SXA_CALL(a, enqueue, usm_memcpy, q->handle, 1, in->usm, (const char *)d->host_ptr + sizeof(void *), size, 0,
+                     NULL, NULL);
+    else {
+        static const uint8_t zero[1];
+        r = SXA_CALL(a, enqueue, usm_fill, q->handle, in->usm, 1, zero, size, 0, NULL, NULL);
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+            uint8_t *zeros = calloc(1, size);
+            r = zeros ? SXA_CALL(a, enqueue, usm_memcpy, q->handle, 1, in->usm, zeros, size, 0, NULL, NULL)
+                      : sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+            free(zeros);
+        }
+        if (r == SX_SUCCESS)
+            r = SXA_CALL(a, queue, finish, q->handle);
+    }
+    if (r != SX_SUCCESS) {
+        sxi_error_prefix("device_global '%s': initialising its instance on %s", d->uid, q->device->name);
+        in->context = q->context;
+        instance_free(in);
+        return r;
+    }
+    in->context = q->context;
+    in->device = q->device;
+    in->next = d->instances;
+    d->instances = in;
+    *out = in;
+    return SX_SUCCESS;
+}
+
+sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
+{
+    sx_result r = SX_SUCCESS;
+    pthread_mutex_lock(&dg_lock);
+    /* Every image of the program, dependencies included. */
+    for (uint32_t i = 0; i < p->num_images && r == SX_SUCCESS; i++) {
+        const sxi_image *im = p->images[i];
+        for (uint32_t k = 0; k < im->num_globals && r == SX_SUCCESS; k++) {
+            const sxi_image_global *g = &im->globals[k];
+            if (g->image_scope)
+                continue;
+            dg *d = sxi_strmap_get(&by_uid, g->uid);
+            dg_instance *in;
+            if (!d || (r = instance_get(d, q, &in)) != SX_SUCCESS)
+                break;
+            /* Blocking: every later launch from this program sees the pointer;
+             * the source is the instance's own field in any case. */
+            r = SXA_CALL(q->adapter, enqueue, global_write, q->handle, p->handle, g->symbol, 1, sizeof(void *), 0,
+                         &in->usm, 0, NULL, NULL);
+            if (r != SX_SUCCESS)
+                sxi_error_prefix("device_global '%s': writing its address into the program on %s", g->uid,
+                                 q->device->name);
+        }
+    }
+    pthread_mutex_unlock(&dg_lock);
+    return r;
+}
+
+void sxi_dg_drop_context(struct sx_context_s *ctx)
+{
+    pthread_mutex_lock(&dg_lock);
+    SXI_STRMAP_FOREACH(&by_uid, s)
+    {
+        dg *d = s->value;
+        dg_instance **pp = &d->instances;
+        while (*pp) {
+            dg_instance *in = *pp;
+            if (in->context == ctx) {
+                *pp = in->next;
+                instance_free(in);
+            } else {
+                pp = &in->next;
+            }
+        }
+    }
+    pthread_mutex_unlock(&dg_lock);
+}
+
+/* ------------------------------------------------------ copies */
+
+typedef struct {
+    bool write;
+    struct sx_queue_s *q;
+    const void *global;
+    void *host;             /* dst of a read, src of a write */
+    size_t bytes, offset;
+    int blocking;
+    uint32_t nw;
+    const sx_event *wl;
+    sx_event *ev;
+} copy_req;
+
+static sx_result copy_host_storage(dg *d, const copy_req *c)
+{
+    /* No image has it: the host object is the storage. */
+    sx_result r = sx_event_wait(c->nw, c->wl);
+    if (r != SX_SUCCESS)
+        return r;
+    char *storage = (char *)d->host_ptr + c->offset;
+    if (c->write)
+        memmove(storage, c->host, c->bytes);
+    else
+        memmove(c->host, storage, c->bytes);
+    return c->ev ? sxi_event_wrap(c->q, NULL, c->ev) : SX_SUCCESS;
+}
+
+static sx_result copy_image_scope(const char *uid, const copy_req *c)
+{
+    struct sx_queue_s *q = c->q;
+    sxi_registry_lock();
+    pthread_mutex_lock(&dg_lock);
+    dg *d = sxi_strmap_get(&by_uid, uid);
+    sx_result r = SX_SUCCESS;
+    const sxi_image *img = NULL;
+    const sxi_image_global *g = NULL;
+    uint32_t usable = 0;
+    for (uint32_t i = 0; d && i < d->num_refs; i++) {
+        const sxi_image *im = d->refs[i].image;
+        if (sxi_device_kind_rank(q->device, im->kind) && !(im->aspects & ~q->device->aspects)) {
+            usable++;
+            img = im;
+            g = d->refs[i].global;
+        }
+    }
+    if (!d)
+        r = sxi_error(SX_ERROR_INVALID_GLOBAL_NAME, "device_global '%s' was removed", uid);
+    else if (d->num_refs == 0) {
+        r = copy_host_storage(d, c);
+        pthread_mutex_unlock(&dg_lock);
+        sxi_registry_unlock();
+        return r;
+    } else if (usable == 0)
+        r = sxi_error(SX_ERROR_KERNEL_NOT_SUPPORTED,
+                      "device_global '%s' (device_image_scope): none of its %u image(s) can run on %s", uid, d->num_refs,
+                      q->device->name);
+    else if (usable > 1)
+        r = sxi_error(SX_ERROR_INVALID_VALUE,
+                      "device_global '%s' (device_image_scope) is in %u images for %s; it must be in exactly one", uid,
+                      usable, q->device->name);
+    pthread_mutex_unlock(&dg_lock);
+    sxi_program *p = NULL;
+    if (r == SX_SUCCESS) {
+        uint32_t n = sxi_programs_with_image(q->context, q->device, img->id, &p);
+        if (n > 1)
+            r = sxi_error(SX_ERROR_INVALID_VALUE,
+                          "device_global '%s' (device_image_scope) is in %u programs on %s; it must be in exactly one", uid,
+                          n, q->device->name);
+        else if (n == 0)
+            r = sxi_program_get(q, img, &p); /* the value then starts from its initial value */
+    }
+    if (r == SX_SUCCESS) {
+        sxa_event stack[16], *waits, out = NULL;
+        uint32_t nwaits;
+        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) == SX_SUCCESS) {
+            r = c->write ? SXA_CALL(q->adapter, enqueue, global_write, q->handle, p->handle, g->symbol, c->blocking,
+                                    c->bytes, c->offset, c->host, nwaits, waits, c->ev ? &out : NULL)
+                         : SXA_CALL(q->adapter, enqueue, global_read, q->handle, p->handle, g->symbol, c->blocking,
+                                    c->bytes, c->offset, c->host, nwaits, waits, c->ev ? &out : NULL);
+            sxi_wait_list_free(waits, stack);
+            if (r != SX_SUCCESS)
+                sxi_error_prefix("device_global '%s': %s its program variable on %s", uid,
+                                 c->write ? "writing" : "reading", q->device->name);
+            else if (c->ev)
+                r = sxi_event_wrap(q, out, c->ev);
+        }
+    }
+    sxi_registry_unlock();
+    return r;
+}
+
+static sx_result copy(const copy_req *c)
+{
+    struct sx_queue_s *q = c->q;
+    pthread_mutex_lock(&dg_lock);
+    dg *d = find_host(c->global);
+    if (!d) {
+        pthread_mutex_unlock(&dg_lock);
+        return sxi_error(SX_ERROR_INVALID_GLOBAL_NAME, "%p is not a registered device_global (sx_device_global_add)",
+                         c->global);
+    }
+    uint32_t size = dg_size(d), access = dg_access(d);
+    const char *what = c->write ? "copy to" : "copy from";
+    sx_result r = SX_SUCCESS;
+    if (c->offset > size || c->bytes > size - c->offset)
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "device_global '%s': %s of %zu bytes at offset %zu overruns its %u bytes",
+                      d->uid, what, c->bytes, c->offset, size);
+    else if (c->write ? access == SX_HOST_ACCESS_READ || access == SX_HOST_ACCESS_NONE
+                      : access == SX_HOST_ACCESS_WRITE || access == SX_HOST_ACCESS_NONE)
+        r = sxi_error(SX_ERROR_ACCESS_DENIED, "device_global '%s': host_access %s forbids a %s", d->uid,
+                      access == SX_HOST_ACCESS_READ ? "read" : access == SX_HOST_ACCESS_WRITE ? "write" : "none", what);
+    else if (c->bytes && !c->host)
+        r = sxi_error(SX_ERROR_INVALID_NULL_POINTER, "device_global '%s': %s with a NULL %s", d->uid, what,
+                      c->write ? "source" : "destination");
+    if (r != SX_SUCCESS || dg_image_scope(d)) {
+        char uid[1024];
+        snprintf(uid, sizeof(uid), "%s", d->uid);
+        pthread_mutex_unlock(&dg_lock);
+        return r != SX_SUCCESS ? r : copy_image_scope(uid, c);
+    }
+    dg_instance *in;
+    r = instance_get(d, q, &in);
+    void *usm = r == SX_SUCCESS ? (char *)in->usm + c->offset : NULL;
+    pthread_mutex_unlock(&dg_lock);
+    if (r != SX_SUCCESS)
+        return r;
+    return c->write ? sx_queue_memcpy(q, c->blocking, usm, c->host, c->bytes, c->nw, c->wl, c->ev)
+                    : sx_queue_memcpy(q, c->blocking, c->host, usm, c->bytes, c->nw, c->wl, c->ev);
+}
+
+SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, const void *src, size_t bytes,
+                                              size_t offset, int blocking, uint32_t nw, const sx_event *wl, sx_event *ev)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    SXI_CHECK_PTR(global, "global");
+    copy_req c = {true, q, global, (void *)src, bytes, offset, blocking, nw, wl, ev};
+    return copy(&c);
+}
+
+SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *global, size_t bytes, size_t offset,
+                                             int blocking, uint32_t nw, const sx_event *wl, sx_event *ev)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    SXI_CHECK_PTR(global, "global");
+    copy_req c = {false, q, global, dst, bytes, offset, blocking, nw, wl, ev};
+    return copy(&c);
+}
+
+static sx_result elems(size_t elem, size_t count, size_t start, size_t *bytes, size_t *offset)
+{
+    if (elem == 0)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "device_global copy: element size 0");
+    if (__builtin_mul_overflow(elem, count, bytes) || __builtin_mul_overflow(elem, start, offset))
+        return sxi_error(SX_ERROR_INVALID_VALUE, "device_global copy: %zu elements of %zu bytes from index %zu overflow",
+                         count, elem, start);
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_queue_device_global_copy_to(sx_queue q, const void *src, const void *global, size_t elem,
+                                                size_t count, size_t start, int blocking, uint32_t nw,
+                                                const sx_event *wl, sx_event *ev)
+{
+    size_t bytes = 0, offset = 0;
+    sx_result r = elems(elem, count, start, &bytes, &offset);
+    return r != SX_SUCCESS ? r : sx_queue_device_global_write(q, global, src, bytes, offset, blocking, nw, wl, ev);
+}
+
+SX_API sx_result sx_queue_device_global_copy_from(sx_queue q, void *dst, const void *global, size_t elem,
+                                                  size_t count, size_t start, int blocking, uint32_t nw,
+                                                  const sx_event *wl, sx_event *ev)
+{
+    size_t bytes = 0, offset = 0;
+    sx_result r = elems(elem, count, start, &bytes, &offset);
+    return r != SX_SUCCESS ? r : sx_queue_device_global_read(q, dst, global, bytes, offset, blocking, nw, wl, ev);
+}

@@ -1,0 +1,517 @@
+/* ffk.c: free-function kernels: lookup by function name, set_arg by source
+ * index, and the mapping to backend arguments at launch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sx-internal.h"
+
+#define PREFIX "__sycl_kernel_"
+#define MAX_SOURCE_PARAMS 65536u
+#define INLINE_BYTES 16
+
+/* ------------------------------------------------------------- lookup */
+
+/* The mangled-name prefix a C++ free function `name` ("ns::f" or "f") gets:
+ * the prefix goes on the outermost name (DPC++'s rule). */
+static bool mangled_prefix(const char *name, char *out, size_t size)
+{
+    const char *parts[16];
+    size_t lens[16], n = 0;
+    for (const char *p = name; *p;) {
+        const char *e = strstr(p, "::");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || n == 16)
+            return false;
+        parts[n] = p;
+        lens[n++] = len;
+        p = e ? e + 2 : p + len;
+    }
+    size_t w = (size_t)snprintf(out, size, n > 1 ? "_ZN" : "_Z");
+    for (size_t i = 0; i < n && w < size; i++)
+        w += (size_t)snprintf(out + w, size - w, "%zu%s%.*s", lens[i] + (i ? 0 : strlen(PREFIX)), i ? "" : PREFIX,
+                              (int)lens[i], parts[i]);
+    if (n > 1 && w < size)
+        w += (size_t)snprintf(out + w, size - w, "E");
+    return w < size;
+}
+
+typedef struct {
+    const char *want_exact; /* "__sycl_kernel_<name>" */
+    const char *want_prefix;
+    const char *found[8];
+    uint32_t count;
+} match;
+
+static void consider(const char *entry, match *m)
+{
+    size_t pl = strlen(m->want_prefix);
+    bool hit = strcmp(entry, m->want_exact) == 0 ||
+               (pl && strncmp(entry, m->want_prefix, pl) == 0 &&
+                (entry[pl] < '0' || entry[pl] > '9')); /* the next name must not continue the last one */
+    if (!hit)
+        return;
+    for (uint32_t i = 0; i < m->count && i < 8; i++)
+        if (strcmp(m->found[i], entry) == 0)
+            return;
+    if (m->count < 8)
+        m->found[m->count] = entry;
+    m->count++;
+}
+
+/* Registry lock held. */
+static void each_entry(void (*fn)(const char *entry, void *arg), void *arg);
+
+static void consider_cb(const char *entry, void *arg)
+{
+    consider(entry, arg);
+}
+
+SX_API sx_result sx_kernel_get_free_function(const char *name, sx_kernel *out)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_PTR(name, "name");
+    SXI_CHECK_PTR(out, "kernel");
+    if (!*name || strlen(name) > 1024)
+        return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get_free_function: name of %zu characters",
+                         strlen(name));
+    char exact[1100], prefix[1200];
+    snprintf(exact, sizeof(exact), PREFIX "%s", name);
+    match m = {exact, "", {0}, 0};
+    if (mangled_prefix(name, prefix, sizeof(prefix)))
+        m.want_prefix = prefix;
+    sxi_registry_lock();
+    sxi_image *img;
+    const char *entry = NULL;
+    char chosen[1200];
+    if (sxi_registry_find_kernel(name, &img, 1)) {
+        entry = name; /* a full entry name */
+    } else {
+        each_entry(consider_cb, &m);
+        if (m.count == 1)
+            entry = m.found[0];
+    }
+    if (!entry) {
+        char list[1024] = "";
+        size_t w = 0;
+        for (uint32_t i = 0; i < m.count && i < 8 && w < sizeof(list); i++)
+            w += (size_t)snprintf(list + w, sizeof(list) - w, "%s%s", i ? ", " : "", m.found[i]);
+        sxi_registry_unlock();
+        if (m.count > 1)
+            return sxi_error(SX_ERROR_INVALID_KERNEL_NAME,
+                             "sx_kernel_get_free_function: '%s' names %u kernels (overloads or template instances); "
+                             "ask by entry name: %s%s", name, m.count, list, m.count > 8 ? ", ..." : "");
+        return sxi_error(SX_ERROR_INVALID_KERNEL_NAME,
+                         "sx_kernel_get_free_function: no registered image has a free-function kernel '%s' (entry '%s' "
+                         "or a C++ entry starting '%s')", name, exact, m.want_prefix);
+    }
+    snprintf(chosen, sizeof(chosen), "%s", entry);
+    /* It must be a free-function kernel in the image that has it. */
+    sxi_registry_find_kernel(chosen, &img, 1);
+    const sxi_signature *sig = NULL;
+    for (uint32_t e = 0; e < img->num_entries; e++)
+        if (strcmp(img->entries[e], chosen) == 0)
+            sig = &img->signatures[e];
+    bool ffk = sig && sig->known && sig->kind != SX_KERNEL_KIND_PLAIN;
+    sxi_registry_unlock();
+    if (!ffk)
+        return sxi_error(SX_ERROR_INVALID_KERNEL_NAME,
+                         "sx_kernel_get_free_function: '%s' is a kernel but not a free-function kernel (no "
+                         "sycl-nd-range-kernel or sycl-single-task-kernel signature)", chosen);
+    return sx_kernel_get(chosen, out);
+}
+
+/* ------------------------------------------------- every kernel (ids) */
+
+static void each_entry(void (*fn)(const char *entry, void *arg), void *arg)
+{
+    for (const sxi_library *l = sxi_registry_libraries(); l; l = l->next)
+        for (uint32_t i = 0; i < l->num_images; i++)
+            for (uint32_t e = 0; e < l->images[i].num_entries; e++)
+                fn(l->images[i].entries[e], arg);
+}
+
+typedef struct {
+    const char **names;
+    uint32_t count, cap;
+} name_list;
+
+static void collect(const char *entry, void *arg)
+{
+    name_list *nl = arg;
+    for (uint32_t i = 0; i < nl->count; i++)
+        if (strcmp(nl->names[i], entry) == 0)
+            return;
+    if (nl->count == nl->cap) {
+        uint32_t cap = nl->cap ? nl->cap * 2 : 32;
+        const char **n = realloc(nl->names, cap * sizeof(*n));
+        if (!n)
+            return;
+        nl->names = n;
+        nl->cap = cap;
+    }
+    nl->names[nl->count++] = entry;
+}
+
+SX_API sx_result sx_kernel_get_all(uint32_t count, sx_kernel *kernels, uint32_t *num)
+{
+    SXI_CHECK_INIT();
+    if (!kernels && !num)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_kernel_get_all: kernels and num_kernels are both NULL");
+    if (kernels && count == 0)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_kernel_get_all: count is 0 with a non-NULL array");
+    name_list nl = {0};
+    char **copies = NULL;
+    sxi_registry_lock();
+    each_entry(collect, &nl);
+    uint32_t n = nl.count, take = kernels ? (count < n ? count : n) : 0;
+    /* Names are copied: sx_kernel_get takes the registry lock itself. */
+    if (take && (copies = calloc(take, sizeof(*copies))))
+        for (uint32_t i = 0; i < take; i++)
+            copies[i] = strdup(nl.names[i]);
+    sxi_registry_unlock();
+    free(nl.names);
+    if (num)
+        *num = n;
+    sx_result r = SX_SUCCESS;
+    if (take && !copies)
+        r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_kernel_get_all: out of memory");
+    for (uint32_t i = 0; copies && i < take; i++) {
+        if (r == SX_SUCCESS)
+            r = copies[i] ? sx_kernel_get(copies[i], &kernels[i])
+                          : sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_kernel_get_all: out of memory");
+        if (r != SX_SUCCESS)
+            for (uint32_t k = 0; k < i; k++)
+                sx_kernel_release(kernels[k]);
+        free(copies[i]);
+    }
+    free(copies);
+    return r;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+typedef struct {
+    uint8_t set;          /* 0, or SX_ARG_* + 1 */
+    size_t size;
+    union {
+        uint8_t bytes[INLINE_BYTES];
+        uint8_t *heap;
+        const void *ptr;
+    } v;
+} source_arg;
+
+struct sx_args_s {
+    uint32_t tag;
+    struct sx_kernel_s *kernel;
+    uint32_t num;         /* source params known when created (0: unknown, grows) */
+    uint32_t cap;
+    source_arg *args;
+};
+
+#define SXI_TAG_ARGS 0x53584152u
+
+static const uint8_t *arg_bytes(const source_arg *a)
+{
+    return a->size <= INLINE_BYTES ? a->v.bytes : a->v.heap;
+}
+
+static void arg_clear(source_arg *a)
+{
+    if (a->set == SX_ARG_VALUE + 1 && a->size > INLINE_BYTES)
+        free(a->v.heap);
+    memset(a, 0, sizeof(*a));
+}
+
+/* The source-parameter count the registered images give the kernel
+ * (UINT32_MAX if none has a signature). */
+static uint32_t source_count(const struct sx_kernel_s *k)
+{
+    uint32_t n = UINT32_MAX;
+    sxi_registry_lock();
+    sxi_image *img;
+    if (sxi_registry_find_kernel(k->name, &img, 1))
+        for (uint32_t e = 0; e < img->num_entries; e++)
+            if (strcmp(img->entries[e], k->name) == 0 && img->signatures[e].known)
+                n = img->signatures[e].num_source_params;
+    sxi_registry_unlock();
+    return n;
+}
+
+SX_API sx_result sx_args_create(sx_kernel k, sx_args *out)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
+    SXI_CHECK_PTR(out, "args");
+    struct sx_args_s *a = calloc(1, sizeof(*a));
+    if (!a)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_args_create: out of memory");
+    uint32_t n = source_count(k);
+    a->num = n;
+    a->cap = n == UINT32_MAX ? 0 : n;
+    if (a->cap && !(a->args = calloc(a->cap, sizeof(*a->args)))) {
+        free(a);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_args_create: out of memory");
+    }
+    atomic_fetch_add(&k->refs, 1);
+    a->kernel = k;
+    a->tag = SXI_TAG_ARGS;
+    *out = a;
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_args_release(sx_args a)
+{
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    for (uint32_t i = 0; i < a->cap; i++)
+        arg_clear(&a->args[i]);
+    free(a->args);
+    a->tag = SXI_TAG_DEAD;
+    struct sx_kernel_s *k = a->kernel;
+    free(a);
+    return sx_kernel_release(k);
+}
+
+SX_API sx_result sx_args_clear(sx_args a)
+{
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    for (uint32_t i = 0; i < a->cap; i++)
+        arg_clear(&a->args[i]);
+    return SX_SUCCESS;
+}
+
+static sx_result slot_for_set(struct sx_args_s *a, uint32_t index, source_arg **out)
+{
+    if (a->num != UINT32_MAX && index >= a->num)
+        return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "set_arg on '%s': index %u is past its %u parameters",
+                         a->kernel->name, index, a->num);
+    if (index >= MAX_SOURCE_PARAMS)
+        return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "set_arg on '%s': index %u", a->kernel->name, index);
+    if (index >= a->cap) { /* kernel without a signature: grow */
+        uint32_t cap = index + 8;
+        source_arg *n = realloc(a->args, cap * sizeof(*n));
+        if (!n)
+            return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "set_arg: out of memory");
+        memset(n + a->cap, 0, (cap - a->cap) * sizeof(*n));
+        a->args = n;
+        a->cap = cap;
+    }
+    *out = &a->args[index];
+    arg_clear(*out);
+    return SX_SUCCESS;
+}
+
+static sx_result set_one(struct sx_args_s *a, sx_arg_type type, uint32_t index, size_t size, const void *value)
+{
+    source_arg *s;
+    sx_result r;
+    switch (type) {
+    case SX_ARG_VALUE:
+        if (!value)
+            return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "set_arg on '%s': value of argument %u is NULL",
+                             a->kernel->name, index);
+        if (size == 0 || size > (1u << 20))
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "set_arg on '%s': argument %u has %zu bytes",
+                             a->kernel->name, index, size);
+        if ((r = slot_for_set(a, index, &s)) != SX_SUCCESS)
+            return r;
+        if (size > INLINE_BYTES) {
+            if (!(s->v.heap = malloc(size)))
+                return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "set_arg: out of memory for %zu bytes", size);
+            memcpy(s->v.heap, value, size);
+        } else {
+            memcpy(s->v.bytes, value, size);
+        }
+        break;
+    case SX_ARG_POINTER:
+        if ((r = slot_for_set(a, index, &s)) != SX_SUCCESS)
+            return r;
+        s->v.ptr = value;
+        size = sizeof(void *);
+        break;
+    case SX_ARG_LOCAL:
+        if (size == 0)
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "set_arg on '%s': work_group_memory argument %u of 0 bytes",
+                             a->kernel->name, index);
+        if ((r = slot_for_set(a, index, &s)) != SX_SUCCESS)
+            return r;
+        break;
+    default:
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "set_arg on '%s': argument %u has unknown type %u",
+                         a->kernel->name, index, type);
+    }
+    s->size = size;
+    s->set = (uint8_t)(type + 1);
+    return SX_SUCCESS;
+}
+
+SX_API sx_result sx_args_set(sx_args a, uint32_t index, size_t size, const void *value)
+{
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    return set_one(a, SX_ARG_VALUE, index, size, value);
+}
+
+SX_API sx_result sx_args_set_pointer(sx_args a, uint32_t index, const void *ptr)
+{
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    return set_one(a, SX_ARG_POINTER, index, sizeof(void *), ptr);
+}
+
+SX_API sx_result sx_args_set_local(sx_args a, uint32_t index, size_t size)
+{
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    return set_one(a, SX_ARG_LOCAL, index, size, NULL);
+}
+
+SX_API sx_result sx_args_set_all(sx_args a, uint32_t count, const sx_arg *values)
+{
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    if (count && !values)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "set_args on '%s': values is NULL for %u arguments",
+                         a->kernel->name, count);
+    for (uint32_t i = 0; i < count; i++) {
+        sx_result r = set_one(a, values[i].type, values[i].index, values[i].size, values[i].value);
+        if (r != SX_SUCCESS)
+            return r;
+    }
+    return SX_SUCCESS;
+}
+
+/* ------------------------------------------------------------- mapping */
+
+static const char *kind_word(uint32_t kind)
+{
+    return kind == SX_PARAM_POINTER ? "a pointer" : kind == SX_PARAM_LOCAL ? "work_group_memory" : "a value";
+}
+
+/* Build the backend argument array for the image behind `sig`. */
+static sx_result map_args(const struct sx_args_s *a, const sxi_signature *sig, const sx_launch_properties *props,
+                          sx_arg *out)
+{
+    const char *kn = a->kernel->name;
+    for (uint32_t s = 0; s < sig->num_source_params; s++) {
+        const source_arg *v = s < a->cap ? &a->args[s] : NULL;
+        const sxi_source_param *sp = &sig->sources[s];
+        if (!v || !v->set)
+            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is not set (%u parameters)",
+                             kn, s, sig->num_source_params);
+        sx_arg_type t = (sx_arg_type)(v->set - 1);
+        bool ok = sp->kind == SX_PARAM_LOCAL ? t == SX_ARG_LOCAL
+                : sp->kind == SX_PARAM_POINTER ? t == SX_ARG_POINTER || (t == SX_ARG_VALUE && v->size == sp->size)
+                                               : t == SX_ARG_VALUE;
+        if (!ok)
+            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u was set as %s but the parameter is %s",
+                             kn, s, t == SX_ARG_LOCAL ? "work_group_memory" : t == SX_ARG_POINTER ? "a pointer" : "a value",
+                             kind_word(sp->kind));
+        if (t == SX_ARG_VALUE && v->size != sp->size)
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': argument %u has %zu bytes, the parameter %u",
+                             kn, s, v->size, sp->size);
+    }
+    for (uint32_t s = sig->num_source_params; s < a->cap; s++)
+        if (a->args[s].set)
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "launch of '%s': argument %u is set but it has %u parameters",
+                             kn, s, sig->num_source_params);
+    size_t scratch = props ? props->work_group_scratch_size : 0;
+    if (sig->scratch_index == UINT32_MAX && scratch)
+        return sxi_error(SX_ERROR_INVALID_VALUE,
+                         "launch of '%s': work_group_scratch_size is %zu but the kernel uses no scratch memory "
+                         "(its image has no \"%s\" argument)", kn, scratch, SX_PROP_SET_IMPLICIT_LOCAL_ARG);
+    for (uint32_t j = 0; j < sig->num_params; j++) {
+        uint32_t s = sig->source_index[j];
+        sx_arg *o = &out[j];
+        o->index = j;
+        if (s == SX_SOURCE_INDEX_NONE) {
+            if (!scratch)
+                return sxi_error(SX_ERROR_INVALID_VALUE,
+                                 "launch of '%s': the kernel uses work-group scratch memory: set work_group_scratch_size",
+                                 kn);
+            *o = (sx_arg){SX_ARG_LOCAL, j, scratch, NULL};
+            continue;
+        }
+        const source_arg *v = &a->args[s];
+        const sxa_kernel_param *p = &sig->params[j];
+        if (v->set == SX_ARG_LOCAL + 1) {
+            *o = (sx_arg){SX_ARG_LOCAL, j, v->size, NULL};
+        } else if (v->set == SX_ARG_POINTER + 1) {
+            *o = (sx_arg){SX_ARG_POINTER, j, sizeof(void *), v->v.ptr};
+        } else {
+            const uint8_t *bytes = arg_bytes(v) + sig->source_offset[j];
+            if (p->kind == SX_PARAM_POINTER) {
+                const void *ptr;
+                memcpy(&ptr, bytes, sizeof(ptr));
+                *o = (sx_arg){SX_ARG_POINTER, j, sizeof(void *), ptr};
+            } else {
+                *o = (sx_arg){SX_ARG_VALUE, j, p->size, bytes};
+            }
+        }
+    }
+    return SX_SUCCESS;
+}
+
+static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, uint32_t dims, const size_t *global,
+                        const size_t *local, const sx_launch_properties *props, uint32_t nw, const sx_event *wl,
+                        sx_event *ev)
+{
+    struct sx_kernel_s *k = a->kernel;
+    if (props && props->size < sizeof(uint32_t) * 2 + sizeof(size_t))
+        return sxi_error(SX_ERROR_INVALID_SIZE, "launch of '%s': sx_launch_properties.size is %u (want %zu)", k->name,
+                         props->size, sizeof(sx_launch_properties));
+    sxi_kernel_slot *s;
+    sx_result r = sxi_slot_for(q, k, &s);
+    if (r != SX_SUCCESS)
+        return r;
+    const sxi_signature *sig = s->sig;
+    if (!sig->known) {
+        /* No signature: source index = backend index. */
+        sx_arg stack[32], *args = a->cap <= 32 ? stack : malloc(a->cap * sizeof(*args));
+        if (!args)
+            return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < a->cap; i++)
+            if (a->args[i].set) {
+                const source_arg *v = &a->args[i];
+                args[n++] = (sx_arg){(sx_arg_type)(v->set - 1), i, v->size,
+                                     v->set == SX_ARG_POINTER + 1 ? v->v.ptr : v->set == SX_ARG_LOCAL + 1 ? NULL : arg_bytes(v)};
+            }
+        r = sxi_launch_slot(q, k, s, dims, NULL, global, local, n, args, false, nw, wl, ev);
+        if (args != stack)
+            free(args);
+        return r;
+    }
+    if (single && sig->kind == SX_KERNEL_KIND_ND_RANGE)
+        return sxi_error(SX_ERROR_INVALID_OPERATION, "single_task of '%s', an nd_range<%u> kernel", k->name, sig->dims);
+    if (!single && sig->kind == SX_KERNEL_KIND_SINGLE_TASK)
+        return sxi_error(SX_ERROR_INVALID_OPERATION, "nd_launch of '%s', a single_task kernel", k->name);
+    if (!single && sig->kind == SX_KERNEL_KIND_ND_RANGE && dims != sig->dims)
+        return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "nd_launch of '%s' with %u dimensions; the kernel is nd_range<%u>",
+                         k->name, dims, sig->dims);
+    sx_arg stack[32], *args = sig->num_params <= 32 ? stack : malloc(sig->num_params * sizeof(*args));
+    if (!args)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
+    r = map_args(a, sig, props, args);
+    if (r == SX_SUCCESS)
+        r = sxi_launch_slot(q, k, s, dims, NULL, global, local, sig->num_params, args, true, nw, wl, ev);
+    if (args != stack)
+        free(args);
+    return r;
+}
+
+SX_API sx_result sx_nd_launch(sx_queue q, sx_args a, uint32_t dims, const size_t *global, const size_t *local,
+                              const sx_launch_properties *props, uint32_t nw, const sx_event *wl, sx_event *ev)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    SXI_CHECK_PTR(global, "global_size");
+    return launch(q, a, false, dims, global, local, props, nw, wl, ev);
+}
+
+SX_API sx_result sx_single_task(sx_queue q, sx_args a, const sx_launch_properties *props, uint32_t nw,
+                                const sx_event *wl, sx_event *ev)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    static const size_t one[1] = {1};
+    return launch(q, a, true, 1, one, one, props, nw, wl, ev);
+}

@@ -1,0 +1,573 @@
+/* main.c: proptool's command line: SPIR-V (and variants) in, image file and registration C out. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <spirv/unified1/spirv.h>
+#include <sycl-ext/sx.h>
+
+#include "proptool.h"
+#include "sx-internal.h"
+
+typedef struct variant {
+    const char *path;
+    const char *target;
+    uint8_t format;
+    const char *what;
+} variant;
+
+typedef struct input {
+    const char *path;        /* SPIR-V */
+    variant *variants;
+    size_t nvariants;
+    const char *compile_options, *link_options;
+    sxp_module mod;
+    sxp_analysis an;
+    sxp_image *img;
+    bool parsed;
+} input;
+
+static const char usage_text[] =
+    "Usage: proptool [OPTION]... -o OUT.sximg INPUT.spv [VARIANT]...\n"
+    "       proptool --dump FILE.sximg [--extract DIR]\n"
+    "Turn pre-lowered SPIR-V into device images with the property sets libsycl-ext\n"
+    "reads, written as an image file and, optionally, as C source that registers them.\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output FILE         write the image file FILE\n"
+    "      --emit-c FILE.c       also write C source embedding the images; a constructor\n"
+    "                            registers them (sx_register_images), a destructor\n"
+    "                            unregisters them\n"
+    "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
+    "      --dump FILE           print a listing of an image file and exit\n"
+    "      --extract DIR         with --dump: also write each image's bytes to\n"
+    "                            DIR/image<N>.{spv,bc,so,ptx,cubin,bin}\n"
+    "\n"
+    "Inputs (a variant belongs to the SPIR-V input before it and takes its properties):\n"
+    "  INPUT.spv                 a SPIR-V module: one image, target spir64, format SPIR-V\n"
+    "      --host FILE.so        a host shared object of the same source (native adapter):\n"
+    "                            target host_x86_64, format native\n"
+    "      --ptx FILE.ptx        PTX of the same source: target nvptx64, format none\n"
+    "      --cubin FILE.cubin    a cubin of the same source: target nvptx64, format native\n"
+    "      --spir-bc             add a SPIR (LLVM bitcode) variant of every SPIR-V input,\n"
+    "                            made with `llvm-spirv -r` (for OpenCL without IL):\n"
+    "                            target spir64, format llvmir_bitcode\n"
+    "      --llvm-spirv PATH     the translator for --spir-bc (default: $LLVM_SPIRV,\n"
+    "                            then llvm-spirv-14, then llvm-spirv)\n"
+    "      --manifest FILE       images described by a text manifest (see proptool(1))\n"
+    "      --compile-options STR options for the backend compiler of the next inputs\n"
+    "      --link-options STR    options for the backend linker of the next inputs\n"
+    "\n"
+    "Passes:\n"
+    "      --no-if-device        keep sycl-call-if-on-host bodies (skip the if_device pass)\n"
+    "      --device-global-accessors\n"
+    "                            add an accessor kernel per device global (for OpenCL\n"
+    "                            without program-variable access), recorded in\n"
+    "                            \"SX/device global accessors\"\n"
+    "\n"
+    "Diagnostics:\n"
+    "  -q, --quiet               no warnings\n"
+    "      --werror              warnings are errors\n"
+    "  -h, --help                this help\n"
+    "  -V, --version             the version\n"
+    "\n"
+    "Exit status: 0 on success, 1 on bad input or a failed check, 2 on bad usage.\n"
+    "No output file is left behind when proptool fails.\n";
+
+enum {
+    OPT_EMIT_C = 256,
+    OPT_C_PREFIX,
+    OPT_DUMP,
+    OPT_EXTRACT,
+    OPT_HOST,
+    OPT_PTX,
+    OPT_CUBIN,
+    OPT_SPIR_BC,
+    OPT_LLVM_SPIRV,
+    OPT_MANIFEST,
+    OPT_COMPILE_OPTIONS,
+    OPT_LINK_OPTIONS,
+    OPT_NO_IF_DEVICE,
+    OPT_DG_ACCESSORS,
+    OPT_WERROR,
+};
+
+static const struct option long_opts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"emit-c", required_argument, NULL, OPT_EMIT_C},
+    {"c-prefix", required_argument, NULL, OPT_C_PREFIX},
+    {"dump", required_argument, NULL, OPT_DUMP},
+    {"extract", required_argument, NULL, OPT_EXTRACT},
+    {"host", required_argument, NULL, OPT_HOST},
+    {"ptx", required_argument, NULL, OPT_PTX},
+    {"cubin", required_argument, NULL, OPT_CUBIN},
+    {"spir-bc", no_argument, NULL, OPT_SPIR_BC},
+    {"llvm-spirv", required_argument, NULL, OPT_LLVM_SPIRV},
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"compile-options", required_argument, NULL, OPT_COMPILE_OPTIONS},
+    {"link-options", required_argument, NULL, OPT_LINK_OPTIONS},
+    {"no-if-device", no_argument, NULL, OPT_NO_IF_DEVICE},
+    {"device-global-accessors", no_argument, NULL, OPT_DG_ACCESSORS},
+    {"quiet", no_argument, NULL, 'q'},
+    {"werror", no_argument, NULL, OPT_WERROR},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int usage_error(const char *fmt, ...) SXP_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "proptool: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'proptool --help'.\n");
+    return 2;
+}
+
+static const char *ext_of(const sx_device_binary *d)
+{
+    switch (d->format) {
+    case SX_BINARY_FORMAT_SPIRV: return "spv";
+    case SX_BINARY_FORMAT_LLVMIR_BITCODE: return "bc";
+    case SX_BINARY_FORMAT_NATIVE:
+        return !strcmp(d->device_target_spec, SX_TARGET_HOST) ? "so"
+             : !strcmp(d->device_target_spec, SX_TARGET_NVPTX64) ? "cubin" : "bin";
+    default: return !strcmp(d->device_target_spec, SX_TARGET_NVPTX64) ? "ptx" : "bin";
+    }
+}
+
+static int do_dump(const char *path, const char *extract)
+{
+    size_t size;
+    uint8_t *data = sxp_read_file(path, &size);
+    if (!data)
+        return 1;
+    sx_device_binaries *desc = NULL;
+    sx_result r = sxi_image_file_parse(data, size, &desc);
+    if (r) {
+        sxp_error(path, SXP_NONE, "%s (%s)", sx_last_error(), sx_result_name(r));
+        free(data);
+        return 1;
+    }
+    sxp_buf b = {0};
+    sxp_dump(desc, &b);
+    fwrite(b.data, 1, b.len, stdout);
+    sxp_buf_free(&b);
+    int rc = 0;
+    if (extract) {
+        if (mkdir(extract, 0777) != 0 && errno != EEXIST) {
+            sxp_error(extract, SXP_NONE, "cannot create: %s", strerror(errno));
+            rc = 1;
+        }
+        for (uint16_t i = 0; !rc && i < desc->num_device_binaries; i++) {
+            const sx_device_binary *d = &desc->device_binaries[i];
+            char *p = sxp_xasprintf("%s/image%u.%s", extract, i, ext_of(d));
+            if (!sxp_write_file_atomic(p, d->binary_start, (size_t)(d->binary_end - d->binary_start)))
+                rc = 1;
+            free(p);
+        }
+    }
+    if (fflush(stdout) != 0)
+        rc = 1;
+    sxi_image_file_free(desc);
+    free(data);
+    return rc;
+}
+
+/* The SPIR bitcode variant: llvm-spirv -r on the processed SPIR-V. */
+static bool make_spir_bc(const char *tool, const char *origin, const uint8_t *spv, size_t n, uint8_t **out,
+                         size_t *out_size)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    bool ok = false;
+    if (!mkdtemp(dir)) {
+        sxp_error(origin, SXP_NONE, "--spir-bc: cannot make a temporary directory: %s", strerror(errno));
+        free(dir);
+        return false;
+    }
+    char *in = sxp_xasprintf("%s/in.spv", dir), *outp = sxp_xasprintf("%s/out.bc", dir);
+    if (sxp_write_file_atomic(in, spv, n)) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            execlp(tool, tool, "-r", in, "-o", outp, (char *)NULL);
+            fprintf(stderr, "proptool: error: cannot run %s: %s\n", tool, strerror(errno));
+            _exit(127);
+        }
+        int st = 0;
+        if (pid < 0)
+            sxp_error(origin, SXP_NONE, "--spir-bc: fork failed: %s", strerror(errno));
+        else if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+            sxp_error(origin, SXP_NONE, "--spir-bc: `%s -r` failed (status %d)", tool,
+                      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        else if ((*out = sxp_read_file(outp, out_size)))
+            ok = true;
+    }
+    unlink(in);
+    unlink(outp);
+    rmdir(dir);
+    free(in);
+    free(outp);
+    free(dir);
+    return ok;
+}
+
+static const char *find_llvm_spirv(const char *given)
+{
+    if (given)
+        return given;
+    const char *env = getenv("LLVM_SPIRV");
+    if (env && *env)
+        return env;
+    static const char *const names[] = {"llvm-spirv-14", "llvm-spirv"};
+    const char *path = getenv("PATH");
+    for (size_t i = 0; i < 2; i++) {
+        const char *p = path ? path : "/usr/bin:/bin";
+        while (*p) {
+            const char *c = strchr(p, ':');
+            size_t len = c ? (size_t)(c - p) : strlen(p);
+            char *cand = sxp_xasprintf("%.*s/%s", (int)len, p, names[i]);
+            bool found = access(cand, X_OK) == 0;
+            free(cand);
+            if (found)
+                return names[i];
+            p = c ? c + 1 : p + len;
+        }
+    }
+    return NULL;
+}
+
+static char *default_prefix(const char *cfile)
+{
+    const char *base = strrchr(cfile, '/');
+    base = base ? base + 1 : cfile;
+    char *s = sxp_xasprintf("sx_images_%s", base);
+    char *dot = strrchr(s, '.');
+    if (dot && !strcmp(dot, ".c"))
+        *dot = 0;
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            *p = '_';
+    return s;
+}
+
+/* Checks across inputs: kernel names and image-scope device globals. */
+static bool cross_check(input *ins, size_t n)
+{
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            for (uint32_t a = 0; a < ins[i].an.nkernels; a++)
+                for (uint32_t b = 0; b < ins[j].an.nkernels; b++)
+                    if (!ins[i].an.kernels[a].generated && !strcmp(ins[i].an.kernels[a].name, ins[j].an.kernels[b].name)) {
+                        sxp_error(ins[j].path, SXP_NONE, "duplicate kernel name '%s': also defined in %s",
+                                  ins[j].an.kernels[b].name, ins[i].path);
+                        ok = false;
+                    }
+            for (uint32_t a = 0; a < ins[i].an.nglobals; a++)
+                for (uint32_t b = 0; b < ins[j].an.nglobals; b++) {
+                    const sxp_global *ga = &ins[i].an.globals[a], *gb = &ins[j].an.globals[b];
+                    if (strcmp(ga->uid, gb->uid))
+                        continue;
+                    if (ga->image_scope || gb->image_scope) {
+                        sxp_error(ins[j].path, gb->word,
+                                  "device_global variable %s with property \"device_image_scope\" is used in more "
+                                  "than one device image (also in %s)", ga->uid, ins[i].path);
+                        ok = false;
+                    } else if (ga->size != gb->size) {
+                        sxp_error(ins[j].path, gb->word, "device global '%s' has size %u here but %u in %s", ga->uid,
+                                  gb->size, ga->size, ins[i].path);
+                        ok = false;
+                    }
+                }
+        }
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
+    const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL;
+    bool spir_bc = false, werror = false;
+    sxp_options opt = {.if_device = true};
+    input *ins = NULL;
+    size_t nins = 0, ins_cap = 0;
+    const char **manifests = NULL;
+    size_t nman = 0;
+    int c;
+
+    /* A leading '-' keeps inputs in command-line order, so variants attach
+     * to the SPIR-V input before them. */
+    while ((c = getopt_long(argc, argv, "-o:qhV", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 1:
+            sxp_grow(&ins, &ins_cap, nins, sizeof *ins);
+            memset(&ins[nins], 0, sizeof *ins);
+            ins[nins].path = optarg;
+            ins[nins].compile_options = copts;
+            ins[nins].link_options = lopts;
+            nins++;
+            break;
+        case 'o': output = optarg; break;
+        case OPT_EMIT_C: emit_c = optarg; break;
+        case OPT_C_PREFIX: prefix = optarg; break;
+        case OPT_DUMP: dump = optarg; break;
+        case OPT_EXTRACT: extract = optarg; break;
+        case OPT_HOST:
+        case OPT_PTX:
+        case OPT_CUBIN: {
+            if (!nins)
+                return usage_error("%s needs a SPIR-V input before it (its properties come from there)",
+                                   c == OPT_HOST ? "--host" : c == OPT_PTX ? "--ptx" : "--cubin");
+            input *in = &ins[nins - 1];
+            in->variants = sxp_xrealloc(in->variants, (in->nvariants + 1) * sizeof *in->variants);
+            variant *v = &in->variants[in->nvariants++];
+            v->path = optarg;
+            v->target = c == OPT_HOST ? SX_TARGET_HOST : SX_TARGET_NVPTX64;
+            v->format = c == OPT_PTX ? SX_BINARY_FORMAT_NONE : SX_BINARY_FORMAT_NATIVE;
+            v->what = c == OPT_HOST ? "host" : c == OPT_PTX ? "ptx" : "cubin";
+            break;
+        }
+        case OPT_SPIR_BC: spir_bc = true; break;
+        case OPT_LLVM_SPIRV: llvm_spirv = optarg; break;
+        case OPT_MANIFEST:
+            manifests = sxp_xrealloc(manifests, (nman + 1) * sizeof *manifests);
+            manifests[nman++] = optarg;
+            break;
+        case OPT_COMPILE_OPTIONS: copts = optarg; break;
+        case OPT_LINK_OPTIONS: lopts = optarg; break;
+        case OPT_NO_IF_DEVICE: opt.if_device = false; break;
+        case OPT_DG_ACCESSORS: opt.dg_accessors = true; break;
+        case 'q': sxp_quiet_warnings = true; break;
+        case OPT_WERROR: werror = true; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        case 'V': printf("proptool (libsycl-ext) %s\n", PACKAGE_VERSION); return 0;
+        default: fprintf(stderr, "Try 'proptool --help'.\n"); return 2;
+        }
+    }
+    if (dump) {
+        if (nins || output || emit_c || nman)
+            return usage_error("%s", "--dump takes one image file and no other inputs or outputs");
+        return do_dump(dump, extract);
+    }
+    if (extract)
+        return usage_error("%s", "--extract goes with --dump");
+    if (!output && !emit_c)
+        return usage_error("%s", "no output: give -o OUT.sximg and/or --emit-c FILE.c");
+    if (!nins && !nman)
+        return usage_error("%s", "no inputs");
+
+    int rc = 1;
+    sxp_image **imgs = NULL;
+    size_t nimgs = 0, imgs_cap = 0;
+    bool ok = true;
+    for (size_t i = 0; i < nins && ok; i++) {
+        input *in = &ins[i];
+        size_t size;
+        uint8_t *bytes = sxp_read_file(in->path, &size);
+        if (!bytes) {
+            ok = false;
+            break;
+        }
+        in->parsed = true;
+        ok = sxp_module_parse(&in->mod, in->path, bytes, size);
+        free(bytes);
+        if (ok)
+            ok = sxp_analyse(&in->mod, &opt, &in->an);
+        if (ok)
+            sxp_cleanup(&in->mod);
+        if (ok && opt.if_device)
+            ok = sxp_if_device_pass(&in->mod, &in->an);
+        if (ok && opt.dg_accessors)
+            ok = sxp_add_global_accessors(&in->mod, &in->an);
+        if (!ok)
+            break;
+        in->img = sxp_image_new(in->path, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
+        sxp_buf w = {0};
+        sxp_module_write(&in->mod, &w);
+        in->img->data = w.data;
+        in->img->size = w.len;
+        if (in->compile_options)
+            in->img->compile_options = sxp_xstrdup(in->compile_options);
+        if (in->link_options)
+            in->img->link_options = sxp_xstrdup(in->link_options);
+        sxp_analysis_to_image(&in->an, in->img, true);
+    }
+    if (ok)
+        ok = cross_check(ins, nins);
+    const char *tool = NULL;
+    if (ok && spir_bc && nins && !(tool = find_llvm_spirv(llvm_spirv))) {
+        sxp_error(NULL, SXP_NONE, "--spir-bc needs llvm-spirv: none found (give --llvm-spirv PATH)");
+        ok = false;
+    }
+    for (size_t i = 0; i < nins && ok; i++) {
+        input *in = &ins[i];
+        sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+        imgs[nimgs++] = in->img;
+        in->img = NULL;
+        sxp_image *spv = imgs[nimgs - 1];
+        if (spir_bc) {
+            uint8_t *bc;
+            size_t bcn;
+            /* Without its UserSemantic decorations: llvm-spirv -r turns them
+             * back into llvm.global.annotations, whose function pointers
+             * Oclgrind cannot initialise ("Unsupported constant pointer value"). */
+            uint8_t *saved = sxp_xmalloc(in->mod.ninsts ? in->mod.ninsts : 1);
+            memcpy(saved, in->mod.drop, in->mod.ninsts);
+            for (uint32_t d = 0; d < in->mod.ndecors; d++)
+                if (in->mod.decors[d].decoration == SpvDecorationUserSemantic)
+                    in->mod.drop[in->mod.decors[d].inst] = 1;
+            sxp_buf plain = {0};
+            sxp_module_write(&in->mod, &plain);
+            memcpy(in->mod.drop, saved, in->mod.ninsts);
+            free(saved);
+            bool made = make_spir_bc(tool, in->path, plain.data, plain.len, &bc, &bcn);
+            sxp_buf_free(&plain);
+            if (!made) {
+                ok = false;
+                break;
+            }
+            sxp_image *v = sxp_image_new(in->path, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_LLVMIR_BITCODE);
+            v->data = bc;
+            v->size = bcn;
+            if (spv->compile_options)
+                v->compile_options = sxp_xstrdup(spv->compile_options);
+            if (spv->link_options)
+                v->link_options = sxp_xstrdup(spv->link_options);
+            sxp_image_copy_props(v, spv);
+            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+            imgs[nimgs++] = v;
+        }
+        for (size_t k = 0; k < in->nvariants && ok; k++) {
+            const variant *va = &in->variants[k];
+            size_t n;
+            uint8_t *d = sxp_read_file(va->path, &n);
+            if (!d) {
+                ok = false;
+                break;
+            }
+            if (!n) {
+                sxp_error(va->path, SXP_NONE, "empty %s variant", va->what);
+                free(d);
+                ok = false;
+                break;
+            }
+            bool elf = n >= 4 && !memcmp(d, "\x7f" "ELF", 4);
+            if ((!strcmp(va->what, "host") || !strcmp(va->what, "cubin")) && !elf)
+                sxp_warn(va->path, SXP_NONE, "a %s variant should be an ELF file", va->what);
+            if (!strcmp(va->what, "ptx") && !memmem(d, n, ".version", 8))
+                sxp_warn(va->path, SXP_NONE, "does not look like PTX (no .version directive)");
+            sxp_image *v = sxp_image_new(va->path, va->target, va->format);
+            v->data = d;
+            v->size = n;
+            if (spv->compile_options)
+                v->compile_options = sxp_xstrdup(spv->compile_options);
+            if (spv->link_options)
+                v->link_options = sxp_xstrdup(spv->link_options);
+            sxp_analysis_to_image(&in->an, v, false);
+            /* A host object must define every kernel its companion lists:
+             * the native adapter finds them by name. */
+            for (size_t e = 0; elf && !strcmp(va->what, "host") && e < v->nentries; e++) {
+                bool found;
+                if (!sxp_elf_has_symbol(d, n, v->entries[e], &found)) {
+                    sxp_warn(va->path, SXP_NONE, "cannot read its dynamic symbols (not an x86-64 shared object?)");
+                    break;
+                }
+                if (!found) {
+                    sxp_error(va->path, SXP_NONE, "host variant lacks kernel '%s' of %s (not a defined dynamic symbol)",
+                              v->entries[e], in->path);
+                    ok = false;
+                }
+            }
+            if (!strcmp(va->what, "ptx"))
+                for (size_t e = 0; e < v->nentries; e++) {
+                    char *pat = sxp_xasprintf(".entry %s", v->entries[e]);
+                    if (!memmem(d, n, pat, strlen(pat)))
+                        sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", v->entries[e]);
+                    free(pat);
+                }
+            if (!ok) {
+                sxp_image_free(v);
+                break;
+            }
+            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+            imgs[nimgs++] = v;
+        }
+    }
+    for (size_t i = 0; i < nman && ok; i++) {
+        sxp_image **mi = NULL;
+        size_t mn = 0;
+        ok = sxp_manifest_load(manifests[i], NULL, &mi, &mn);
+        for (size_t k = 0; k < mn; k++) {
+            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+            imgs[nimgs++] = mi[k];
+        }
+        free(mi);
+    }
+    if (ok && werror && sxp_num_warnings) {
+        sxp_error(NULL, SXP_NONE, "%u warning%s treated as errors (--werror)", sxp_num_warnings,
+                  sxp_num_warnings == 1 ? "" : "s");
+        ok = false;
+    }
+    if (ok && nimgs > UINT16_MAX) {
+        sxp_error(NULL, SXP_NONE, "%zu images: at most %u fit one descriptor", nimgs, UINT16_MAX);
+        ok = false;
+    }
+
+    sxp_buf file = {0}, csrc = {0};
+    sx_device_binaries *desc = NULL;
+    if (ok) {
+        sxp_image_file_write(imgs, nimgs, &file);
+        /* Read back with the runtime's own parser: what we write must load. */
+        sx_result r = sxi_image_file_parse(file.data, file.len, &desc);
+        if (r) {
+            sxp_error(output, SXP_NONE, "internal error: the image file does not parse back: %s", sx_last_error());
+            ok = false;
+        }
+    }
+    char *pfx = NULL;
+    if (ok && emit_c) {
+        pfx = prefix ? sxp_xstrdup(prefix) : default_prefix(emit_c);
+        ok = sxp_emit_c(desc, pfx, &csrc);
+    }
+    if (ok && output)
+        ok = sxp_write_file_atomic(output, file.data, file.len);
+    if (ok && emit_c) {
+        ok = sxp_write_file_atomic(emit_c, csrc.data, csrc.len);
+        if (!ok && output)
+            unlink(output);  /* all or nothing */
+    }
+    if (ok)
+        rc = 0;
+
+    free(pfx);
+    if (desc)
+        sxi_image_file_free(desc);
+    sxp_buf_free(&file);
+    sxp_buf_free(&csrc);
+    for (size_t i = 0; i < nimgs; i++)
+        sxp_image_free(imgs[i]);
+    free(imgs);
+    for (size_t i = 0; i < nins; i++) {
+        if (ins[i].parsed) {
+            sxp_analysis_free(&ins[i].an);
+            sxp_module_free(&ins[i].mod);
+        }
+        sxp_image_free(ins[i].img);
+        free(ins[i].variants);
+    }
+    free(ins);
+    free(manifests);
+    return rc;
+}

@@ -1,0 +1,5 @@
+// link_b.cu: the device function link_a imports.
+extern "C" __device__ int link_helper(int x)
+{
+    return 3 * x + 1;
+}

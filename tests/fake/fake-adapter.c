@@ -1,0 +1,235 @@
+/* fake-adapter.c: a TEST adapter (no device behind it) built several ways
+ * to exercise the loader: FAKE_GOOD works (one platform, one "custom"
+ * device, host memory, programs that accept any bytes, launches that only
+ * count); FAKE_MISSING_ENTRY leaves out a mandatory entry; FAKE_WRONG_ABI
+ * speaks ABI 99.0; FAKE_INIT_FAILS fails init; FAKE_UNDEFINED_SYMBOL
+ * references a symbol nothing defines (dlopen fails). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sycl-ext/adapter.h>
+
+#ifdef FAKE_UNDEFINED_SYMBOL
+extern int fake_symbol_nobody_defines(void);
+int fake_use(void);
+int fake_use(void) { return fake_symbol_nobody_defines(); }
+#endif
+
+#ifndef FAKE_NAME
+#define FAKE_NAME "fake"
+#endif
+
+static const sxa_services *svc;
+struct sxa_adapter_s { sxa_object base; };
+struct sxa_platform_s { sxa_object base; };
+struct sxa_device_s { sxa_object base; };
+struct sxa_context_s { sxa_object base; };
+struct sxa_queue_s { sxa_object base; };
+struct sxa_program_s { sxa_object base; };
+struct sxa_kernel_s { sxa_object base; };
+struct sxa_event_s { sxa_object base; };
+
+static struct sxa_adapter_s adapter;
+static struct sxa_platform_s platform;
+static struct sxa_device_s device;
+static unsigned long launches;
+
+static sx_result f_init(const sxa_services *s, sxa_adapter *out)
+{
+#ifdef FAKE_INIT_FAILS
+    return s->error(SX_ERROR_DEVICE_LOST, "fake init failure on purpose");
+#endif
+    svc = s;
+    adapter.base.dispatch = platform.base.dispatch = device.base.dispatch = s->dispatch;
+    *out = &adapter;
+    return SX_SUCCESS;
+}
+static sx_result f_fini(sxa_adapter a) { return SX_SUCCESS; }
+static sx_result f_adapter_info(sxa_adapter a, sxa_adapter_info p, size_t size, void *v, size_t *r)
+{
+    sx_backend b = SX_BACKEND_OTHER;
+    uint32_t ver = SXA_ABI_VERSION;
+    switch (p) {
+    case SXA_ADAPTER_INFO_NAME: return sxa_info_string(FAKE_NAME, size, v, r);
+    case SXA_ADAPTER_INFO_BACKEND: return sxa_info_copy(&b, sizeof(b), size, v, r);
+    case SXA_ADAPTER_INFO_VERSION: return sxa_info_copy(&ver, sizeof(ver), size, v, r);
+    case SXA_ADAPTER_INFO_STATUS: return sxa_info_string("test adapter: 1 platform, 1 device", size, v, r);
+    default: return SX_ERROR_INVALID_ENUMERATION;
+    }
+}
+static sx_result f_platform_get(sxa_adapter a, uint32_t n, sxa_platform *p, uint32_t *np)
+{
+    if (np)
+        *np = 1;
+    if (p && n)
+        p[0] = &platform;
+    return SX_SUCCESS;
+}
+static sx_result f_platform_info(sxa_platform p, sx_platform_info param, size_t size, void *v, size_t *r)
+{
+    sx_backend b = SX_BACKEND_OTHER;
+    switch (param) {
+    case SX_PLATFORM_INFO_NAME: return sxa_info_string("fake platform", size, v, r);
+    case SX_PLATFORM_INFO_VENDOR: return sxa_info_string("libsycl-ext tests", size, v, r);
+    case SX_PLATFORM_INFO_VERSION: return sxa_info_string("0", size, v, r);
+    case SX_PLATFORM_INFO_BACKEND: return sxa_info_copy(&b, sizeof(b), size, v, r);
+    default: return SX_ERROR_INVALID_ENUMERATION;
+    }
+}
+static sx_result f_device_get(sxa_platform p, sx_device_type t, uint32_t n, sxa_device *d, uint32_t *nd)
+{
+    uint32_t have = (t & SX_DEVICE_TYPE_CUSTOM) ? 1 : 0;
+    if (nd)
+        *nd = have;
+    if (d && n && have)
+        d[0] = &device;
+    return have ? SX_SUCCESS : SX_ERROR_DEVICE_NOT_FOUND;
+}
+static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void *v, size_t *r)
+{
+    sx_device_type t = SX_DEVICE_TYPE_CUSTOM;
+    size_t wg = 64, items[3] = {64, 64, 64};
+    uint64_t local = 1024;
+    sx_aspect_set aspects = SX_ASPECT_BIT(SX_ASPECT_CUSTOM) | SX_ASPECT_BIT(SX_ASPECT_USM_HOST_ALLOCATIONS);
+    sx_image_kind kinds[] = {SX_IMAGE_KIND_NATIVE};
+    switch (p) {
+    case SX_DEVICE_INFO_TYPE: return sxa_info_copy(&t, sizeof(t), size, v, r);
+    case SX_DEVICE_INFO_NAME: return sxa_info_string(FAKE_NAME " device", size, v, r);
+    case SX_DEVICE_INFO_VENDOR: return sxa_info_string("libsycl-ext tests", size, v, r);
+    case SX_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return sxa_info_copy(&wg, sizeof(wg), size, v, r);
+    case SX_DEVICE_INFO_MAX_WORK_ITEM_SIZES: return sxa_info_copy(items, sizeof(items), size, v, r);
+    case SX_DEVICE_INFO_LOCAL_MEM_SIZE: return sxa_info_copy(&local, sizeof(local), size, v, r);
+    case SX_DEVICE_INFO_ASPECTS: return sxa_info_copy(&aspects, sizeof(aspects), size, v, r);
+    case SX_DEVICE_INFO_IMAGE_KINDS: return sxa_info_copy(kinds, sizeof(kinds), size, v, r);
+    default: return SX_ERROR_UNSUPPORTED_FEATURE;
+    }
+}
+#define NEW(type, out)                                                         \
+    do {                                                                       \
+        struct type *o_ = calloc(1, sizeof(*o_));                              \
+        if (!o_)                                                               \
+            return SX_ERROR_OUT_OF_HOST_MEMORY;                                \
+        o_->base.dispatch = svc->dispatch;                                     \
+        *(out) = o_;                                                           \
+    } while (0)
+static sx_result f_context_create(uint32_t n, const sxa_device *d, sxa_context *out) { NEW(sxa_context_s, out); return SX_SUCCESS; }
+static sx_result f_context_release(sxa_context c) { free(c); return SX_SUCCESS; }
+static sx_result f_queue_create(sxa_context c, sxa_device d, uint32_t f, sxa_queue *out) { NEW(sxa_queue_s, out); return SX_SUCCESS; }
+static sx_result f_queue_release(sxa_queue q) { free(q); return SX_SUCCESS; }
+static sx_result f_queue_finish(sxa_queue q) { return SX_SUCCESS; }
+static sx_result f_usm_alloc(sxa_context c, sxa_device d, sx_usm_type t, size_t s, size_t a, void **out)
+{
+    *out = calloc(1, s);
+    return *out ? SX_SUCCESS : SX_ERROR_OUT_OF_HOST_MEMORY;
+}
+static sx_result f_usm_free(sxa_context c, void *p) { free(p); return SX_SUCCESS; }
+static sx_result f_program_create(sxa_context c, sxa_device d, sx_image_kind k, const void *data, size_t size,
+                                  const sxa_program_desc *desc, sxa_program *out)
+{
+    if (size >= 4 && memcmp(data, "BAD!", 4) == 0)
+        return svc->error(SX_ERROR_INVALID_BINARY, "fake program create rejects images starting with BAD!");
+    NEW(sxa_program_s, out);
+    return SX_SUCCESS;
+}
+static sx_result f_program_build(sxa_program p, const char *o)
+{
+    if (o && strstr(o, "-fail-build"))
+        return svc->error(SX_ERROR_BUILD_FAILURE, "fake build log: error: failed on purpose");
+    return SX_SUCCESS;
+}
+static sx_result f_program_release(sxa_program p) { free(p); return SX_SUCCESS; }
+static sx_result f_kernel_create(sxa_program p, const char *name, sxa_kernel *out)
+{
+    if (strncmp(name, "missing", 7) == 0)
+        return svc->error(SX_ERROR_INVALID_KERNEL_NAME, "fake program has no kernel '%s'", name);
+    NEW(sxa_kernel_s, out);
+    return SX_SUCCESS;
+}
+static sx_result f_kernel_release(sxa_kernel k) { free(k); return SX_SUCCESS; }
+__attribute__((unused)) static sx_result f_launch(sxa_queue q, sxa_kernel k, uint32_t dims, const size_t *off, const size_t *g,
+                          const size_t *l, uint32_t na, const sx_arg *args, uint32_t ne, const sxa_event *w,
+                          sxa_event *out)
+{
+    __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+    /* A pointer argument gets the number of launches written into it, so
+     * tests can see the arguments really arrive. */
+    for (uint32_t i = 0; i < na; i++)
+        if (args[i].type == SX_ARG_POINTER && args[i].value)
+            *(unsigned long *)args[i].value = launches;
+    /* FAKE_LAUNCH_LOG: one line per launch, "dims global local | index:type:size:bytes ...". */
+    const char *log = svc->getenv("FAKE_LAUNCH_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "%u %zu %zu |", dims, g[0], l ? l[0] : 0);
+        for (uint32_t i = 0; i < na; i++) {
+            fprintf(f, " %u:%c:%zu:", args[i].index, "VPL"[args[i].type % 3], args[i].size);
+            if (args[i].type == SX_ARG_VALUE)
+                for (size_t b = 0; b < args[i].size; b++)
+                    fprintf(f, "%02x", ((const unsigned char *)args[i].value)[b]);
+            else if (args[i].type == SX_ARG_POINTER)
+                fprintf(f, "%p", args[i].value);
+        }
+        fprintf(f, "\n");
+        fclose(f);
+    }
+    if (out)
+        NEW(sxa_event_s, out);
+    return SX_SUCCESS;
+}
+static sx_result f_memcpy(sxa_queue q, int b, void *d, const void *s, size_t n, uint32_t ne, const sxa_event *w,
+                          sxa_event *out)
+{
+    memcpy(d, s, n);
+    if (out)
+        NEW(sxa_event_s, out);
+    return SX_SUCCESS;
+}
+static sx_result f_event_wait(uint32_t n, const sxa_event *e) { return SX_SUCCESS; }
+static sx_result f_event_status(sxa_event e, sx_event_status *s) { *s = SX_EVENT_STATUS_COMPLETE; return SX_SUCCESS; }
+static sx_result f_event_release(sxa_event e) { free(e); return SX_SUCCESS; }
+
+static const sxa_adapter_table t_adapter = {sizeof(t_adapter), f_init, f_fini, f_adapter_info};
+static const sxa_platform_table t_platform = {sizeof(t_platform), f_platform_get, f_platform_info};
+static const sxa_device_table t_device = {sizeof(t_device), f_device_get, f_device_info};
+static const sxa_context_table t_context = {sizeof(t_context), f_context_create, f_context_release};
+static const sxa_queue_table t_queue = {sizeof(t_queue), .create = f_queue_create, .release = f_queue_release,
+                                        .finish = f_queue_finish};
+static const sxa_usm_table t_usm = {sizeof(t_usm), f_usm_alloc, f_usm_free};
+static const sxa_program_table t_program = {sizeof(t_program), .create = f_program_create, .build = f_program_build,
+                                            .release = f_program_release};
+static const sxa_kernel_table t_kernel = {sizeof(t_kernel), .create = f_kernel_create, .release = f_kernel_release};
+static const sxa_enqueue_table t_enqueue = {
+    sizeof(t_enqueue),
+#ifndef FAKE_MISSING_ENTRY
+    .kernel_launch = f_launch,
+#endif
+    .usm_memcpy = f_memcpy};
+static const sxa_event_table t_event = {sizeof(t_event), .wait = f_event_wait, .get_status = f_event_status,
+                                        .release = f_event_release};
+
+SXA_EXPORT sx_result sxa_get_proc_table(uint32_t version, sxa_table_id id, void *table);
+SXA_EXPORT sx_result sxa_get_proc_table(uint32_t version, sxa_table_id id, void *table)
+{
+#ifdef FAKE_WRONG_ABI
+    if (SXA_MAJOR_VERSION(version) != 99)
+        return SX_ERROR_UNSUPPORTED_VERSION;
+#else
+    if (SXA_MAJOR_VERSION(version) != SXA_ABI_VERSION_MAJOR)
+        return SX_ERROR_UNSUPPORTED_VERSION;
+#endif
+    switch (id) {
+    case SXA_TABLE_ADAPTER: SXA_FILL_TABLE(table, &t_adapter); break;
+    case SXA_TABLE_PLATFORM: SXA_FILL_TABLE(table, &t_platform); break;
+    case SXA_TABLE_DEVICE: SXA_FILL_TABLE(table, &t_device); break;
+    case SXA_TABLE_CONTEXT: SXA_FILL_TABLE(table, &t_context); break;
+    case SXA_TABLE_QUEUE: SXA_FILL_TABLE(table, &t_queue); break;
+    case SXA_TABLE_USM: SXA_FILL_TABLE(table, &t_usm); break;
+    case SXA_TABLE_PROGRAM: SXA_FILL_TABLE(table, &t_program); break;
+    case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &t_kernel); break;
+    case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &t_enqueue); break;
+    case SXA_TABLE_EVENT: SXA_FILL_TABLE(table, &t_event); break;
+    default: return SX_ERROR_INVALID_ENUMERATION;
+    }
+    return SX_SUCCESS;
+}

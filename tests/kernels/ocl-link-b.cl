@@ -1,0 +1,2 @@
+/* ocl-link-b.cl: the function ocl-link-a.cl imports. */
+int ocl_link_helper(int x) { return x * 3 + 1; }

@@ -1,0 +1,7 @@
+/* ze-link-b.cl: exports ze_helper and ze_linked_base for ze-link-a.cl. */
+global int ze_linked_base = 100;
+
+int ze_helper(int x)
+{
+    return x * 2;
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# abi-globals.sh: the ocl-abi-globals suite on PoCL and on Oclgrind.
+exec "${SX_TEST_SRCDIR:-.}/tests/opencl/run-drivers.sh" ocl-abi-globals

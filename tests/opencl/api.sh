@@ -1,0 +1,3 @@
+#!/bin/sh
+# api.sh: the ocl-api suite on PoCL and on Oclgrind.
+exec "${SX_TEST_SRCDIR:-.}/tests/opencl/run-drivers.sh" ocl-api

@@ -1,0 +1,211 @@
+/* test-loader.c: adapter discovery and the loader's failure modes, with
+ * the broken test adapters built in tests/fake/. */
+#include <string.h>
+#include <unistd.h>
+
+#include "check-util.h"
+
+static const char *fake(const char *variant)
+{
+    static char buf[8][4096];
+    static int i;
+    char *out = buf[i++ % 8];
+    snprintf(out, sizeof(buf[0]), "%s", sxt_build_path(""));
+    snprintf(out + strlen(out), sizeof(buf[0]) - strlen(out), "tests/fake/.libs/fake-%s.so", variant);
+    return out;
+}
+
+static sx_adapter find_adapter(const char *path_part)
+{
+    sx_adapter as[32];
+    uint32_t n = 0;
+    CK_OK(sx_adapter_get(32, as, &n));
+    for (uint32_t i = 0; i < n; i++) {
+        char path[4096];
+        CK_OK(sx_adapter_get_info(as[i], SX_ADAPTER_INFO_PATH, sizeof(path), path, NULL));
+        if (strstr(path, path_part))
+            return as[i];
+    }
+    return NULL;
+}
+
+static sx_result status_of(sx_adapter a, char *text, size_t n)
+{
+    sx_result st;
+    CK_OK(sx_adapter_get_info(a, SX_ADAPTER_INFO_STATUS, sizeof(st), &st, NULL));
+    CK_OK(sx_adapter_get_info(a, SX_ADAPTER_INFO_STATUS_TEXT, n, text, NULL));
+    return st;
+}
+
+START_TEST(broken_adapters_are_reported_and_skipped)
+{
+    char list[8192];
+    snprintf(list, sizeof(list), "%s,%s,%s,%s,%s,/nonexistent/sx-adapter-x.so,native", fake("good"), fake("missing"),
+             fake("wrongabi"), fake("initfails"), fake("undefined"));
+    setenv("SX_ADAPTERS", list, 1);
+    CK_OK(sx_init(0));
+    uint32_t n = 0;
+    CK_OK(sx_adapter_get(0, NULL, &n));
+    ck_assert_uint_eq(n, 7);
+    char text[1024];
+    ck_assert_int_eq(status_of(find_adapter("fake-good"), text, sizeof(text)), SX_SUCCESS);
+    ck_assert_int_eq(status_of(find_adapter("fake-missing"), text, sizeof(text)), SX_ERROR_INVALID_BINARY);
+    ck_assert_msg(strstr(text, "enqueue.kernel_launch"), "status '%s' names no entry", text);
+    ck_assert_int_eq(status_of(find_adapter("fake-wrongabi"), text, sizeof(text)), SX_ERROR_UNSUPPORTED_VERSION);
+    ck_assert_msg(strstr(text, "ABI"), "status '%s'", text);
+    ck_assert_int_eq(status_of(find_adapter("fake-initfails"), text, sizeof(text)), SX_ERROR_DEVICE_LOST);
+    ck_assert_msg(strstr(text, "on purpose"), "status '%s' lost the adapter's message", text);
+    ck_assert_int_eq(status_of(find_adapter("fake-undefined"), text, sizeof(text)), SX_ERROR_INVALID_BINARY);
+    ck_assert_msg(strstr(text, "fake_symbol_nobody_defines"), "status '%s' lacks dlerror", text);
+    ck_assert_int_eq(status_of(find_adapter("/nonexistent"), text, sizeof(text)), SX_ERROR_IO);
+    ck_assert_int_eq(status_of(find_adapter("(built in)"), text, sizeof(text)), SX_SUCCESS);
+
+    /* Only the good ones give devices: the fake's custom device is there. */
+    sx_device devs[8];
+    uint32_t nd = 0;
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_CUSTOM, 8, devs, &nd));
+    ck_assert_uint_eq(nd, 1);
+    char name[128];
+    CK_OK(sx_device_get_info(devs[0], SX_DEVICE_INFO_NAME, sizeof(name), name, NULL));
+    ck_assert_str_eq(name, "fake device");
+    CK_OK(sx_fini());
+}
+END_TEST
+
+START_TEST(default_discovery_uses_search_path_sorted)
+{
+    char dir[] = "/tmp/sx-loader-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char a[4200], b[4200];
+    snprintf(a, sizeof(a), "%s/sx-adapter-opencl.so", dir);
+    snprintf(b, sizeof(b), "%s/sx-adapter-cuda.so", dir);
+    ck_assert_int_eq(symlink(fake("good"), a), 0);
+    ck_assert_int_eq(symlink(fake("wrongabi"), b), 0);
+    unsetenv("SX_ADAPTERS");
+    char path[4200];
+    snprintf(path, sizeof(path), "/nonexistent-dir:%s", dir);
+    setenv("SX_ADAPTERS_PATH", path, 1);
+    CK_OK(sx_init(0));
+    sx_adapter as[8];
+    uint32_t n = 0;
+    CK_OK(sx_adapter_get(8, as, &n));
+    unlink(a);
+    unlink(b);
+    rmdir(dir);
+    ck_assert_uint_ge(n, 3);
+    char p0[4096], p1[4096], p2[4096];
+    CK_OK(sx_adapter_get_info(as[0], SX_ADAPTER_INFO_PATH, sizeof(p0), p0, NULL));
+    CK_OK(sx_adapter_get_info(as[1], SX_ADAPTER_INFO_PATH, sizeof(p1), p1, NULL));
+    CK_OK(sx_adapter_get_info(as[2], SX_ADAPTER_INFO_PATH, sizeof(p2), p2, NULL));
+    ck_assert_str_eq(p0, "(built in)");
+    ck_assert_msg(strstr(p1, "fake-wrongabi"), "cuda slot (sorted first) resolved to %s", p1);
+    ck_assert_msg(strstr(p2, "fake-good"), "opencl slot resolved to %s", p2);
+    CK_OK(sx_fini());
+}
+END_TEST
+
+START_TEST(selector_filters_devices)
+{
+    char list[4200];
+    snprintf(list, sizeof(list), "%s,native", fake("good"));
+    setenv("SX_ADAPTERS", list, 1);
+    setenv("SX_DEVICE_SELECTOR", "!native:*", 1);
+    CK_OK(sx_init(0));
+    uint32_t n = 0;
+    CK_ERR(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 0, NULL, &n), SX_ERROR_DEVICE_NOT_FOUND);
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 0, NULL, &n));
+    sx_device d;
+    CK_OK(sx_device_get_default(&d));
+    sx_device_type t;
+    CK_OK(sx_device_get_info(d, SX_DEVICE_INFO_TYPE, sizeof(t), &t, NULL));
+    ck_assert_uint_eq(t, SX_DEVICE_TYPE_CUSTOM);
+    CK_OK(sx_fini());
+
+    setenv("SX_DEVICE_SELECTOR", "opencl:gpu;level_zero:0", 1);
+    CK_OK(sx_init(0));
+    CK_ERR(sx_device_get_default(&d), SX_ERROR_DEVICE_NOT_FOUND);
+    CK_OK(sx_fini());
+
+    setenv("SX_DEVICE_SELECTOR", "vulkan:gpu", 1);
+    CK_ERR(sx_init(0), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("vulkan");
+    setenv("SX_DEVICE_SELECTOR", "native", 1);
+    CK_ERR(sx_init(0), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("':'");
+    CK_ERR(sx_fini(), SX_ERROR_UNINITIALIZED);
+}
+END_TEST
+
+static char trace_seen[8192];
+static void capture(sx_log_level l, const char *msg, void *user)
+{
+    strncat(trace_seen, msg, sizeof(trace_seen) - strlen(trace_seen) - 2);
+    strcat(trace_seen, "\n");
+}
+
+START_TEST(trace_logs_adapter_calls)
+{
+    char list[4200];
+    snprintf(list, sizeof(list), "%s", fake("good"));
+    setenv("SX_ADAPTERS", list, 1);
+    setenv("SX_TRACE", "1", 1);
+    CK_OK(sx_set_log_callback(capture, NULL));
+    CK_OK(sx_init(0));
+    sx_device d;
+    CK_OK(sx_device_get_default(&d));
+    sx_context c;
+    CK_OK(sx_context_create(1, &d, &c));
+    CK_OK(sx_context_release(c));
+    CK_OK(sx_fini());
+    ck_assert_msg(strstr(trace_seen, "trace fake context.create -> SX_SUCCESS"), "trace was: %s", trace_seen);
+    ck_assert_msg(strstr(trace_seen, "trace fake adapter.fini"), "trace was: %s", trace_seen);
+}
+END_TEST
+
+START_TEST(ignore_environment_flag)
+{
+    char list[4200];
+    snprintf(list, sizeof(list), "%s", fake("good"));
+    setenv("SX_ADAPTERS", list, 1);
+    setenv("SX_ADAPTERS_PATH", "/nonexistent", 1);
+    CK_OK(sx_init(SX_INIT_IGNORE_ENVIRONMENT));
+    ck_assert_ptr_null(find_adapter("fake-good"));
+    ck_assert_ptr_nonnull(find_adapter("(built in)"));
+    CK_OK(sx_fini());
+    CK_ERR(sx_init(0x80), SX_ERROR_INVALID_VALUE);
+}
+END_TEST
+
+START_TEST(refcounted_init_and_calls_after_fini)
+{
+    setenv("SX_ADAPTERS", "native", 1);
+    CK_OK(sx_init(0));
+    CK_OK(sx_init(0));
+    CK_OK(sx_fini());
+    uint32_t n;
+    CK_OK(sx_platform_get(0, NULL, &n)); /* still one user */
+    CK_OK(sx_fini());
+    CK_ERR(sx_platform_get(0, NULL, &n), SX_ERROR_UNINITIALIZED);
+    CK_MSG_HAS("sx_init");
+    CK_ERR(sx_fini(), SX_ERROR_UNINITIALIZED);
+    /* and again from scratch */
+    CK_OK(sx_init(0));
+    CK_OK(sx_fini());
+}
+END_TEST
+
+static Suite *loader_suite(void)
+{
+    Suite *s = suite_create("loader");
+    TCase *tc = tcase_create("discovery");
+    tcase_add_test(tc, broken_adapters_are_reported_and_skipped);
+    tcase_add_test(tc, default_discovery_uses_search_path_sorted);
+    tcase_add_test(tc, selector_filters_devices);
+    tcase_add_test(tc, trace_logs_adapter_calls);
+    tcase_add_test(tc, ignore_environment_flag);
+    tcase_add_test(tc, refcounted_init_and_calls_after_fini);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+SXT_MAIN(loader_suite)
