@@ -257,7 +257,7 @@ sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, cons
             if (f->done)
                 continue;
             tc->cur = f;
-            sxn_set_item(&f->item);
+            job->kernel->set_item(&f->item);
             swapcontext(&tc->sched, &f->uc);
             if (f->done)
                 live--;

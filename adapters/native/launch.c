@@ -241,7 +241,7 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
                 break;
             continue;
         }
-        sxn_set_item(&item);
+        job->kernel->set_item(&item);
         for (size_t z = 0; z < g->local_size[2]; z++) {
             item.local_id[2] = z;
             for (size_t y = 0; y < g->local_size[1]; y++) {
@@ -345,9 +345,6 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         return sxn_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
                          "native: kernel %s: work-group of %zu x %zu x %zu = %zu work-items passes the maximum %u",
                          k->name, local[0], local[1], local[2], items, SXN_MAX_WORK_GROUP);
-    if (SXN_UNLIKELY(!sxn_set_item))
-        return sxn_error(SX_ERROR_INVALID_OPERATION, "native: kernel %s: the builtins module is not loaded",
-                         k->name);
 
     void *values[SXN_MAX_ARGS];
     void *ptr_slots[SXN_MAX_ARGS];
@@ -377,7 +374,7 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
             item.local_id[d] = 0;
             item.group_base[d] = g->global_offset[d];
         }
-        sxn_set_item(&item);
+        k->set_item(&item);
         ffi_call(cif, k->fn, NULL, values);
     } else {
         job.kernel = k;

@@ -959,6 +959,129 @@ START_TEST(concurrent_launches)
 }
 END_TEST
 
+
+static sxa_program compiled(const char *file, const ksig *sigs, uint32_t nsigs)
+{
+    size_t size;
+    void *bytes = nt_kernel_bytes(file, &size);
+    ck_assert_msg(bytes != NULL, "cannot read %s", file);
+    sxa_kernel_signature ks[4];
+    for (uint32_t i = 0; i < nsigs; i++) {
+        ks[i].name = sigs[i].name;
+        ks[i].num_params = sigs[i].n;
+        ks[i].params = sigs[i].p;
+    }
+    sxa_program_desc desc = {.size = sizeof(desc), .num_kernels = nsigs, .kernels = ks};
+    sxa_program prog;
+    OK(PR.create(context, device, SX_IMAGE_KIND_HOST_ELF, bytes, size, &desc, &prog));
+    free(bytes);
+    OK(PR.compile(prog, NULL));
+    return prog;
+}
+
+static const ksig link_sigs[] = {{"linked", 1, {PTR}}};
+
+static void run_linked(sxa_program linked, int shared_val, int scale)
+{
+    sxa_kernel k;
+    OK(K.create(linked, "linked", &k));
+    int *out = usm(16 * sizeof(int));
+    sx_arg a = aptr(0, out);
+    size_t g = 16;
+    OK(E.kernel_launch(queue, k, 1, NULL, &g, NULL, 1, &a, 0, NULL, NULL));
+    for (int i = 0; i < 16; i++)
+        ck_assert_int_eq(out[i], (i + shared_val) * 10 * scale);
+    OK(K.release(k));
+    OK(U.free(context, out));
+}
+
+START_TEST(link_programs)
+{
+    ck_assert_ptr_nonnull(PR.compile);
+    ck_assert_ptr_nonnull(PR.link);
+    sxa_program a = compiled("native-link-a.hso", link_sigs, 1);
+    sxa_program b = compiled("native-link-b.hso", NULL, 0);
+    /* alone, a cannot resolve helper() */
+    sxa_program alone = compiled("native-link-a.hso", link_sigs, 1);
+    FAILS(SX_ERROR_BUILD_FAILURE, PR.build(alone, NULL));
+    ck_assert_msg(strstr(last_error, "undefined symbol"), "%s", last_error);
+    OK(PR.release(alone));
+
+    sxa_program ab[] = {a, b}, l1, l2;
+    OK(PR.link(context, device, 2, ab, NULL, &l1));
+    run_linked(l1, 3, 2);
+    /* a second link of the same images is a separate program */
+    sxa_program ba[] = {b, a};
+    OK(PR.link(context, device, 2, ba, NULL, &l2));
+    int v = 5;
+    OK(E.global_write(queue, l2, "scale", 1, sizeof(v), 0, &v, 0, NULL, NULL));
+    OK(E.global_write(queue, l2, "shared_val", 1, sizeof(v), 0, &v, 0, NULL, NULL));
+    run_linked(l2, 5, 5);
+    run_linked(l1, 3, 2);
+    size_t size;
+    void *addr;
+    OK(PR.get_global(l1, "scale", &size, &addr));
+    ck_assert_uint_eq(size, sizeof(int));
+    ck_assert_int_eq(*(int *)addr, 2);
+    FAILS(SX_ERROR_INVALID_GLOBAL_NAME, PR.get_global(l1, "helper", &size, &addr));
+    FAILS(SX_ERROR_INVALID_GLOBAL_NAME, PR.get_global(l1, "sxn_builtins_abi", &size, &addr));
+    sxa_kernel k;
+    FAILS(SX_ERROR_INVALID_KERNEL_NAME, K.create(l1, "_Z13get_global_idj", &k));
+    sx_image_kind kind;
+    FAILS(SX_ERROR_UNSUPPORTED_FEATURE, PR.get_binary(l1, &kind, 0, NULL, &size));
+    /* the inputs stay the caller's: release them first */
+    OK(PR.release(a));
+    OK(PR.release(b));
+    run_linked(l1, 3, 2);
+    OK(PR.release(l1));
+    OK(PR.release(l2));
+}
+END_TEST
+
+START_TEST(link_failures)
+{
+    sxa_program a = compiled("native-link-a.hso", link_sigs, 1);
+    sxa_program c = compiled("native-link-c.hso", NULL, 0);
+    sxa_program ac[] = {a, c}, out;
+    FAILS(SX_ERROR_LINK_FAILURE, PR.link(context, device, 2, ac, NULL, &out));
+    ck_assert_msg(strstr(last_error, "undefined symbol"), "%s", last_error);
+    FAILS(SX_ERROR_INVALID_VALUE, PR.link(context, device, 0, ac, NULL, &out));
+    OK(PR.release(a));
+    OK(PR.release(c));
+}
+END_TEST
+
+START_TEST(link_many)
+{
+    /* namespaces are given back when a linked program is released */
+    sxa_program a = compiled("native-link-a.hso", link_sigs, 1);
+    sxa_program b = compiled("native-link-b.hso", NULL, 0);
+    sxa_program ab[] = {a, b};
+    for (int i = 0; i < 40; i++) {
+        sxa_program l;
+        OK(PR.link(context, device, 2, ab, NULL, &l));
+        if (i % 10 == 0)
+            run_linked(l, 3, 2);
+        OK(PR.release(l));
+    }
+    /* and how many can live at once */
+    sxa_program live[32];
+    int n = 0;
+    while (n < 32 && PR.link(context, device, 2, ab, NULL, &live[n]) == SX_SUCCESS)
+        n++;
+    fprintf(stderr, "link_many: %d linked programs alive at once (%s)\n", n, n < 32 ? last_error : "");
+    ck_assert_int_ge(n, 3);
+    run_linked(live[n - 1], 3, 2);
+    for (int i = 0; i < n; i++)
+        OK(PR.release(live[i]));
+    sxa_program l;
+    OK(PR.link(context, device, 2, ab, NULL, &l));
+    OK(PR.release(l));
+    OK(PR.release(a));
+    OK(PR.release(b));
+}
+END_TEST
+
 START_TEST(module_build)
 {
     /* The same adapter as a loadable module exports only the entry point. */
@@ -1037,6 +1160,9 @@ int main(void)
     ADD(atomics);
     ADD(program_variables);
     ADD(concurrent_launches);
+    ADD(link_programs);
+    ADD(link_failures);
+    ADD(link_many);
     ADD(module_build);
     ADD(missing_builtins);
     suite_add_tcase(s, tc);
