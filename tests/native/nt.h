@@ -21,7 +21,8 @@ static inline void *nt_kernel_bytes(const char *file, size_t *size)
 static inline void nt_require_kernels(void)
 {
     static const char *files[] = {"native-basic.hso", "native-barrier.hso", "native-atomics.hso",
-                                  "native-link-a.hso", "native-link-b.hso", "native-link-c.hso"};
+                                  "native-link-a.hso", "native-link-b.hso", "native-link-c.hso",
+                                  "native-plain.hso"};
     for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         char *p = sxt_kernel_path(files[i]);
         if (!p) {

@@ -1082,6 +1082,81 @@ START_TEST(link_many)
 }
 END_TEST
 
+START_TEST(plain_c_kernel)
+{
+    ksig sig[] = {{"csquare", 2, {PTR, V(SX_SCALAR_I32, 4)}}};
+    sxa_program prog = program_of("native-plain.hso", sig, 1);
+    sxa_kernel k;
+    OK(K.create(prog, "csquare", &k));
+    int *out = usm(100 * sizeof(int));
+    int n = 7;
+    sx_arg args[] = {aptr(0, out), aval(1, &n, 4)};
+    size_t g = 100, l = 10;
+    OK(E.kernel_launch(queue, k, 1, NULL, &g, &l, 2, args, 0, NULL, NULL));
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(out[i], i * i + 7);
+    OK(K.release(k));
+    OK(PR.release(prog));
+    OK(U.free(context, out));
+}
+END_TEST
+
+START_TEST(one_thread_small_stacks)
+{
+    /* no pool threads: the caller runs every group; small fiber stacks */
+    OK(A.fini(adapter));
+    setenv("SX_NATIVE_THREADS", "1", 1);
+    setenv("SX_NATIVE_STACK_SIZE", "16384", 1);
+    OK(A.init(&services, &adapter));
+    sxa_program prog = program_of("native-barrier.hso", barrier_sigs, 3);
+    sxa_kernel k;
+    OK(K.create(prog, "reduce", &k));
+    size_t n = 8192, l = 512;
+    int *in = usm(n * sizeof(int)), *out = usm(n / l * sizeof(int));
+    for (size_t i = 0; i < n; i++)
+        in[i] = 1;
+    sx_arg args[] = {aptr(0, in), aptr(1, out), aloc(2, l * sizeof(int))};
+    OK(E.kernel_launch(queue, k, 1, NULL, &n, &l, 3, args, 0, NULL, NULL));
+    for (size_t i = 0; i < n / l; i++)
+        ck_assert_int_eq(out[i], 512);
+    OK(K.release(k));
+    OK(PR.release(prog));
+    OK(U.free(context, in));
+    OK(U.free(context, out));
+    unsetenv("SX_NATIVE_THREADS");
+    unsetenv("SX_NATIVE_STACK_SIZE");
+}
+END_TEST
+
+START_TEST(reinit)
+{
+    /* fini releases the pool, the per-thread scratch and the builtins;
+     * a new init starts clean */
+    for (int round = 0; round < 3; round++) {
+        sxa_program prog = program_of("native-barrier.hso", barrier_sigs, 3);
+        sxa_kernel k;
+        OK(K.create(prog, "reduce", &k));
+        size_t n = 1024, l = 64;
+        int *in = usm(n * sizeof(int)), *out = usm(n / l * sizeof(int));
+        for (size_t i = 0; i < n; i++)
+            in[i] = round;
+        sx_arg args[] = {aptr(0, in), aptr(1, out), aloc(2, l * sizeof(int))};
+        OK(E.kernel_launch(queue, k, 1, NULL, &n, &l, 3, args, 0, NULL, NULL));
+        ck_assert_int_eq(out[15], 64 * round);
+        OK(K.release(k));
+        OK(PR.release(prog));
+        OK(U.free(context, in));
+        OK(U.free(context, out));
+        OK(Q.release(queue));
+        OK(C.release(context));
+        OK(A.fini(adapter));
+        OK(A.init(&services, &adapter));
+        OK(C.create(1, &device, &context));
+        OK(Q.create(context, device, 0, &queue));
+    }
+}
+END_TEST
+
 START_TEST(module_build)
 {
     /* The same adapter as a loadable module exports only the entry point. */
@@ -1163,6 +1238,9 @@ int main(void)
     ADD(link_programs);
     ADD(link_failures);
     ADD(link_many);
+    ADD(plain_c_kernel);
+    ADD(one_thread_small_stacks);
+    ADD(reinit);
     ADD(module_build);
     ADD(missing_builtins);
     suite_add_tcase(s, tc);
