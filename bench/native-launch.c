@@ -178,6 +178,47 @@ int main(int argc, char **argv)
     printf("  ratio ffi_call / sx_queue_launch: %.2f (API costs %.1f ns more per launch)\n",
            r_ffi / r_api, 1e9 / r_api - 1e9 / r_ffi);
 
+    /* Work-groups with barriers (one fiber per work-item) and without. */
+    char *bpath = sxt_kernel_path("native-barrier.hso");
+    size_t bsize = 0;
+    void *bbytes = bpath ? sxt_read_file(bpath, &bsize) : NULL;
+    if (bbytes) {
+        sxt_image *bim = sxt_image_new(SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE, bbytes, bsize);
+        sxa_kernel_param rp[] = {SXT_PARAM_POINTER(), SXT_PARAM_POINTER(), SXT_PARAM_LOCAL()};
+        if (!bim || sxt_image_add_kernel(bim, "reduce", SX_KERNEL_KIND_PLAIN, 0, 3, 3, rp, NULL))
+            return 1;
+        sx_device_binaries *bbin = sxt_binaries(&bim, 1);
+        CHECK(sx_register_images(bbin));
+        sx_kernel rk;
+        CHECK(sx_kernel_get("reduce", &rk));
+        size_t items = 1 << 20, wg = 256;
+        int *in, *out;
+        CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, items * sizeof(int), 0, (void **)&in));
+        CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, items / wg * sizeof(int), 0, (void **)&out));
+        for (size_t i = 0; i < items; i++)
+            in[i] = 1;
+        sx_arg ra[] = {{SX_ARG_POINTER, 0, sizeof(void *), in}, {SX_ARG_POINTER, 1, sizeof(void *), out},
+                       {SX_ARG_LOCAL, 2, wg * sizeof(int), NULL}};
+        CHECK(sx_queue_launch(q, rk, 1, NULL, &items, &wg, 3, ra, 0, NULL, NULL));
+        int reps = 5;
+        t0 = now();
+        for (int i = 0; i < reps; i++)
+            CHECK(sx_queue_launch(q, rk, 1, NULL, &items, &wg, 3, ra, 0, NULL, NULL));
+        double t_red = (now() - t0) / reps;
+        int ok = out[0] == (int)wg;
+        /* 9 barriers per work-item (1 + log2 256) */
+        printf("  barrier reduction: %zu work-items in groups of %zu: %.1f ms/launch, %.0f ns per "
+               "work-item (%s)\n", items, wg, t_red * 1e3, t_red * 1e9 / (double)items,
+               ok ? "checked" : "WRONG RESULT");
+        CHECK(sx_usm_free(ctx, in));
+        CHECK(sx_usm_free(ctx, out));
+        CHECK(sx_kernel_release(rk));
+        CHECK(sx_unregister_images(bbin));
+        sxt_binaries_free(bbin);
+        free(bbytes);
+    }
+    free(bpath);
+
     CHECK(sx_kernel_release(k));
     CHECK(sx_queue_release(q));
     CHECK(sx_context_release(ctx));
