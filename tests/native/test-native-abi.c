@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../adapters/native/native.h"
 #include "nt.h"
@@ -1157,6 +1159,35 @@ START_TEST(reinit)
 }
 END_TEST
 
+START_TEST(after_fork)
+{
+    /* the pool is rebuilt in a child process */
+    sxa_program prog = program_of("native-basic.hso", basic_sigs, NBASIC);
+    sxa_kernel k;
+    OK(K.create(prog, "fill", &k));
+    int *out = usm(4096 * sizeof(int));
+    int v = 1;
+    sx_arg args[] = {aptr(0, out), aval(1, &v, 4)};
+    size_t g = 4096, l = 16;
+    OK(E.kernel_launch(queue, k, 1, NULL, &g, &l, 2, args, 0, NULL, NULL));
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        v = 2;
+        int rc = E.kernel_launch(queue, k, 1, NULL, &g, &l, 2, args, 0, NULL, NULL);
+        _exit(rc == SX_SUCCESS && out[4095] == 4097 ? 0 : 1);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    ck_assert_int_eq(out[4095], 4096);  /* the parent's memory is its own */
+    OK(E.kernel_launch(queue, k, 1, NULL, &g, &l, 2, args, 0, NULL, NULL));
+    OK(K.release(k));
+    OK(PR.release(prog));
+    OK(U.free(context, out));
+}
+END_TEST
+
 START_TEST(module_build)
 {
     /* The same adapter as a loadable module exports only the entry point. */
@@ -1241,6 +1272,7 @@ int main(void)
     ADD(plain_c_kernel);
     ADD(one_thread_small_stacks);
     ADD(reinit);
+    ADD(after_fork);
     ADD(module_build);
     ADD(missing_builtins);
     suite_add_tcase(s, tc);
