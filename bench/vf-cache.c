@@ -157,6 +157,8 @@ int main(int argc, char **argv)
         setenv("SX_ADAPTERS", path, 1);
     } else if (native && !child) {
         setenv("SX_ADAPTERS", "native", 1);
+        snprintf(path, sizeof(path), "%s/adapters/native/.libs/sx-native-builtins.so", b);
+        setenv("SX_NATIVE_BUILTINS", path, 0); /* the build tree's, unless given */
     } else if (cuda && !child) {
         snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b);
         setenv("SX_ADAPTERS", path, 1);
