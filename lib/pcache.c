@@ -383,6 +383,37 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
     SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
 }
 
+/* ".nobinary-<adapter>-<version>": that adapter gives no binary of a
+ * linked program, so later processes skip hashing and lookups for it. */
+static bool marker_path(const struct sx_adapter_s *a, char *path, size_t size)
+{
+    if (!cache_dir(path, size))
+        return false;
+    size_t w = strlen(path);
+    w += (size_t)snprintf(path + w, size - w, "/.nobinary-");
+    for (const char *c = a->name; *c && w < size - 16; c++)
+        path[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
+    snprintf(path + w, size - w, "-%x", a->version);
+    return true;
+}
+
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a)
+{
+    char path[4200];
+    struct stat st;
+    return marker_path(a, path, sizeof(path)) && lstat(path, &st) == 0;
+}
+
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a)
+{
+    char path[4200];
+    if (!marker_path(a, path, sizeof(path)))
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 void sxi_pcache_remove(const sxi_pcache_key *key)
 {
     char path[4096];

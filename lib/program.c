@@ -267,8 +267,10 @@ static void to_disk(sxi_program *p, const sxi_pcache_key *key)
     } else {
         SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of a linked program (%s); not cached",
                 a->name, sx_result_name(r));
-        if (r == SX_ERROR_UNSUPPORTED_FEATURE)
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
             gives_no_binary(a);
+            sxi_pcache_adapter_refused(a);
+        }
     }
     free(data);
 }
@@ -278,7 +280,8 @@ static sx_result build(sxi_program *p, const char *kernel)
     if (p->num_images == 1)
         return build_single(p);
     sxi_pcache_key key;
-    bool disk = gives_binaries(p->context->adapter) && sxi_pcache_enabled();
+    struct sx_adapter_s *a = p->context->adapter;
+    bool disk = gives_binaries(a) && sxi_pcache_enabled() && !sxi_pcache_adapter_refuses(a);
     if (disk) {
         sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
         if (from_disk(p, &key))

@@ -431,6 +431,11 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
 void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size);
 /* Forget an entry the adapter refused (logged by the caller). */
 void sxi_pcache_remove(const sxi_pcache_key *key);
+/* An adapter (name and version) that gives no binary of a linked program
+ * (SX_ERROR_UNSUPPORTED_FEATURE): remembered in the cache directory, so
+ * later processes do not hash and look up for nothing. */
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a);
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a);
 
 /* Cached per-(context, device) state of a kernel: the adapter kernel and
  * its program. Slots are published once and read without locks. */

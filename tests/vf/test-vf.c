@@ -789,8 +789,19 @@ START_TEST(persistent_cache_off_or_unsupported)
     ck_assert_uint_eq(r.links, 1);
     ck_assert_uint_eq(r.disk_writes, 0);
     ck_assert_uint_eq(cache_files(dir, entry, sizeof(entry)), 0);
-    /* The default place: $XDG_CACHE_HOME/sycl-ext. */
+    /* Remembered for the adapter (name and version): the next process
+     * does not try (the marker goes with the cache directory). */
+    char marker[600];
+    snprintf(marker, sizeof(marker), "%s/.nobinary-fake-%x", dir, SXA_ABI_VERSION);
+    ck_assert_int_eq(access(marker, F_OK), 0);
     unsetenv("FAKE_NO_BINARY");
+    r = run_other("construct", NULL);
+    ck_assert_uint_eq(r.links, 1);
+    ck_assert_uint_eq(r.disk_writes, 0);
+    ck_assert_int_eq(unlink(marker), 0);
+    r = run_other("construct", NULL);
+    ck_assert_uint_eq(r.disk_writes, 1);
+    /* The default place: $XDG_CACHE_HOME/sycl-ext. */
     unsetenv("SX_CACHE_DIR");
     char xdg[300], def[400];
     snprintf(xdg, sizeof(xdg), "%s/xdg", tmpdir);
