@@ -234,11 +234,11 @@ static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
 /* Adapters (by name) that gave no binary of a linked program: later
  * programs of theirs skip the persistent cache (hashing, lookup) in this
  * process. Registry lock held. */
-static char *no_binary[16];
+static char no_binary[16][64];
 
 static bool gives_binaries(const struct sx_adapter_s *a)
 {
-    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && no_binary[i]; i++)
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && no_binary[i][0]; i++)
         if (strcmp(no_binary[i], a->name) == 0)
             return false;
     return true;
@@ -246,9 +246,11 @@ static bool gives_binaries(const struct sx_adapter_s *a)
 
 static void gives_no_binary(const struct sx_adapter_s *a)
 {
+    if (strlen(a->name) >= sizeof(no_binary[0]))
+        return; /* a name that long is not remembered: only a missed shortcut */
     for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary); i++)
-        if (!no_binary[i]) {
-            no_binary[i] = strdup(a->name); /* kept for the process: a handful of names */
+        if (!no_binary[i][0]) {
+            memcpy(no_binary[i], a->name, strlen(a->name) + 1);
             return;
         }
 }
