@@ -358,6 +358,7 @@ int main(void)
         return 77;
     }
     setenv("SX_ADAPTERS", "native", 1);
+    setenv("SX_NATIVE_BUILTINS", sxt_build_path("adapters/native/.libs/sx-native-builtins.so"), 0);
     unsetenv("SX_CACHE");
     unsetenv("SX_NATIVE_HIDE_ASPECTS");
     if (probe() == 77) {
