@@ -27,3 +27,15 @@ void sx_cts_global_get(int *out)
     size_t g = _Z13get_global_idj(0);
     out[g] = sx_cts_global[g];
 }
+
+/* For devices without USM: the output goes to a program variable. */
+int sx_cts_out[64];
+
+void sx_cts_args_global(int v, int *tmp);
+void sx_cts_args_global(int v, int *tmp)
+{
+    size_t g = _Z13get_global_idj(0), l = _Z12get_local_idj(0), n = _Z14get_local_sizej(0);
+    tmp[l] = (int)g * v;
+    _Z7barrierj(1);
+    sx_cts_out[g] = tmp[n - 1 - l] + 1;
+}

@@ -300,11 +300,16 @@ static const sxa_kernel_param host_args_params[] = {
 static const sxa_kernel_param host_get_params[] = {
     {SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL},
 };
+static const sxa_kernel_param host_args_global_params[] = {
+    {SX_PARAM_VALUE, SX_SCALAR_I32, 4, 4, SX_ADDRESS_SPACE_PRIVATE, 0, NULL},
+    {SX_PARAM_LOCAL, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_LOCAL, 0, NULL},
+};
 static const sxa_kernel_signature host_sigs[] = {
     {"sx_cts_args", 3, host_args_params},
     {"sx_cts_global_get", 1, host_get_params},
+    {"sx_cts_args_global", 2, host_args_global_params},
 };
-static const sxa_program_desc host_desc = {sizeof(sxa_program_desc), 2, host_sigs, NULL, NULL};
+static const sxa_program_desc host_desc = {sizeof(sxa_program_desc), 3, host_sigs, NULL, NULL};
 
 /* Images of an image file (made by proptool from sx-adapter-cts.cl), read
  * with the core's own parser and registry. */
@@ -554,6 +559,55 @@ static void launch_args(run *R, sxa_kernel k, const char *check)
     pass(check, "pointer, value and local arguments in any order; %zu work-items in groups of %zu", N, LOCAL);
 }
 
+/* Without USM: value and local arguments, the output read back from the
+ * program variable sx_cts_out through global_read. */
+static void launch_args_global(run *R, sxa_program p, const char *check)
+{
+    sxa_kernel k = NULL;
+    err_reset();
+    sx_result r = R->t.kernel.create(p, "sx_cts_args_global", &k);
+    if (r != SX_SUCCESS) {
+        skip(check, "no USM, and the image has no sx_cts_args_global: %s", rn(r));
+        return;
+    }
+    if (!R->t.enqueue.global_read) {
+        skip(check, "no USM and no enqueue.global_read to read the output");
+        R->t.kernel.release(k);
+        return;
+    }
+    int v = 3;
+    sx_arg args[2] = {{SX_ARG_LOCAL, 1, LOCAL * sizeof(int), NULL}, {SX_ARG_VALUE, 0, sizeof(int), &v}};
+    size_t global = N, local = LOCAL;
+    sxa_event ev = NULL;
+    err_reset();
+    if (ok(check, R->t.enqueue.kernel_launch(R->q, k, 1, NULL, &global, &local, 2, args, 0, NULL, &ev), true) &&
+        dispatch_ok("dispatch.event", ev) && ok(check, R->t.event.wait(1, &ev), true)) {
+        int host[64];
+        err_reset();
+        r = R->t.enqueue.global_read(R->q, p, "sx_cts_out", 1, sizeof host, 0, host, 0, NULL, NULL);
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+            skip(check, "launched; the output cannot be read back: %s", err_msg);
+        } else if (ok(check, r, true)) {
+            bool good = true;
+            for (size_t g = 0; g < N && good && !launch_only; g++) {
+                size_t l = g % LOCAL, base = g - l;
+                int want = (int)(base + LOCAL - 1 - l) * 3 + 1;
+                if (host[g] != want) {
+                    fail(check, "sx_cts_out[%zu] = %d, expected %d (value 3, local memory through a barrier)", g,
+                         host[g], want);
+                    good = false;
+                }
+            }
+            if (good)
+                pass(check, "value and local arguments (no USM: output through a program variable)%s",
+                     launch_only ? "; results not checked (--launch-only)" : "");
+        }
+    }
+    if (ev)
+        R->t.event.release(ev);
+    R->t.kernel.release(k);
+}
+
 static void check_globals(run *R, sxa_program p, sxa_kernel get_k, const char *kn)
 {
     char check[128];
@@ -713,8 +767,10 @@ static void check_program_kind(run *R, sx_image_kind kind)
     snprintf(check, sizeof check, "launch.args[%s]", kn);
     if (k && R->out)
         launch_args(R, k, check);
+    else if (k)
+        launch_args_global(R, p, check);
     else
-        skip(check, R->out ? "no kernel" : "the device has no USM for the output");
+        skip(check, "no kernel");
 
     check_globals(R, p, gk, kn);
 

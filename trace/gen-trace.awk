@@ -21,6 +21,12 @@ function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
     if (pending != "" && pending_line == NR - 1) { in_enum = pending; enums[++nenums] = pending; nconst[pending] = 0 }
     pending = ""; next
 }
+# A constant kept out of its enum (one that does not fit an int) is a macro
+# cast to the enum's typedef: "#define SX_X ((sx_type)value)".
+/^#define SX_[A-Z0-9_]+ \(\(sx_[a-z_]+\)/ {
+    t = $3; sub(/^\(\(/, "", t); sub(/\).*/, "", t)
+    if (t in nconst) econst[t, ++nconst[t]] = $2
+}
 in_enum != "" && /^\};/ { in_enum = ""; next }
 in_enum != "" {
     line = $0; sub(/\/\*.*/, "", line)

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -24,13 +25,25 @@ static const char *(*real_result_name)(sx_result);
 static const char *(*real_last_error)(void);
 
 /* A real function that is missing (the trace preloaded in front of a
- * program without libsycl-ext) must not be called through NULL. */
+ * program without libsycl-ext) must not be called through NULL; say so
+ * once, at the first such call, not at load: preloading the layer into
+ * every process of a shell is common and must stay silent. */
+static void say_missing(void)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    static const char msg[] = "sx-trace: libsycl-ext not found behind the trace layer: sx_ calls fail\n";
+    if (!atomic_flag_test_and_set(&said) && write(out_fd, msg, sizeof msg - 1) < 0) {
+        /* nowhere to report it */
+    }
+}
 static sx_result missing(void)
 {
+    say_missing();
     return SX_ERROR_UNINITIALIZED;
 }
 static const char *missing_str(void)
 {
+    say_missing();
     return "";
 }
 
@@ -65,12 +78,6 @@ static void resolve(void)
         int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd >= 0)
             out_fd = fd;
-    }
-    if (!real_result_name || !real_last_error) {
-        static const char msg[] = "sx-trace: libsycl-ext not found behind the trace layer: every call fails\n";
-        if (write(out_fd, msg, sizeof msg - 1) < 0) {
-            /* nowhere to report it */
-        }
     }
     __atomic_store_n(&sxt_fast, !enabled, __ATOMIC_RELEASE);
 }
