@@ -4,13 +4,19 @@
  * work-item; N launches then one finish, best of several rounds. The
  * direct side sets the four arguments and enqueues, as any OpenCL program
  * must when arguments can change between launches; the sx side passes the
- * argument array. Run from the build tree after `make check` built the
- * kernels:  bench/opencl-launch [N]   (OCL_ICD_VENDORS picks the driver). */
+ * argument array. Then the same from 4 threads with their own queues:
+ * direct with a clCloneKernel'd kernel per thread (no lock needed), sx
+ * with one shared kernel (the adapter's per-kernel lock): that compares
+ * the two ways to make launches of one kernel thread-safe. Run from the build tree after `make check` built the
+ * kernels:  bench/opencl-launch [N]   (OCL_ICD_VENDORS picks the driver).
+ * The two sides alternate round by round, so load from elsewhere on the
+ * machine hits both alike; the best round of each is reported. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,11 +66,76 @@ static unsigned char *slurp(const char *path, size_t *size)
     X(clCreateProgramWithBinary) X(clBuildProgram) X(clCreateKernel) X(clSetKernelArg) \
     X(clSetKernelArgSVMPointer) X(clSVMAlloc) X(clSVMFree) X(clEnqueueNDRangeKernel)  \
     X(clFinish) X(clReleaseKernel) X(clReleaseProgram) X(clReleaseCommandQueue)      \
-    X(clReleaseContext)
+    X(clReleaseContext) X(clCloneKernel)
 #define CL_DECL(name) static __typeof__(&name) p_##name;
 CL_FNS(CL_DECL)
 
-static double direct(const unsigned char *bc, size_t bc_size, int n, int rounds)
+enum { THREADS = 4 };
+
+/* One launcher: a queue and a kernel of either side. Threads have their
+ * own queue and, on the direct side, their own clCloneKernel'd kernel (no
+ * lock needed); on the sx side they share one kernel (the adapter's
+ * per-kernel lock). */
+typedef struct worker {
+    pthread_t th;
+    int n;
+    cl_command_queue q;
+    cl_kernel k;
+    void *in, *out;
+    sx_queue sq;
+    sx_kernel sk;
+    const sx_arg *args;
+} worker;
+
+static void *direct_run(void *arg)
+{
+    worker *w = arg;
+    int scale = 2;
+    long bias = 1;
+    size_t one = 1;
+    for (int i = 0; i < w->n; i++) {
+        p_clSetKernelArgSVMPointer(w->k, 0, w->in);
+        p_clSetKernelArgSVMPointer(w->k, 1, w->out);
+        p_clSetKernelArg(w->k, 2, sizeof scale, &scale);
+        p_clSetKernelArg(w->k, 3, sizeof bias, &bias);
+        if (p_clEnqueueNDRangeKernel(w->q, w->k, 1, NULL, &one, NULL, 0, NULL, NULL))
+            DIE("clEnqueueNDRangeKernel failed");
+    }
+    p_clFinish(w->q);
+    return NULL;
+}
+
+static void *sx_run(void *arg)
+{
+    worker *w = arg;
+    size_t one = 1;
+    for (int i = 0; i < w->n; i++)
+        SX(sx_queue_launch(w->sq, w->sk, 1, NULL, &one, NULL, 4, w->args, 0, NULL, NULL));
+    SX(sx_queue_wait(w->sq));
+    return NULL;
+}
+
+/* Time `nw` workers running `fn` at once (1: in this thread). */
+static double timed(void *(*fn)(void *), worker *w, int nw)
+{
+    double t0 = now();
+    if (nw == 1) {
+        fn(w);
+    } else {
+        for (int i = 0; i < nw; i++)
+            pthread_create(&w[i].th, NULL, fn, &w[i]);
+        for (int i = 0; i < nw; i++)
+            pthread_join(w[i].th, NULL);
+    }
+    return now() - t0;
+}
+
+/* ---- the direct side ---- */
+static cl_context d_ctx;
+static cl_program d_prog;
+static worker d_one, d_many[THREADS];
+
+static void direct_setup(const unsigned char *bc, size_t bc_size, int n)
 {
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib)
@@ -78,107 +149,112 @@ static double direct(const unsigned char *bc, size_t bc_size, int n, int rounds)
     cl_int err;
     if (p_clGetPlatformIDs(1, &pl, NULL) || p_clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &dev, NULL))
         DIE("no OpenCL device");
-    cl_context ctx = p_clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    cl_command_queue q = p_clCreateCommandQueue(ctx, dev, 0, &err);
-    cl_program prog = p_clCreateProgramWithBinary(ctx, 1, &dev, &bc_size, &bc, NULL, &err);
-    if (!prog || p_clBuildProgram(prog, 1, &dev, "-x spir -spir-std=1.2", NULL, NULL))
+    d_ctx = p_clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    d_prog = p_clCreateProgramWithBinary(d_ctx, 1, &dev, &bc_size, &bc, NULL, &err);
+    if (!d_prog || p_clBuildProgram(d_prog, 1, &dev, "-x spir -spir-std=1.2", NULL, NULL))
         DIE("build failed");
-    cl_kernel k = p_clCreateKernel(prog, "ocl_axpb", &err);
-    int *in = p_clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0);
-    int *out = p_clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0);
-    if (!k || !in || !out)
+    d_one.n = n;
+    d_one.q = p_clCreateCommandQueue(d_ctx, dev, 0, &err);
+    d_one.k = p_clCreateKernel(d_prog, "ocl_axpb", &err);
+    d_one.in = p_clSVMAlloc(d_ctx, CL_MEM_READ_WRITE, 64, 0);
+    d_one.out = p_clSVMAlloc(d_ctx, CL_MEM_READ_WRITE, 64, 0);
+    if (!d_one.q || !d_one.k || !d_one.in || !d_one.out)
         DIE("setup failed (SVM needed)");
-    int scale = 2;
-    long bias = 1;
-    size_t one = 1;
-    double best = 1e30;
-    for (int r = 0; r < rounds; r++) {
-        double t0 = now();
-        for (int i = 0; i < n; i++) {
-            p_clSetKernelArgSVMPointer(k, 0, in);
-            p_clSetKernelArgSVMPointer(k, 1, out);
-            p_clSetKernelArg(k, 2, sizeof scale, &scale);
-            p_clSetKernelArg(k, 3, sizeof bias, &bias);
-            if (p_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL))
-                DIE("enqueue failed");
-        }
-        p_clFinish(q);
-        double t = now() - t0;
-        if (t < best)
-            best = t;
+    for (int i = 0; i < THREADS; i++) {
+        d_many[i] = d_one;
+        d_many[i].n = n / THREADS;
+        d_many[i].q = p_clCreateCommandQueue(d_ctx, dev, 0, &err);
+        d_many[i].k = p_clCloneKernel(d_one.k, &err);
+        if (!d_many[i].q || !d_many[i].k)
+            DIE("clCloneKernel (OpenCL 2.1) or a queue failed");
     }
-    p_clSVMFree(ctx, in);
-    p_clSVMFree(ctx, out);
-    p_clReleaseKernel(k);
-    p_clReleaseProgram(prog);
-    p_clReleaseCommandQueue(q);
-    p_clReleaseContext(ctx);
-    return best;
 }
 
-static double through_sx(unsigned char *bc, size_t bc_size, int n, int rounds)
+static void direct_teardown(void)
 {
-    static sx_offload_entry entry = {.name = (char *)"ocl_axpb"};
-    sx_device_binary bin = {
+    for (int i = 0; i < THREADS; i++) {
+        p_clReleaseKernel(d_many[i].k);
+        p_clReleaseCommandQueue(d_many[i].q);
+    }
+    p_clSVMFree(d_ctx, d_one.in);
+    p_clSVMFree(d_ctx, d_one.out);
+    p_clReleaseKernel(d_one.k);
+    p_clReleaseCommandQueue(d_one.q);
+    p_clReleaseProgram(d_prog);
+    p_clReleaseContext(d_ctx);
+}
+
+/* ---- the sx side ---- */
+static sx_offload_entry s_entry = {.name = (char *)"ocl_axpb"};
+static sx_device_binary s_bin;
+static sx_device_binaries s_desc;
+static sx_context s_ctx;
+static sx_kernel s_kernel;
+static int s_scale = 2;
+static long s_bias = 1;
+static sx_arg s_args[4];
+static worker s_one, s_many[THREADS];
+
+static void sx_setup(unsigned char *bc, size_t bc_size, int n)
+{
+    s_bin = (sx_device_binary){
         .version = SX_DEVICE_BINARY_VERSION,
         .kind = SX_OFFLOAD_KIND_SYCL,
         .format = SX_BINARY_FORMAT_LLVMIR_BITCODE,
         .device_target_spec = SX_TARGET_SPIRV64,
         .binary_start = bc,
         .binary_end = bc + bc_size,
-        .entries_begin = &entry,
-        .entries_end = &entry + 1,
+        .entries_begin = &s_entry,
+        .entries_end = &s_entry + 1,
     };
-    sx_device_binaries desc = {SX_DEVICE_BINARIES_VERSION, 1, &bin, NULL, NULL};
-    SX(sx_register_images(&desc));
+    s_desc = (sx_device_binaries){SX_DEVICE_BINARIES_VERSION, 1, &s_bin, NULL, NULL};
+    SX(sx_register_images(&s_desc));
     SX(sx_init(SX_INIT_DEFAULT));
     sx_device dev;
     uint32_t nd = 0;
     SX(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 1, &dev, &nd));
-    sx_context ctx;
-    sx_queue q;
-    SX(sx_context_create(1, &dev, &ctx));
-    SX(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
-    sx_kernel k;
-    SX(sx_kernel_get("ocl_axpb", &k));
+    SX(sx_context_create(1, &dev, &s_ctx));
+    SX(sx_kernel_get("ocl_axpb", &s_kernel));
     void *in, *out;
-    SX(sx_usm_alloc(ctx, dev, SX_USM_TYPE_DEVICE, 64, 0, &in));
-    SX(sx_usm_alloc(ctx, dev, SX_USM_TYPE_DEVICE, 64, 0, &out));
-    int scale = 2;
-    long bias = 1;
-    sx_arg args[] = {{SX_ARG_POINTER, 0, sizeof(void *), in},
-                     {SX_ARG_POINTER, 1, sizeof(void *), out},
-                     {SX_ARG_VALUE, 2, sizeof scale, &scale},
-                     {SX_ARG_VALUE, 3, sizeof bias, &bias}};
-    size_t one = 1;
-    SX(sx_queue_launch(q, k, 1, NULL, &one, NULL, 4, args, 0, NULL, NULL)); /* builds */
-    SX(sx_queue_wait(q));
-    double best = 1e30;
-    for (int r = 0; r < rounds; r++) {
-        double t0 = now();
-        for (int i = 0; i < n; i++)
-            SX(sx_queue_launch(q, k, 1, NULL, &one, NULL, 4, args, 0, NULL, NULL));
-        SX(sx_queue_wait(q));
-        double t = now() - t0;
-        if (t < best)
-            best = t;
+    SX(sx_usm_alloc(s_ctx, dev, SX_USM_TYPE_DEVICE, 64, 0, &in));
+    SX(sx_usm_alloc(s_ctx, dev, SX_USM_TYPE_DEVICE, 64, 0, &out));
+    s_args[0] = (sx_arg){SX_ARG_POINTER, 0, sizeof(void *), in};
+    s_args[1] = (sx_arg){SX_ARG_POINTER, 1, sizeof(void *), out};
+    s_args[2] = (sx_arg){SX_ARG_VALUE, 2, sizeof s_scale, &s_scale};
+    s_args[3] = (sx_arg){SX_ARG_VALUE, 3, sizeof s_bias, &s_bias};
+    s_one = (worker){.n = n, .sk = s_kernel, .args = s_args, .in = in, .out = out};
+    SX(sx_queue_create(s_ctx, dev, SX_QUEUE_IN_ORDER, &s_one.sq));
+    for (int i = 0; i < THREADS; i++) {
+        s_many[i] = s_one;
+        s_many[i].n = n / THREADS;
+        SX(sx_queue_create(s_ctx, dev, SX_QUEUE_IN_ORDER, &s_many[i].sq));
     }
-    SX(sx_usm_free(ctx, in));
-    SX(sx_usm_free(ctx, out));
-    SX(sx_kernel_release(k));
-    SX(sx_queue_release(q));
-    SX(sx_context_release(ctx));
+    /* The first launch builds the program: not part of the timing. */
+    s_one.n = 1;
+    sx_run(&s_one);
+    s_one.n = n;
+}
+
+static void sx_teardown(void)
+{
+    for (int i = 0; i < THREADS; i++)
+        SX(sx_queue_release(s_many[i].sq));
+    SX(sx_queue_release(s_one.sq));
+    SX(sx_usm_free(s_ctx, s_one.in));
+    SX(sx_usm_free(s_ctx, s_one.out));
+    SX(sx_kernel_release(s_kernel));
+    SX(sx_context_release(s_ctx));
     SX(sx_fini());
-    SX(sx_unregister_images(&desc));
-    return best;
+    SX(sx_unregister_images(&s_desc));
 }
 
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 20000;
-    int rounds = 5;
-    if (n <= 0)
-        DIE("usage: %s [launches]", argv[0]);
+    int rounds = 7;
+    if (n < THREADS)
+        DIE("usage: %s [launches >= %d]", argv[0], THREADS);
+    n = n / THREADS * THREADS;
     const char *b = getenv("SX_TEST_BUILDDIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/kernels/ocl-basic.bc", b ? b : ".");
@@ -189,13 +265,31 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/adapters/opencl/.libs/sx-adapter-opencl.so", b ? b : ".");
         setenv("SX_ADAPTERS", path, 1);
     }
-    double sx = through_sx(bc, size, n, rounds);
-    double cl = direct(bc, size, n, rounds);
-    printf("opencl launch overhead, %d launches of 1 work-item then finish (best of %d):\n", n,
-           rounds);
-    printf("  clEnqueueNDRangeKernel (4 x clSetKernelArg*): %8.3f us/launch\n", cl / n * 1e6);
-    printf("  sx_queue_launch:                              %8.3f us/launch\n", sx / n * 1e6);
-    printf("  ratio sx/direct: %.3f\n", sx / cl);
+    sx_setup(bc, size, n);
+    direct_setup(bc, size, n);
+    double cl1 = 1e30, sx1 = 1e30, cln = 1e30, sxn = 1e30, t;
+    for (int r = 0; r < rounds; r++) {
+        if ((t = timed(direct_run, &d_one, 1)) < cl1)
+            cl1 = t;
+        if ((t = timed(sx_run, &s_one, 1)) < sx1)
+            sx1 = t;
+        if ((t = timed(direct_run, d_many, THREADS)) < cln)
+            cln = t;
+        if ((t = timed(sx_run, s_many, THREADS)) < sxn)
+            sxn = t;
+    }
+    direct_teardown();
+    sx_teardown();
+    printf("opencl launch overhead: %d launches of 1 work-item, then finish (best of %d rounds)\n",
+           n, rounds);
+    printf("  one thread:\n");
+    printf("    clEnqueueNDRangeKernel + 4 clSetKernelArg*: %8.3f us/launch\n", cl1 / n * 1e6);
+    printf("    sx_queue_launch:                            %8.3f us/launch\n", sx1 / n * 1e6);
+    printf("    ratio sx/direct: %.3f\n", sx1 / cl1);
+    printf("  %d threads, a queue each:\n", THREADS);
+    printf("    direct, a clCloneKernel'd kernel per thread: %8.3f us/launch\n", cln / n * 1e6);
+    printf("    sx, one kernel shared (per-kernel lock):     %8.3f us/launch\n", sxn / n * 1e6);
+    printf("    ratio sx/direct: %.3f\n", sxn / cln);
     free(bc);
     return 0;
 }

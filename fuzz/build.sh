@@ -11,7 +11,7 @@ CC=${FUZZ_CC:-clang-14}
 mkdir -p "$O"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$B -I$B/include -I$S/include -I$S/lib -I$S/proptool"
 PT="$S/proptool/util.c $S/proptool/spv-read.c $S/proptool/spv-opnames.c $S/proptool/annot.c $S/proptool/analyse.c \
-    $S/proptool/cleanup.c $S/proptool/ifdevice.c $S/proptool/image-write.c $S/proptool/dump.c"
+    $S/proptool/cleanup.c $S/proptool/ifdevice.c $S/proptool/accessors.c $S/proptool/image-write.c $S/proptool/dump.c"
 STUB="$S/fuzz/stub-error.c"
 $CC $FLAGS -o "$O/fuzz-spirv" "$S/fuzz/fuzz-spirv.c" $PT "$S/lib/image-file.c" "$STUB"
 $CC $FLAGS -o "$O/fuzz-image-file" "$S/fuzz/fuzz-image-file.c" "$S/proptool/util.c" "$S/proptool/dump.c" \

@@ -21,7 +21,6 @@ typedef struct dg_ref {
 
 typedef struct dg {
     char *uid;
-    char host_key[32];         /* the by_host key: the host address as text */
     bool has_host;
     const void *host_ptr;
     uint32_t host_size, host_flags, host_access;
@@ -32,18 +31,12 @@ typedef struct dg {
 
 static pthread_mutex_t dg_lock = PTHREAD_MUTEX_INITIALIZER;
 static sxi_strmap by_uid;      /* uid -> dg */
-static sxi_strmap by_host;     /* host address as text -> dg (few entries: registration only) */
-
-static const char *host_key(const void *p, char buf[32])
-{
-    snprintf(buf, 32, "%p", p);
-    return buf;
-}
+static sxi_ptrmap by_host;     /* host address -> dg */
 
 static dg *find_host(const void *p)
 {
-    char k[32];
-    return sxi_strmap_get(&by_host, host_key(p, k));
+    const struct sxi_ptrmap_slot *s = sxi_ptrmap_get(&by_host, p);
+    return s ? s->value : NULL;
 }
 
 /* What the variable is, images first (the device compiler knows best). */
@@ -136,8 +129,7 @@ SX_API sx_result sx_device_global_add(const void *host_ptr, const char *uid, siz
     d->host_size = (uint32_t)size;
     d->host_flags = flags;
     d->host_access = access;
-    host_key(host_ptr, d->host_key);
-    if (!sxi_strmap_put(&by_host, d->host_key, d)) {
+    if (!sxi_ptrmap_put(&by_host, host_ptr, size, 0, d)) {
         d->has_host = false;
         maybe_destroy(d);
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_device_global_add: out of memory");
@@ -158,7 +150,7 @@ SX_API sx_result sx_device_global_remove(const void *host_ptr)
         pthread_mutex_unlock(&dg_lock);
         return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_remove: %p is not a registered device global", host_ptr);
     }
-    sxi_strmap_remove(&by_host, d->host_key);
+    sxi_ptrmap_remove(&by_host, host_ptr);
     d->has_host = false;
     d->host_ptr = NULL;
     maybe_destroy(d);

@@ -144,13 +144,14 @@ static struct sxi_ptrmap_slot *ptrmap_find(const sxi_ptrmap *m, uintptr_t key)
     }
 }
 
-bool sxi_ptrmap_put(sxi_ptrmap *m, const void *key, size_t size, uint32_t tag)
+bool sxi_ptrmap_put(sxi_ptrmap *m, const void *key, size_t size, uint32_t tag, void *value)
 {
     uintptr_t k = (uintptr_t)key;
     struct sxi_ptrmap_slot *s = ptrmap_find(m, k);
     if (s) {
         s->size = size;
         s->tag = tag;
+        s->value = value;
         return true;
     }
     if ((m->count + m->tombs + 1) * 4 >= m->cap * 3 && !ptrmap_grow(m))
@@ -160,7 +161,7 @@ bool sxi_ptrmap_put(sxi_ptrmap *m, const void *key, size_t size, uint32_t tag)
         j = (j + 1) & (m->cap - 1);
     if (m->slots[j].key == SXI_PTRMAP_TOMB)
         m->tombs--;
-    m->slots[j] = (struct sxi_ptrmap_slot){k, size, tag};
+    m->slots[j] = (struct sxi_ptrmap_slot){k, size, tag, value};
     m->count++;
     return true;
 }

@@ -31,13 +31,13 @@ void sxi_strmap_free(sxi_strmap *m);
         if (s->key && s->key != sxi_strmap_tomb)
 extern const char sxi_strmap_tomb[];
 
-/* Pointer -> (size, tag). */
+/* Pointer -> (size, tag, value). */
 typedef struct sxi_ptrmap {
     size_t cap, count, tombs;
-    struct sxi_ptrmap_slot { uintptr_t key; size_t size; uint32_t tag; } *slots;
+    struct sxi_ptrmap_slot { uintptr_t key; size_t size; uint32_t tag; void *value; } *slots;
 } sxi_ptrmap;
 
-bool sxi_ptrmap_put(sxi_ptrmap *m, const void *key, size_t size, uint32_t tag);
+bool sxi_ptrmap_put(sxi_ptrmap *m, const void *key, size_t size, uint32_t tag, void *value);
 const struct sxi_ptrmap_slot *sxi_ptrmap_get(const sxi_ptrmap *m, const void *key);
 bool sxi_ptrmap_remove(sxi_ptrmap *m, const void *key);
 void sxi_ptrmap_free(sxi_ptrmap *m);

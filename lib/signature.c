@@ -83,8 +83,13 @@ sx_result sxi_signature_parse(uint32_t img, const char *kname, const sx_device_b
         return bad(img, kname, "kind %u with %u dimensions", s->kind, s->dims);
     if (n > MAX_PARAMS || s->num_source_params > n)
         return bad(img, kname, "%u parameters for %u source parameters", n, s->num_source_params);
-    if (mask && mask_bits > n)
+    /* The bit count is the number of arguments; producers that count whole
+     * bytes may round it up, as long as the extra bits are clear. */
+    if (mask && mask_bits > (n + 7u) / 8u * 8u)
         return bad(img, kname, "\"%s\" masks %zu arguments of %u", SX_PROP_SET_KERNEL_PARAM_OPT, mask_bits, n);
+    for (size_t i = n; mask && i < mask_bits; i++)
+        if (bit(mask, mask_bits, (uint32_t)i))
+            return bad(img, kname, "\"%s\" eliminates argument %zu of %u", SX_PROP_SET_KERNEL_PARAM_OPT, i, n);
     if (implicit != UINT32_MAX && implicit >= n)
         return bad(img, kname, "\"%s\" names argument %u of %u", SX_PROP_SET_IMPLICIT_LOCAL_ARG, implicit, n);
     /* Count members first so one array holds them all. */

@@ -32,7 +32,7 @@ SX_API sx_result sx_usm_alloc(sx_context c, sx_device d, sx_usm_type type, size_
         return r;
     }
     pthread_mutex_lock(&c->lock);
-    bool ok = sxi_ptrmap_put(&c->usm, p, size, type);
+    bool ok = sxi_ptrmap_put(&c->usm, p, size, type, NULL);
     pthread_mutex_unlock(&c->lock);
     if (!ok) {
         SXA_CALL(c->adapter, usm, free, c->handle, p);

@@ -25,6 +25,12 @@ typedef struct layout {
     size_t cap;
 } layout;
 
+/* Bounds on the work one layout may take: hostile modules can nest types
+ * in cycles or wide trees. */
+#define MAX_VISITS 100000
+static unsigned layout_visits;
+static uint8_t *layout_busy;  /* per id: being laid out (a cycle if met again) */
+
 static const sxp_inst *type_inst(const sxp_module *m, uint32_t id)
 {
     return sxp_module_def(m, id);
@@ -67,6 +73,9 @@ static uint32_t int_scalar(uint32_t width, bool is_signed)
 
 /* Size, alignment and scalar leaves (at `base`) of a type, with OpenCL C's
  * layout rules (natural alignment, 3-vectors as 4, CPacked structs packed). */
+static bool type_layout_in(const sxp_module *m, const sxp_inst *in, uint32_t id, uint64_t base, int depth,
+                           layout *l, uint32_t *scalar_out, bool is_signed);
+
 static bool type_layout(const sxp_module *m, uint32_t id, uint64_t base, int depth, layout *l, uint32_t *scalar_out,
                         bool is_signed)
 {
@@ -79,6 +88,31 @@ static bool type_layout(const sxp_module *m, uint32_t id, uint64_t base, int dep
         sxp_error(m->path, in->off, "type %%%u nests deeper than %d levels", id, MAX_DEPTH);
         return false;
     }
+    if (depth == 0)
+        layout_visits = 0;
+    if (++layout_visits > MAX_VISITS) {
+        sxp_error(m->path, in->off, "type %%%u is too complex to lay out", id);
+        return false;
+    }
+    if (!layout_busy)
+        layout_busy = sxp_xcalloc(m->nids, 1);
+    if (layout_busy[id]) {
+        sxp_error(m->path, in->off, "type %%%u contains itself", id);
+        return false;
+    }
+    layout_busy[id] = 1;
+    bool ok = type_layout_in(m, in, id, base, depth, l, scalar_out, is_signed);
+    layout_busy[id] = 0;
+    if (depth == 0) {
+        free(layout_busy);
+        layout_busy = NULL;
+    }
+    return ok;
+}
+
+static bool type_layout_in(const sxp_module *m, const sxp_inst *in, uint32_t id, uint64_t base, int depth,
+                           layout *l, uint32_t *scalar_out, bool is_signed)
+{
     uint32_t sc = SXP_NONE;
     switch (in->op) {
     case SpvOpTypeInt:
@@ -141,7 +175,7 @@ static bool type_layout(const sxp_module *m, uint32_t id, uint64_t base, int dep
             free(e.leaves);
             return false;
         }
-        for (uint64_t i = 0; i < n && l->nleaves < MAX_LEAVES; i++)
+        for (uint64_t i = 0; e.nleaves && i < n && l->nleaves < MAX_LEAVES; i++)
             for (uint32_t j = 0; j < e.nleaves; j++)
                 add_leaf(l, e.leaves[j].scalar, base + i * e.size + e.leaves[j].offset);
         l->size = (uint32_t)total;
@@ -675,6 +709,11 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
                      e->model);
             continue;
         }
+        if (!e->name[0]) {
+            sxp_error(m->path, e->word, "kernel entry point %%%u has an empty name", e->fn);
+            ok = false;
+            continue;
+        }
         for (uint32_t j = 0; j < a->nkernels; j++)
             if (!strcmp(a->kernels[j].name, e->name)) {
                 sxp_error(m->path, e->word, "duplicate kernel entry point '%s'", e->name);
@@ -733,9 +772,11 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
         uint32_t ltype = SXP_NONE;
         sxp_module_linkage(m, id, &lname, &ltype);
         if (vf) {
+            const char *set = vf->value && *vf->value ? vf->value : DEFAULT_VF_SET;
+            a->vfuncs = sxp_xrealloc(a->vfuncs, (a->nvfuncs + 1) * sizeof *a->vfuncs);
+            a->vfuncs[a->nvfuncs++] = (struct sxp_vfunc){id, sxp_xstrdup(set), m->fns[f].first_label != SXP_NONE};
             if (m->fns[f].first_label != SXP_NONE)
-                list_add_unique(&a->vf_defined_sets, &a->nvf_defined,
-                                vf->value && *vf->value ? vf->value : DEFAULT_VF_SET);
+                list_add_unique(&a->vf_defined_sets, &a->nvf_defined, set);
             continue;  /* resolved through sets, not symbols (as DPC++) */
         }
         if (!lname || is_kernel)
@@ -744,6 +785,21 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
             list_add_unique(&a->exported, &a->nexported, lname);
         else if (ltype == SpvLinkageTypeImport)
             list_add_unique(&a->imported, &a->nimported, lname);
+    }
+
+    /* Function-pointer constants (vtables of C++ for OpenCL). */
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (in->op != SpvOpConstantFunctionPointerINTEL || in->wc < 4)
+            continue;
+        uint32_t fn = word(m, in, 3);
+        if (fn >= m->nids || m->fn_of_id[fn] == SXP_NONE) {
+            sxp_error(m->path, in->off, "OpConstantFunctionPointerINTEL names %%%u, which is not a function", fn);
+            ok = false;
+            continue;
+        }
+        a->fnptrs = sxp_xrealloc(a->fnptrs, (a->nfnptrs + 1) * sizeof *a->fnptrs);
+        a->fnptrs[a->nfnptrs++] = (struct sxp_fnptr){word(m, in, 2), fn};
     }
 
     /* Module-scope variables. */
@@ -804,6 +860,10 @@ void sxp_analysis_free(sxp_analysis *a)
     list_free(a->vf_defined_sets, a->nvf_defined);
     list_free(a->vf_called_sets, a->nvf_called);
     list_free(a->vf_created_sets, a->nvf_created);
+    for (uint32_t i = 0; i < a->nvfuncs; i++)
+        free(a->vfuncs[i].set);
+    free(a->vfuncs);
+    free(a->fnptrs);
     free(a->if_host_fns);
     free(a->if_device_fns);
     memset(a, 0, sizeof *a);
@@ -821,10 +881,12 @@ static char *join(char **list, uint32_t n)
     return (char *)b.data;
 }
 
-void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img)
+void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated)
 {
     for (uint32_t i = 0; i < a->nkernels; i++) {
         const sxp_kernel *k = &a->kernels[i];
+        if (k->generated && !generated)
+            continue;
         sxp_image_add_entry(img, k->name);
         sxp_buf b = {0};
         sxp_kernel_encode(k, &b);
@@ -856,7 +918,7 @@ void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img)
             sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_PROGRAM_METADATA), name, g->symbol, false);
             free(name);
         }
-        if (a->accessors && a->accessors[i])
+        if (generated && a->accessors && a->accessors[i])
             sxp_set_string(sxp_image_set(img, SX_PROP_SET_GLOBAL_ACCESSORS), g->uid, a->accessors[i]);
     }
     if (a->naspects) {

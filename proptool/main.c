@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <spirv/unified1/spirv.h>
 #include <sycl-ext/sx.h>
 
 #include "proptool.h"
@@ -67,6 +68,10 @@ static const char usage_text[] =
     "\n"
     "Passes:\n"
     "      --no-if-device        keep sycl-call-if-on-host bodies (skip the if_device pass)\n"
+    "      --device-global-accessors\n"
+    "                            add an accessor kernel per device global (for OpenCL\n"
+    "                            without program-variable access), recorded in\n"
+    "                            \"SX/device global accessors\"\n"
     "\n"
     "Diagnostics:\n"
     "  -q, --quiet               no warnings\n"
@@ -91,6 +96,7 @@ enum {
     OPT_COMPILE_OPTIONS,
     OPT_LINK_OPTIONS,
     OPT_NO_IF_DEVICE,
+    OPT_DG_ACCESSORS,
     OPT_WERROR,
 };
 
@@ -109,6 +115,7 @@ static const struct option long_opts[] = {
     {"compile-options", required_argument, NULL, OPT_COMPILE_OPTIONS},
     {"link-options", required_argument, NULL, OPT_LINK_OPTIONS},
     {"no-if-device", no_argument, NULL, OPT_NO_IF_DEVICE},
+    {"device-global-accessors", no_argument, NULL, OPT_DG_ACCESSORS},
     {"quiet", no_argument, NULL, 'q'},
     {"werror", no_argument, NULL, OPT_WERROR},
     {"help", no_argument, NULL, 'h'},
@@ -263,7 +270,7 @@ static bool cross_check(input *ins, size_t n)
         for (size_t j = i + 1; j < n; j++) {
             for (uint32_t a = 0; a < ins[i].an.nkernels; a++)
                 for (uint32_t b = 0; b < ins[j].an.nkernels; b++)
-                    if (!strcmp(ins[i].an.kernels[a].name, ins[j].an.kernels[b].name)) {
+                    if (!ins[i].an.kernels[a].generated && !strcmp(ins[i].an.kernels[a].name, ins[j].an.kernels[b].name)) {
                         sxp_error(ins[j].path, SXP_NONE, "duplicate kernel name '%s': also defined in %s",
                                   ins[j].an.kernels[b].name, ins[i].path);
                         ok = false;
@@ -341,6 +348,7 @@ int main(int argc, char **argv)
         case OPT_COMPILE_OPTIONS: copts = optarg; break;
         case OPT_LINK_OPTIONS: lopts = optarg; break;
         case OPT_NO_IF_DEVICE: opt.if_device = false; break;
+        case OPT_DG_ACCESSORS: opt.dg_accessors = true; break;
         case 'q': sxp_quiet_warnings = true; break;
         case OPT_WERROR: werror = true; break;
         case 'h': fputs(usage_text, stdout); return 0;
@@ -394,7 +402,7 @@ int main(int argc, char **argv)
             in->img->compile_options = sxp_xstrdup(in->compile_options);
         if (in->link_options)
             in->img->link_options = sxp_xstrdup(in->link_options);
-        sxp_analysis_to_image(&in->an, in->img);
+        sxp_analysis_to_image(&in->an, in->img, true);
     }
     if (ok)
         ok = cross_check(ins, nins);
@@ -412,7 +420,21 @@ int main(int argc, char **argv)
         if (spir_bc) {
             uint8_t *bc;
             size_t bcn;
-            if (!make_spir_bc(tool, in->path, spv->data, spv->size, &bc, &bcn)) {
+            /* Without its UserSemantic decorations: llvm-spirv -r turns them
+             * back into llvm.global.annotations, whose function pointers
+             * Oclgrind cannot initialise ("Unsupported constant pointer value"). */
+            uint8_t *saved = sxp_xmalloc(in->mod.ninsts ? in->mod.ninsts : 1);
+            memcpy(saved, in->mod.drop, in->mod.ninsts);
+            for (uint32_t d = 0; d < in->mod.ndecors; d++)
+                if (in->mod.decors[d].decoration == SpvDecorationUserSemantic)
+                    in->mod.drop[in->mod.decors[d].inst] = 1;
+            sxp_buf plain = {0};
+            sxp_module_write(&in->mod, &plain);
+            memcpy(in->mod.drop, saved, in->mod.ninsts);
+            free(saved);
+            bool made = make_spir_bc(tool, in->path, plain.data, plain.len, &bc, &bcn);
+            sxp_buf_free(&plain);
+            if (!made) {
                 ok = false;
                 break;
             }
@@ -449,7 +471,36 @@ int main(int argc, char **argv)
             sxp_image *v = sxp_image_new(va->path, va->target, va->format);
             v->data = d;
             v->size = n;
-            sxp_image_copy_props(v, spv);
+            if (spv->compile_options)
+                v->compile_options = sxp_xstrdup(spv->compile_options);
+            if (spv->link_options)
+                v->link_options = sxp_xstrdup(spv->link_options);
+            sxp_analysis_to_image(&in->an, v, false);
+            /* A host object must define every kernel its companion lists:
+             * the native adapter finds them by name. */
+            for (size_t e = 0; elf && !strcmp(va->what, "host") && e < v->nentries; e++) {
+                bool found;
+                if (!sxp_elf_has_symbol(d, n, v->entries[e], &found)) {
+                    sxp_warn(va->path, SXP_NONE, "cannot read its dynamic symbols (not an x86-64 shared object?)");
+                    break;
+                }
+                if (!found) {
+                    sxp_error(va->path, SXP_NONE, "host variant lacks kernel '%s' of %s (not a defined dynamic symbol)",
+                              v->entries[e], in->path);
+                    ok = false;
+                }
+            }
+            if (!strcmp(va->what, "ptx"))
+                for (size_t e = 0; e < v->nentries; e++) {
+                    char *pat = sxp_xasprintf(".entry %s", v->entries[e]);
+                    if (!memmem(d, n, pat, strlen(pat)))
+                        sxp_warn(va->path, SXP_NONE, "no '.entry %s' in the PTX", v->entries[e]);
+                    free(pat);
+                }
+            if (!ok) {
+                sxp_image_free(v);
+                break;
+            }
             sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
             imgs[nimgs++] = v;
         }

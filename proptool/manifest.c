@@ -348,6 +348,10 @@ static bool line(mstate *st, char **t, int n, sxp_image ***imgs, size_t *nimgs)
         free(st->img->link_options);
         st->img->link_options = sxp_xstrdup(t[1]);
     } else if (!strcmp(t[0], "kernel") && n >= 2) {
+        if (!t[1][0]) {
+            sxp_error(st->path, SXP_NONE, "line %u: a kernel needs a name", st->line);
+            return false;
+        }
         for (size_t i = 0; i < st->nkernels; i++)
             if (!strcmp(st->kernels[i].name, t[1])) {
                 sxp_error(st->path, SXP_NONE, "line %u: duplicate kernel '%s'", st->line, t[1]);

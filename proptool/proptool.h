@@ -119,6 +119,7 @@ typedef struct sxp_kernel {
     sxp_param *params;
     uint32_t reqd_wg[3];
     bool has_reqd_wg;
+    bool generated;   /* added by proptool (accessor kernels): not a user kernel */
 } sxp_kernel;
 void sxp_kernel_encode(const sxp_kernel *k, sxp_buf *payload);
 void sxp_kernel_free(sxp_kernel *k);
@@ -263,6 +264,19 @@ typedef struct sxp_analysis {
     uint32_t nvf_called;
     char **vf_created_sets;   /* creates-indirectly (vtables: issue 6) */
     uint32_t nvf_created;
+    /* For the virtual-functions split (issue 6): each indirectly-callable
+     * function with its set, and every function whose address is taken by
+     * an OpConstantFunctionPointerINTEL (vtables), with that constant. */
+    struct sxp_vfunc {
+        uint32_t fn;
+        char *set;
+        bool defined;
+    } *vfuncs;
+    uint32_t nvfuncs;
+    struct sxp_fnptr {
+        uint32_t constant, fn;
+    } *fnptrs;
+    uint32_t nfnptrs;
     uint32_t *if_host_fns, *if_device_fns;
     uint32_t nif_host, nif_device;
     char **accessors;         /* per global: accessor kernel entry name, or NULL */
@@ -270,8 +284,10 @@ typedef struct sxp_analysis {
 
 bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a);
 void sxp_analysis_free(sxp_analysis *a);
-/* Fill an image's entries and property sets from an analysis. */
-void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img);
+/* Fill an image's entries and property sets from an analysis; `generated`
+ * includes what proptool added to the SPIR-V (accessor kernels), which
+ * variants compiled from the source (host, PTX, cubin) do not have. */
+void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated);
 
 /* ifdevice.c */
 bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a);
@@ -279,6 +295,10 @@ bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a);
 void sxp_cleanup(sxp_module *m);
 /* accessors.c (issue 5) */
 bool sxp_add_global_accessors(sxp_module *m, sxp_analysis *a);
+
+/* elf.c: is `name` a defined dynamic symbol of the ELF64 object? false if
+ * the object cannot be read as one (then *found is false too). */
+bool sxp_elf_has_symbol(const uint8_t *d, size_t size, const char *name, bool *found);
 
 /* ------------------------------------------------------------ output */
 

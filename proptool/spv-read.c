@@ -84,8 +84,14 @@ static bool add_annots(sxp_module *m, uint32_t id, uint32_t word)
 {
     sxp_annot *list = NULL;
     uint32_t n = 0;
-    if (!sxp_annot_parse(m, word, sxp_module_string(m, word), &list, &n))
+    if (!sxp_annot_parse(m, word, sxp_module_string(m, word), &list, &n)) {
+        for (uint32_t i = 0; i < n; i++) {
+            free(list[i].key);
+            free(list[i].value);
+        }
+        free(list);
         return false;
+    }
     bool ok = true;
     for (uint32_t i = 0; i < n; i++) {
         sxp_annot *a = &list[i];

@@ -9,27 +9,7 @@
 
 #include "check-util.h"
 #include "fake-image.h"
-
-/* Signature records: kind, scalar, size, align, address space, source index. */
-typedef struct { uint32_t kind, scalar, size, align, as, src; } rec;
-
-typedef struct {
-    uint8_t bytes[512];
-    size_t len;
-} blob;
-
-static void encode(blob *b, uint32_t kind, uint32_t dims, uint32_t nsrc, const rec *r, uint32_t n)
-{
-    uint8_t *p = b->bytes + 8;
-    put32(&p, 1), put32(&p, kind), put32(&p, dims), put32(&p, nsrc), put32(&p, n);
-    for (uint32_t i = 0; i < n; i++) {
-        put32(&p, r[i].kind), put32(&p, r[i].scalar), put32(&p, r[i].size), put32(&p, r[i].align);
-        put32(&p, r[i].as), put32(&p, r[i].src), put32(&p, 0);
-    }
-    b->len = (size_t)(p - b->bytes);
-    uint64_t bits = (b->len - 8) * 8;
-    memcpy(b->bytes, &bits, 8);
-}
+#include "sig-encode.h"
 
 static const rec foo_recs[] = {
     {SX_PARAM_VALUE, SX_SCALAR_I32, 4, 4, 0, 0},

@@ -45,8 +45,7 @@ fail=0
   "$NVCC" --version 2>&1 | tail -1
   $CC --version 2>&1 | head -1
   grep PRETTY /etc/os-release
-} >"$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
+} 2>&1
 
 echo "== build"
 have_core=0
@@ -76,14 +75,22 @@ have_core=0
 [ $? = 0 ] || { echo "BUILD FAILED"; fail=1; }
 tail -20 "$OUT/build.log"
 
+# The core links images (virtual functions) once it has the resolver.
+if [ $have_core = 1 ] && grep -q calls-virtual-functions-set "$PRE/lib/libsycl-ext.so"; then
+  export SXC_TEST_VIRTUAL=1 XDG_CACHE_HOME="$B/cache"
+fi
 export SX_TEST_BUILDDIR="$B" SXC_TEST_DATA="$B/tests/cuda" LD_LIBRARY_PATH="$PRE/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary=""
+# At most 8 files come back from the GPU machine: the small logs stay in
+# $B/logs (their tails are in the printed summary), the large ones go to $OUT.
+mkdir -p "$B/logs"
 run() { # name, timeout, command...
   n=$1; t=$2; shift 2
   echo "== $n"
-  timeout "$t" "$@" >"$OUT/$n.log" 2>&1
+  case $n in test-cuda-abi|test-cuda-core|bench-cuda|bench-cuda-core|sanitizer) log=$OUT/$n.log ;; *) log=$B/logs/$n.log ;; esac
+  timeout "$t" "$@" >"$log" 2>&1
   rc=$?
-  tail -60 "$OUT/$n.log"
+  tail -60 "$log"
   echo "-- $n: exit $rc"
   case $rc in 0) summary="$summary PASS:$n" ;; 77) summary="$summary SKIP:$n" ;; *) summary="$summary FAIL:$n"; fail=1 ;; esac
 }
@@ -93,6 +100,10 @@ if [ $fail = 0 ]; then
   [ $have_core = 1 ] && run test-cuda-core 300 "$B/tests/cuda/test-cuda-core"
   run bench-cuda 300 "$B/bench-cuda"
   [ $have_core = 1 ] && run bench-cuda-core 300 "$B/bench-cuda-core"
+  if [ -n "${SXC_TEST_VIRTUAL:-}" ]; then
+    # a second process with the same cache directory: the persistent cache's first launch
+    run bench-vf-pass2 120 env SXC_BENCH_PASS=2 SXC_BENCH_VF_ONLY=1 "$B/bench-cuda-core"
+  fi
   if command -v compute-sanitizer >/dev/null && [ "${SX_GPU_SANITIZE:-1}" = 1 ]; then
     # API errors are expected (the tests provoke them); memory errors and leaks are not.
     run sanitizer 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \

@@ -483,9 +483,17 @@ int sxo_device_shares_globals(struct sxa_device_s *d)
     pthread_mutex_lock(&d->dg_lock);
     if (d->dg_shared < 0) {
         int r = run_probe(d, d->dg_note, sizeof d->dg_note);
-        /* A device that cannot build the probe (no compiler) is taken at
-         * the spec's word: variables are program-wide. */
-        d->dg_shared = r != 0;
+        if (r < 0) {
+            /* A device that cannot build the probe (no compiler, no
+             * kernel cache) is taken at the spec's word, except PoCL,
+             * whose per-kernel copies are known (3.1). */
+            int pocl = strstr(d->platform->name, "Portable Computing Language") != NULL;
+            size_t used = strlen(d->dg_note);
+            snprintf(d->dg_note + used, sizeof d->dg_note - used, "; assumed %s",
+                     pocl ? "one copy per kernel (PoCL)" : "shared (the spec's rule)");
+            r = !pocl;
+        }
+        d->dg_shared = r;
         sxo_svc->log(SX_LOG_INFO, "opencl: program-scope variable probe on '%s': %s", d->name,
                      d->dg_note);
     }

@@ -9,8 +9,17 @@
  *    driver on the test machines has them, so this path is UNTESTED.
  *
  * 2. Accessor kernels in the program itself, found by name. For a
- *    variable <name> the program carries three kernels (proptool adds
- *    them; tests/kernels/ocl-globals.cl writes them by hand):
+ *    variable <name> the program carries either one kernel, which fits
+ *    the one entry name per variable of "SX/device global accessors":
+ *
+ *      kernel void __sx_dg_access_<name>(global uchar *buf, ulong offset,
+ *                                        ulong count, uint op)
+ *          -- op 0: ((global ulong *)buf)[0] = sizeof(<name>)
+ *          -- op 1: buf[i] = ((uchar *)&<name>)[offset + i], i < count
+ *          -- op 2: ((uchar *)&<name>)[offset + i] = buf[i], i < count
+ *
+ *    or three (the first convention; tests/kernels/ocl-globals.cl writes
+ *    both forms by hand):
  *
  *      kernel void __sx_dg_size_<name>(global ulong *out)
  *          -- out[0] = sizeof(<name>)
@@ -43,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SXO_DG_ACCESS "__sx_dg_access_"
 #define SXO_DG_SIZE "__sx_dg_size_"
 #define SXO_DG_READ "__sx_dg_read_"
 #define SXO_DG_WRITE "__sx_dg_write_"
@@ -55,7 +65,7 @@ void sxo_globals_free(struct sxa_program_s *prog)
         sxo_global *next = g->next;
         if (g->read)
             sxo_cl.clReleaseKernel(g->read);
-        if (g->write)
+        if (g->write && !g->single)
             sxo_cl.clReleaseKernel(g->write);
         pthread_mutex_destroy(&g->lock);
         free(g->name);
@@ -68,7 +78,7 @@ void sxo_globals_free(struct sxa_program_s *prog)
 static sx_result accessor_kernel(struct sxa_program_s *p, const char *prefix, const char *name,
                                  cl_kernel *out)
 {
-    char entry[sizeof SXO_DG_WRITE + SXO_DG_NAME_MAX];
+    char entry[sizeof SXO_DG_ACCESS + SXO_DG_NAME_MAX];
     snprintf(entry, sizeof entry, "%s%s", prefix, name);
     cl_int err;
     *out = sxo_cl.clCreateKernel(p->prog, entry, &err);
@@ -82,12 +92,13 @@ static sx_result accessor_kernel(struct sxa_program_s *p, const char *prefix, co
     return sxo_fail(err, "clCreateKernel", "for accessor '%s' of program %p", entry, (void *)p);
 }
 
-/* Run __sx_dg_size_<name> once on queue `q` (or a queue of our own). */
-static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_command_queue q,
-                               size_t *size)
+/* Run the size accessor once on queue `q` (or a queue of our own): `single`
+ * is the one-kernel form (op 0), else __sx_dg_size_<name>. */
+static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_kernel single,
+                               cl_command_queue q, size_t *size)
 {
-    cl_kernel k;
-    sx_result rc = accessor_kernel(p, SXO_DG_SIZE, name, &k);
+    cl_kernel k = single;
+    sx_result rc = single ? SX_SUCCESS : accessor_kernel(p, SXO_DG_SIZE, name, &k);
     if (rc != SX_SUCCESS)
         return rc;
     cl_int err = CL_SUCCESS;
@@ -107,7 +118,12 @@ static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_com
         goto out;
     size_t one = 1;
     call = "clSetKernelArg";
-    if ((err = sxo_cl.clSetKernelArg(k, 0, sizeof buf, &buf)) != CL_SUCCESS)
+    cl_ulong zero = 0;
+    cl_uint op = 0;
+    if ((err = sxo_cl.clSetKernelArg(k, 0, sizeof buf, &buf)) != CL_SUCCESS ||
+        (single && ((err = sxo_cl.clSetKernelArg(k, 1, sizeof zero, &zero)) != CL_SUCCESS ||
+                    (err = sxo_cl.clSetKernelArg(k, 2, sizeof zero, &zero)) != CL_SUCCESS ||
+                    (err = sxo_cl.clSetKernelArg(k, 3, sizeof op, &op)) != CL_SUCCESS)))
         goto out;
     call = "clEnqueueNDRangeKernel";
     if ((err = sxo_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL)) !=
@@ -117,7 +133,7 @@ static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_com
     err = sxo_cl.clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
     if (err == CL_SUCCESS) {
         if (value == 0 || value > SIZE_MAX / 2)
-            rc = sxo_error(SX_ERROR_INVALID_BINARY, "opencl: accessor '" SXO_DG_SIZE "%s' says "
+            rc = sxo_error(SX_ERROR_INVALID_BINARY, "opencl: the size accessor of '%s' says "
                            "%llu bytes", name, (unsigned long long)value);
         *size = (size_t)value;
     }
@@ -129,7 +145,8 @@ out:
         sxo_cl.clReleaseMemObject(buf);
     if (own)
         sxo_cl.clReleaseCommandQueue(own);
-    sxo_cl.clReleaseKernel(k);
+    if (!single)
+        sxo_cl.clReleaseKernel(k);
     return rc;
 }
 
@@ -172,15 +189,25 @@ static sx_result find_global(struct sxa_program_s *p, const char *name, cl_comma
                          : sxo_fail(err, "clGetDeviceGlobalVariablePointerINTEL", "for '%s'", name);
         }
     } else {
-        rc = accessor_size(p, name, q, &g->size);
-        if (rc == SX_SUCCESS)
-            rc = accessor_kernel(p, SXO_DG_READ, name, &g->read);
-        if (rc == SX_SUCCESS)
-            rc = accessor_kernel(p, SXO_DG_WRITE, name, &g->write);
+        /* The one-kernel form first; else the three kernels. */
+        cl_kernel one = NULL;
+        if (accessor_kernel(p, SXO_DG_ACCESS, name, &one) == SX_SUCCESS) {
+            g->read = g->write = one;
+            g->single = 1;
+            rc = accessor_size(p, name, one, q, &g->size);
+        } else {
+            rc = accessor_size(p, name, NULL, q, &g->size);
+            if (rc == SX_SUCCESS)
+                rc = accessor_kernel(p, SXO_DG_READ, name, &g->read);
+            if (rc == SX_SUCCESS)
+                rc = accessor_kernel(p, SXO_DG_WRITE, name, &g->write);
+        }
     }
     if (rc != SX_SUCCESS) {
         if (g->read)
             sxo_cl.clReleaseKernel(g->read);
+        if (g->write && !g->single)
+            sxo_cl.clReleaseKernel(g->write);
         pthread_mutex_destroy(&g->lock);
         free(g->name);
         free(g);
@@ -274,8 +301,9 @@ static sx_result empty_copy(sxa_queue queue, int blocking, uint32_t n, const cl_
     return sxo_event_out(ev, out_event);
 }
 
-/* Launch accessor `k` with (buf, offset, count) under the record's lock. */
-static cl_int run_accessor(sxo_global *g, cl_kernel k, cl_command_queue q, cl_mem buf,
+/* Launch accessor `k` with (buf, offset, count[, op]) under the record's
+ * lock; `op` (1 read, 2 write) only for the one-kernel form. */
+static cl_int run_accessor(sxo_global *g, cl_kernel k, cl_uint op, cl_command_queue q, cl_mem buf,
                            size_t offset, size_t count, uint32_t n, const cl_event *list,
                            cl_event *ev)
 {
@@ -285,7 +313,8 @@ static cl_int run_accessor(sxo_global *g, cl_kernel k, cl_command_queue q, cl_me
     pthread_mutex_lock(&g->lock);
     if ((err = sxo_cl.clSetKernelArg(k, 0, sizeof buf, &buf)) == CL_SUCCESS &&
         (err = sxo_cl.clSetKernelArg(k, 1, sizeof off, &off)) == CL_SUCCESS &&
-        (err = sxo_cl.clSetKernelArg(k, 2, sizeof cnt, &cnt)) == CL_SUCCESS)
+        (err = sxo_cl.clSetKernelArg(k, 2, sizeof cnt, &cnt)) == CL_SUCCESS &&
+        (!g->single || (err = sxo_cl.clSetKernelArg(k, 3, sizeof op, &op)) == CL_SUCCESS))
         err = sxo_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, n, list, ev);
     pthread_mutex_unlock(&g->lock);
     return err;
@@ -328,7 +357,7 @@ sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *nam
                                            (void *)src, &err);
         if (mem) {
             call = "clEnqueueNDRangeKernel";
-            err = run_accessor(g, g->write, queue->q, mem, offset, count, num_events, list,
+            err = run_accessor(g, g->write, 2, queue->q, mem, offset, count, num_events, list,
                                out_event || blocking ? &ev : NULL);
             sxo_cl.clReleaseMemObject(mem);
             if (err == CL_SUCCESS && blocking) {
@@ -381,7 +410,8 @@ sx_result sxo_global_read(sxa_queue queue, sxa_program program, const char *name
         if (mem) {
             cl_event ran = NULL;
             call = "clEnqueueNDRangeKernel";
-            err = run_accessor(g, g->read, queue->q, mem, offset, count, num_events, list, &ran);
+            err = run_accessor(g, g->read, 1, queue->q, mem, offset, count, num_events, list,
+                               &ran);
             if (err == CL_SUCCESS) {
                 call = "clEnqueueReadBuffer";
                 err = sxo_cl.clEnqueueReadBuffer(queue->q, mem, blocking ? CL_TRUE : CL_FALSE, 0,

@@ -152,6 +152,7 @@ typedef struct sxo_global {
     char *name;
     size_t size;
     cl_kernel read, write;       /* NULL with the Intel extension */
+    int single;                  /* read == write == the one __sx_dg_access_ kernel */
     pthread_mutex_t lock;        /* clSetKernelArg + enqueue of the accessors */
 } sxo_global;
 

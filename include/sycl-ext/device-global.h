@@ -30,14 +30,14 @@
 
 /* An ordinary device_global<T>: { void *usm; T initial value }. */
 #define SX_DEVICE_GLOBAL_INIT(T, name, uid, access, ...)                                        \
-    static struct { void *usm; T value; } name = {0, __VA_ARGS__};                              \
+    static struct { void *usm; __typeof__(T) value; } name = {0, __VA_ARGS__};                              \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
 #define SX_DEVICE_GLOBAL(T, name, uid, access)                                                  \
-    static struct { void *usm; T value; } name;                                                 \
+    static struct { void *usm; __typeof__(T) value; } name;                                                 \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
 /* device_global<T, device_image_scope>: { T value }. */
 #define SX_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, uid, access)                                      \
-    static struct { T value; } name;                                                            \
+    static struct { __typeof__(T) value; } name;                                                            \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), SX_DEVICE_GLOBAL_IMAGE_SCOPE, access)
 
 #endif

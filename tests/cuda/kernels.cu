@@ -10,7 +10,32 @@ extern "C" {
 __device__ int dg_counter;
 __device__ int dg_array[16];
 
+// device_global<int[4]> "uid_usm" as DPC++ lowers it: the program variable
+// holds the address of the per-(context, device) USM instance, and its
+// name differs from the id ("uid_usm@global_id_mapping").
+__device__ int *dg_usm_ptr;
+// device_global<int[4], device_image_scope> "dg_scope": the value itself.
+__device__ int dg_scope[4];
+
 __global__ void empty_kernel(void) {}
+
+__global__ void dg_read(int *out)
+{
+    unsigned t = threadIdx.x;
+    if (t < 4) {
+        out[t] = dg_usm_ptr[t];
+        out[4 + t] = dg_scope[t];
+    }
+}
+
+__global__ void dg_bump(void)
+{
+    unsigned t = threadIdx.x;
+    if (t < 4) {
+        dg_usm_ptr[t] += 1;
+        dg_scope[t] += 2;
+    }
+}
 
 __global__ void add_one(int *p, int n)
 {

@@ -28,6 +28,15 @@ static int failures, checks;
     } while (0)
 #define OK(expr) CHECK_RC(expr, SX_SUCCESS)
 
+/* host objects of the two device globals (DPC++ layouts) */
+static struct {
+    void *usm;
+    int value[4];
+} hg_usm = {0, {1, 2, 3, 4}};
+static struct {
+    int value[4];
+} hg_scope;
+
 static sx_context ctx;
 static sx_device dev;
 static sx_queue q;
@@ -100,10 +109,31 @@ int main(void)
         sx_fini();
         return 77;
     }
+    OK(sx_device_global_add(&hg_usm, "uid_usm", sizeof(hg_usm.value), 0, SX_HOST_ACCESS_READ_WRITE));
+    OK(sx_device_global_add(&hg_scope, "dg_scope", sizeof(hg_scope.value), SX_DEVICE_GLOBAL_IMAGE_SCOPE,
+                            SX_HOST_ACCESS_READ_WRITE));
     /* The descriptor is checked whether or not a GPU is there. */
     cuda_image ci;
     cuda_image_init(&ci, ptx, ptx_size);
     OK(sx_register_images(&ci.desc));
+    {
+        /* the linking descriptor must register (a GPU or not) */
+        char pa[4096], pb[4096];
+        snprintf(pa, sizeof(pa), "%.4000s", ptxpath);
+        snprintf(pb, sizeof(pb), "%.4000s", ptxpath);
+        strcpy(strrchr(pa, '/') + 1, "link_a.ptx");
+        strcpy(strrchr(pb, '/') + 1, "link_b.ptx");
+        size_t an = 0, bn = 0;
+        void *a = read_file(pa, &an), *bb = read_file(pb, &bn);
+        if (a && bb) {
+            cuda_vf_images vf;
+            cuda_vf_init(&vf, a, an, bb, bn);
+            OK(sx_register_images(&vf.desc));
+            OK(sx_unregister_images(&vf.desc));
+        }
+        free(a);
+        free(bb);
+    }
     sx_kernel probe = NULL;
     OK(sx_kernel_get_free_function("ff_scale", &probe));
     if (probe)
@@ -112,6 +142,8 @@ int main(void)
     if (sx_device_get(NULL, SX_DEVICE_TYPE_GPU, 1, &dev, &nd) != SX_SUCCESS || !nd) {
         printf("SKIP: no CUDA driver or GPU (%s)\n", status);
         sx_unregister_images(&ci.desc);
+        sx_device_global_remove(&hg_usm);
+        sx_device_global_remove(&hg_scope);
         sx_fini();
         free(ptx);
         return failures ? 1 : 77;
@@ -222,6 +254,82 @@ int main(void)
         OK(sx_usm_free(ctx, fout));
     }
 
+    /* device globals: the USM kind (address written into the program by
+     * the core through global_write) and the image-scope kind (the program
+     * variable itself, by name) */
+    sx_kernel kr = NULL, kb = NULL;
+    OK(sx_kernel_get("dg_read", &kr));
+    OK(sx_kernel_get("dg_bump", &kb));
+    int *dout = NULL;
+    OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, 8 * sizeof(int), 0, (void **)&dout));
+    if (kr && kb && dout) {
+        size_t g4 = 4;
+        sx_arg da = {SX_ARG_POINTER, 0, sizeof(void *), dout};
+        OK(sx_queue_launch(q, kr, 1, NULL, &g4, &g4, 1, &da, 0, NULL, NULL));
+        OK(sx_queue_wait(q));
+        CHECK(dout[0] == 1 && dout[3] == 4, "initial value of uid_usm: %d %d", dout[0], dout[3]);
+        int a[4] = {10, 20, 30, 40}, s4[4] = {5, 6, 7, 8};
+        OK(sx_queue_device_global_write(q, &hg_usm, a, sizeof(a), 0, 1, 0, NULL, NULL));
+        OK(sx_queue_device_global_write(q, &hg_scope, s4, sizeof(s4), 0, 1, 0, NULL, NULL));
+        OK(sx_queue_launch(q, kb, 1, NULL, &g4, &g4, 0, NULL, 0, NULL, NULL));
+        OK(sx_queue_launch(q, kr, 1, NULL, &g4, &g4, 1, &da, 0, NULL, NULL));
+        OK(sx_queue_wait(q));
+        static const int want[8] = {11, 21, 31, 41, 7, 8, 9, 10};
+        CHECK(!memcmp(dout, want, sizeof(want)), "device globals seen by a kernel: %d %d %d %d / %d %d %d %d",
+              dout[0], dout[1], dout[2], dout[3], dout[4], dout[5], dout[6], dout[7]);
+        int back[3] = {0};
+        OK(sx_queue_device_global_read(q, back, &hg_usm, sizeof(back), sizeof(int), 1, 0, NULL, NULL));
+        CHECK(back[0] == 21 && back[2] == 41, "read uid_usm at offset 4: %d %d %d", back[0], back[1], back[2]);
+        OK(sx_queue_device_global_read(q, back, &hg_scope, sizeof(back), sizeof(int), 1, 0, NULL, NULL));
+        CHECK(back[0] == 8 && back[2] == 10, "read dg_scope at offset 4: %d %d %d", back[0], back[1], back[2]);
+        CHECK_RC(sx_queue_device_global_write(q, &hg_scope, a, sizeof(a), 8, 1, 0, NULL, NULL),
+                 SX_ERROR_INVALID_VALUE);
+        CHECK_RC(sx_queue_device_global_write(q, &hg_usm, a, sizeof(a), 8, 1, 0, NULL, NULL),
+                 SX_ERROR_INVALID_VALUE);
+    }
+    OK(sx_usm_free(ctx, dout));
+    OK(sx_kernel_release(kr));
+    OK(sx_kernel_release(kb));
+
+    /* virtual functions: the core's resolver links link_a (calls "vf_set")
+     * with link_b (provides it) through the adapter's compile + link. Only
+     * where the core has the resolver (gpu-run.sh sets SXC_TEST_VIRTUAL). */
+    if (getenv("SXC_TEST_VIRTUAL")) {
+        char pa[4096], pb[4096];
+        snprintf(pa, sizeof(pa), "%.4000s", ptxpath);
+        snprintf(pb, sizeof(pb), "%.4000s", ptxpath);
+        strcpy(strrchr(pa, '/') + 1, "link_a.ptx");
+        strcpy(strrchr(pb, '/') + 1, "link_b.ptx");
+        size_t an = 0, bn = 0;
+        void *a = read_file(pa, &an), *bb = read_file(pb, &bn);
+        CHECK(a && bb, "link test data %s, %s", pa, pb);
+        cuda_vf_images vf;
+        if (a && bb) {
+            cuda_vf_init(&vf, a, an, bb, bn);
+            OK(sx_register_images(&vf.desc));
+            sx_kernel kv = NULL;
+            OK(sx_kernel_get("link_kernel", &kv));
+            int *vo = NULL;
+            OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, 32 * sizeof(int), 0, (void **)&vo));
+            sx_arg va = {SX_ARG_POINTER, 0, sizeof(void *), vo};
+            size_t g32 = 32;
+            for (int round = 0; round < 2 && kv && vo; round++) {
+                memset(vo, 0, 32 * sizeof(int));
+                OK(sx_queue_launch(q, kv, 1, NULL, &g32, &g32, 1, &va, 0, NULL, NULL));
+                OK(sx_queue_wait(q));
+                good = 1;
+                for (int i = 0; i < 32; i++)
+                    good &= vo[i] == 3 * i + 1;
+                CHECK(good, "linked kernel (round %d): vo[1]=%d", round, vo[1]);
+            }
+            OK(sx_usm_free(ctx, vo));
+            OK(sx_kernel_release(kv));
+            OK(sx_unregister_images(&vf.desc));
+        }
+        free(a);
+        free(bb);
+    }
+
     /* one kernel, many threads */
     enum { NT = 6 };
     unsigned long long *c = NULL;
@@ -253,6 +361,8 @@ int main(void)
     OK(sx_context_release(ctx));
     OK(sx_unregister_images(&ci.desc));
     OK(sx_fini());
+    OK(sx_device_global_remove(&hg_usm));
+    OK(sx_device_global_remove(&hg_scope));
     free(host);
     free(ptx);
     printf("%d checks, %d failed\n", checks, failures);

@@ -44,3 +44,25 @@ kernel void ocl_dg_rotate(void)
 /* Only a read accessor: an incomplete set must be refused. */
 global int ocl_dg_partial;
 kernel void __sx_dg_size_ocl_dg_partial(global ulong *out) { out[0] = sizeof(ocl_dg_partial); }
+
+/* The one-kernel form (one entry name per variable, as "SX/device global
+ * accessors" lists): op 0 size, 1 read, 2 write. */
+global long ocl_dg_single[3] = {-1, -2, -3};
+kernel void __sx_dg_access_ocl_dg_single(global uchar *buf, ulong offset, ulong count, uint op)
+{
+    global uchar *p = (global uchar *)&ocl_dg_single;
+    if (op == 0)
+        *(global ulong *)buf = sizeof(ocl_dg_single);
+    else if (op == 1)
+        for (ulong i = 0; i < count; i++)
+            buf[i] = p[offset + i];
+    else if (op == 2)
+        for (ulong i = 0; i < count; i++)
+            p[offset + i] = buf[i];
+}
+
+/* ocl_dg_single[2] = ocl_dg_single[0] + ocl_dg_single[1] */
+kernel void ocl_dg_single_sum(void)
+{
+    ocl_dg_single[2] = ocl_dg_single[0] + ocl_dg_single[1];
+}

@@ -115,6 +115,30 @@ START_TEST(t_shared_with_kernels)
 }
 END_TEST
 
+/* The one-kernel accessor form: size, read, write, bounds, kernels see it. */
+START_TEST(t_single_accessor)
+{
+    env_up(0);
+    sxa_program p = build_program("ocl-globals");
+    size_t size = 0;
+    CK_SX(T_prog.get_global(p, "ocl_dg_single", &size, NULL));
+    ck_assert_uint_eq(size, 24);
+    int64_t v[3] = {0};
+    CK_SX(rd(p, "ocl_dg_single", sizeof v, 0, v));
+    ck_assert_int_eq(v[0], -1);
+    ck_assert_int_eq(v[2], -3);
+    int64_t two[2] = {40, 2};
+    CK_SX(wr(p, "ocl_dg_single", sizeof two, 0, two));
+    launch(p, "ocl_dg_single_sum", 0, NULL);
+    CK_SX(rd(p, "ocl_dg_single", sizeof v[2], 16, &v[2]));
+    ck_assert_int_eq(v[2], 42);
+    CK_SX_IS(rd(p, "ocl_dg_single", 9, 16, v), SX_ERROR_INVALID_VALUE);
+    CK_SX_IS(wr(p, "ocl_dg_single", 25, 0, v), SX_ERROR_INVALID_VALUE);
+    CK_SX(T_prog.release(p));
+    env_down();
+}
+END_TEST
+
 /* Non-blocking: the write's source may change right after the call; events order the rest. */
 START_TEST(t_nonblocking_events)
 {
@@ -204,6 +228,7 @@ int main(void)
     tcase_add_test(tc, t_size_and_names);
     tcase_add_test(tc, t_read_write_bounds);
     tcase_add_test(tc, t_shared_with_kernels);
+    tcase_add_test(tc, t_single_accessor);
     tcase_add_test(tc, t_nonblocking_events);
     tcase_add_test(tc, t_threads);
     suite_add_tcase(s, tc);

@@ -36,6 +36,8 @@ if [ -n "${SX_TEST_VALGRIND:-}" ] && [ -n "${VALGRIND:-}" ]; then
     vg="$VALGRIND -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
 --suppressions=${SX_TEST_SRCDIR:-.}/tests/opencl/valgrind.supp"
     export CK_FORK=no
+    # ocl-api is a libtool wrapper script: let libtool run the real binary.
+    [ -x "$build/libtool" ] && vg="$build/libtool --mode=execute $vg"
 fi
 
 passed=0 failed=0

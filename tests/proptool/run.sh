@@ -24,6 +24,19 @@ fail=0
 ok() { pass=$((pass + 1)); echo "PASS: $*"; }
 ko() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
+# --- --help, --version, and the man page lists every option --help does
+if "$P" --help > help.txt && "$P" --version | grep -q '^proptool (libsycl-ext) ' &&
+   [ "$("$P" --bogus 2>/dev/null; echo $?)" -eq 2 ]; then
+    ok "--help, --version, bad option exits 2"
+else
+    ko "--help/--version"
+fi
+missing=
+for o in $(grep -o -- '--[a-z][a-z-]*' help.txt | sort -u); do
+    grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" "$S/proptool/proptool.1" || missing="$missing $o"
+done
+if [ -z "$missing" ]; then ok "the man page documents every option of --help"; else ko "proptool.1 lacks:$missing"; fi
+
 # --- kernels from OpenCL C
 for f in kernels second dup scope2 conflict unknown-key; do
     if ! "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
@@ -99,6 +112,74 @@ if "$P" -o bc.sximg kernels.spv --spir-bc --llvm-spirv "$LLVM_SPIRV" 2> bc.err &
     ok "--spir-bc adds a bitcode variant"
 else
     cat bc.err; ko "--spir-bc"
+fi
+
+# --- device-global accessor kernels: valid SPIR-V, and working on Oclgrind
+if "$P" --device-global-accessors --spir-bc --llvm-spirv "$LLVM_SPIRV" -o acc.sximg kernels.spv 2> acc.err; then
+    "$P" --dump acc.sximg --extract exacc > acc.dump
+    if [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" exacc/image0.spv; then
+        ok "accessor kernels pass spirv-val"
+    else
+        ko "accessor kernels fail spirv-val"
+    fi
+    SACC=$(sed -n 's/^    dg_scope: string "\(.*\)"$/\1/p' acc.dump | head -n 1)
+    UACC=$(sed -n 's/^    dg_usm: string "\(.*\)"$/\1/p' acc.dump | head -n 1)
+    if [ -n "$SACC" ] && [ -n "$UACC" ] && grep -q "^    $SACC\$" acc.dump; then
+        ok "accessor kernels listed in entries and \"SX/device global accessors\""
+    else
+        ko "accessor kernels not recorded"
+    fi
+    OCLGRIND_ICD=/usr/lib/oclgrind/liboclgrind-rt-icd.so
+    if [ -f "$OCLGRIND_ICD" ] && $CC $CPPFLAGS -o accessor-ocl "$D/accessor-ocl.c" -lOpenCL 2> cc.err; then
+        mkdir -p icd && echo "$OCLGRIND_ICD" > icd/oclgrind.icd
+        if OCL_ICD_VENDORS="$W/icd" ASAN_OPTIONS=detect_leaks=0 ./accessor-ocl exacc/image1.bc "$SACC" "$UACC"; then
+            ok "accessor kernels read and write device globals on Oclgrind (SPIR bitcode)"
+        else
+            ko "accessor kernels on Oclgrind"
+        fi
+    else
+        echo "SKIP: accessor kernels on OpenCL: no Oclgrind or OpenCL headers"
+    fi
+else
+    cat acc.err; ko "--device-global-accessors"
+fi
+
+# --- SPIR-V 1.0 input (no globals in entry-point interfaces), with accessors
+if [ $have_as = yes ]; then
+    if "$SPIRV_AS" --target-env spv1.0 "$D/dg10.spvasm" -o dg10.spv &&
+       "$P" --device-global-accessors -o dg10.sximg dg10.spv && "$P" --dump dg10.sximg --extract ex10 > dg10.dump &&
+       [ "$(grep -c '^    __sx_dg_access_[0-9a-f]*$' dg10.dump)" -eq 2 ] &&
+       { [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" ex10/image0.spv; }; then
+        ok "SPIR-V 1.0 input with accessor kernels passes spirv-val"
+    else
+        ko "SPIR-V 1.0 input with accessor kernels"
+    fi
+fi
+
+# --- C++ for OpenCL virtual functions (function-pointer constants)
+if "$CLANG" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        "$D/vf.clcpp" -o vf.bc 2> vf.err && "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers vf.bc -o vf.spv; then
+    if "$P" -o vf.sximg vf.spv 2>> vf.err && "$P" --dump vf.sximg > vf.dump &&
+       grep -q 'calls-virtual-functions-set: .* "set_a" + NUL' vf.dump &&
+       grep -q 'virtual-functions-set: .* "set_a" + NUL' vf.dump; then
+        ok "virtual-function sets from C++ for OpenCL"
+    else
+        cat vf.err; ko "virtual-function sets"
+    fi
+else
+    echo "SKIP: C++ for OpenCL virtual functions do not build here"; cat vf.err
+fi
+
+# --- no leaks or bad reads in proptool itself
+if [ -n "${VALGRIND:-}" ]; then
+    if "$VALGRIND" -q --leak-check=full --error-exitcode=9 "$P" --device-global-accessors -o vg.sximg \
+            --emit-c vg.c kernels.spv --host kernels.so second.spv &&
+       "$VALGRIND" -q --leak-check=full --error-exitcode=9 "$P" --dump vg.sximg > /dev/null &&
+       { "$VALGRIND" -q --leak-check=full --error-exitcode=9 "$P" -o vg2.sximg kernels.spv dup.spv 2>/dev/null; [ $? -eq 1 ]; }; then
+        ok "valgrind: proptool runs clean (success, dump, failure paths)"
+    else
+        ko "valgrind reports errors in proptool"
+    fi
 fi
 
 # --- manifest
@@ -198,6 +279,8 @@ expect_fail "conflicting keys (one string)" "conflict.spv: word [0-9]*: kernel '
 expect_fail "duplicate kernel across inputs" "dup.spv: duplicate kernel name '__sycl_kernel_once': also defined in kernels.spv" kernels.spv dup.spv
 expect_fail "device_image_scope in two images" 'device_global variable dg_scope with property "device_image_scope" is used in more than one device image' kernels.spv scope2.spv
 expect_fail "missing input" "nothere.spv: cannot open" nothere.spv
+"$CLANG" $HOSTFLAGS "$D/second.cl" -o second.so 2>/dev/null
+expect_fail "host variant lacking a kernel" "second.so: host variant lacks kernel '__sycl_kernel_scale' of kernels.spv" kernels.spv --host second.so
 printf 'sximg-manifest 1\nimage host kernels.so\nparam local\n' > bad.manifest
 expect_fail "manifest: param before kernel" "bad.manifest: line 3: param before any kernel" --manifest bad.manifest
 

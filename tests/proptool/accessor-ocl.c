@@ -1,0 +1,127 @@
+/* accessor-ocl.c: proptool's output on a real OpenCL implementation
+ * (Oclgrind: it shares program variables across kernels, as accessors
+ * need). The SPIR bitcode variant (--spir-bc) of kernels.cl with
+ * --device-global-accessors: write dg_scope through its accessor kernel,
+ * see __sycl_kernel_once read it (and see if_device: only_on_host's store
+ * gone, only_on_device's kept), read it back; write and read back the
+ * pointer slot of dg_usm.
+ * accessor-ocl IMAGE.bc SCOPE_ACCESSOR USM_ACCESSOR */
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK(x)                                                                                         \
+    do {                                                                                              \
+        cl_int e_ = (x);                                                                              \
+        if (e_) {                                                                                     \
+            fprintf(stderr, "accessor-ocl: %s: error %d\n", #x, e_);                                  \
+            return 1;                                                                                 \
+        }                                                                                             \
+    } while (0)
+
+static cl_command_queue q;
+
+static int access(cl_kernel k, cl_mem buf, cl_ulong off, cl_ulong cnt, cl_uint to_var)
+{
+    size_t one = 1;
+    CK(clSetKernelArg(k, 0, sizeof buf, &buf));
+    CK(clSetKernelArg(k, 1, sizeof off, &off));
+    CK(clSetKernelArg(k, 2, sizeof cnt, &cnt));
+    CK(clSetKernelArg(k, 3, sizeof to_var, &to_var));
+    CK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4)
+        return 2;
+    FILE *f = fopen(argv[1], "rb");
+    static unsigned char bin[1 << 20];
+    size_t n = f ? fread(bin, 1, sizeof bin, f) : 0;
+    if (f)
+        fclose(f);
+    if (!n)
+        return 2;
+    cl_platform_id p;
+    cl_device_id d;
+    cl_int e, st;
+    CK(clGetPlatformIDs(1, &p, NULL));
+    CK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL));
+    cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
+    CK(e);
+    q = clCreateCommandQueue(c, d, 0, &e);
+    CK(e);
+    const unsigned char *bp = bin;
+    cl_program pr = clCreateProgramWithBinary(c, 1, &d, &n, &bp, &st, &e);
+    CK(e);
+    if ((e = clBuildProgram(pr, 1, &d, "-x spir", NULL, NULL))) {
+        char log[8192] = "";
+        clGetProgramBuildInfo(pr, d, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        fprintf(stderr, "accessor-ocl: build failed (%d): %s\n", e, log);
+        return 1;
+    }
+    cl_kernel ks = clCreateKernel(pr, argv[2], &e);
+    CK(e);
+    cl_kernel ku = clCreateKernel(pr, argv[3], &e);
+    CK(e);
+    cl_kernel ko = clCreateKernel(pr, "__sycl_kernel_once", &e);
+    CK(e);
+    cl_mem buf = clCreateBuffer(c, CL_MEM_READ_WRITE, 64, NULL, &e);
+    CK(e);
+    cl_mem out = clCreateBuffer(c, CL_MEM_READ_WRITE, 64, NULL, &e);
+    CK(e);
+    int zero[16] = {0}, val = 100;
+    CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 4, &val, 0, NULL, NULL));
+    CK(clEnqueueWriteBuffer(q, out, CL_TRUE, 0, 64, zero, 0, NULL, NULL));
+    if (access(ks, buf, 0, 4, 1))
+        return 1;
+    size_t one = 1;
+    CK(clSetKernelArg(ko, 0, sizeof out, &out));
+    CK(clEnqueueNDRangeKernel(q, ko, 1, NULL, &one, &one, 0, NULL, NULL));
+    int res[16];
+    CK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 64, res, 0, NULL, NULL));
+    CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 64, zero, 0, NULL, NULL));
+    if (access(ks, buf, 0, 4, 0))
+        return 1;
+    int back = 0;
+    CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 4, &back, 0, NULL, NULL));
+    /* The USM form: the variable is the pointer slot. */
+    unsigned long long slot = 0x1122334455667788ull, slot_back = 0;
+    CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 8, &slot, 0, NULL, NULL));
+    if (access(ku, buf, 0, 8, 1))
+        return 1;
+    CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 64, zero, 0, NULL, NULL));
+    if (access(ku, buf, 0, 8, 0))
+        return 1;
+    CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 8, &slot_back, 0, NULL, NULL));
+    int bad = 0;
+    if (res[0] != 0 || res[1] != 2000) {
+        fprintf(stderr, "accessor-ocl: if_device: out[0]=%d (want 0), out[1]=%d (want 2000)\n", res[0], res[1]);
+        bad++;
+    }
+    if (res[2] != 3 * 7 + 100) {
+        fprintf(stderr, "accessor-ocl: kernel saw dg_scope as %d (want 100)\n", res[2] - 21);
+        bad++;
+    }
+    if (back != 100) {
+        fprintf(stderr, "accessor-ocl: dg_scope read back %d (want 100)\n", back);
+        bad++;
+    }
+    if (slot_back != slot) {
+        fprintf(stderr, "accessor-ocl: dg_usm slot read back %#llx\n", slot_back);
+        bad++;
+    }
+    clReleaseMemObject(buf);
+    clReleaseMemObject(out);
+    clReleaseKernel(ks);
+    clReleaseKernel(ku);
+    clReleaseKernel(ko);
+    clReleaseProgram(pr);
+    clReleaseCommandQueue(q);
+    clReleaseContext(c);
+    printf("accessor-ocl: %s\n", bad ? "FAILED" : "OK");
+    return bad ? 1 : 0;
+}
