@@ -11,6 +11,7 @@ typedef struct dg_instance {
     struct sx_context_s *context;
     struct sx_device_s *device;
     void *usm;                 /* the value; also the source of pointer writes, so it outlives them */
+    bool adapter_owned;        /* `usm` is an adapter instance (global table), not USM */
     struct dg_instance *next;
 } dg_instance;
 
@@ -49,7 +50,11 @@ static uint32_t dg_access(const dg *d) { return d->num_refs ? d->refs[0].global-
 
 static void instance_free(dg_instance *in)
 {
-    SXA_CALL(in->context->adapter, usm, free, in->context->handle, in->usm);
+    struct sx_adapter_s *a = in->context->adapter;
+    if (in->adapter_owned)
+        SXA_CALL(a, global, instance_release, in->context->handle, in->usm);
+    else
+        SXA_CALL(a, usm, free, in->context->handle, in->usm);
     free(in);
 }
 
@@ -305,17 +310,27 @@ static sx_result instance_get(dg *d, struct sx_queue_s *q, dg_instance **out)
     if (!in)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
     uint32_t size = dg_size(d);
+    in->context = q->context;
     sx_result r = SXA_CALL(a, usm, alloc, q->context->handle, q->device->handle, SX_USM_TYPE_DEVICE, size, 0, &in->usm);
+    if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+        /* No USM (Oclgrind): memory the adapter owns, bound into programs. */
+        r = SXA_CALL(a, global, instance_create, q->context->handle, q->device->handle, size, &in->usm);
+        in->adapter_owned = r == SX_SUCCESS;
+    }
     if (r != SX_SUCCESS) {
         free(in);
         sxi_error_prefix("device_global '%s': allocating its %u bytes on %s", d->uid, size, q->device->name);
         return r;
     }
-    /* The initial value the host object holds after its pointer member, or zeros. */
-    if (d->has_host)
+    /* The initial value the host object holds after its pointer member, or zeros
+     * (adapter instances start zeroed). */
+    if (d->has_host && in->adapter_owned)
+        r = SXA_CALL(a, global, instance_copy, q->handle, in->usm, 1, 0, size, (char *)d->host_ptr + sizeof(void *), 1, 0,
+                     NULL, NULL);
+    else if (d->has_host)
         r = SXA_CALL(a, enqueue, usm_memcpy, q->handle, 1, in->usm, (const char *)d->host_ptr + sizeof(void *), size, 0,
                      NULL, NULL);
-    else {
+    else if (!in->adapter_owned) {
         static const uint8_t zero[1];
         r = SXA_CALL(a, enqueue, usm_fill, q->handle, in->usm, 1, zero, size, 0, NULL, NULL);
         if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
@@ -329,7 +344,6 @@ static sx_result instance_get(dg *d, struct sx_queue_s *q, dg_instance **out)
     }
     if (r != SX_SUCCESS) {
         sxi_error_prefix("device_global '%s': initialising its instance on %s", d->uid, q->device->name);
-        in->context = q->context;
         instance_free(in);
         return r;
     }
@@ -354,12 +368,16 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
                 continue;
             dg *d = sxi_strmap_get(&by_uid, g->uid);
             dg_instance *in;
-            if (!d || (r = instance_get(d, q, &in)) != SX_SUCCESS)
+            if (!d)
+                continue; /* cannot happen: the image's registration made the entry */
+            if ((r = instance_get(d, q, &in)) != SX_SUCCESS)
                 break;
             /* Blocking: every later launch from this program sees the pointer;
              * the source is the instance's own field in any case. */
-            r = SXA_CALL(q->adapter, enqueue, global_write, q->handle, p->handle, g->symbol, 1, sizeof(void *), 0,
-                         &in->usm, 0, NULL, NULL);
+            r = in->adapter_owned
+                    ? SXA_CALL(q->adapter, global, bind, q->handle, p->handle, g->symbol, in->usm)
+                    : SXA_CALL(q->adapter, enqueue, global_write, q->handle, p->handle, g->symbol, 1, sizeof(void *), 0,
+                               &in->usm, 0, NULL, NULL);
             if (r != SX_SUCCESS)
                 sxi_error_prefix("device_global '%s': writing its address into the program on %s", g->uid,
                                  q->device->name);
@@ -512,6 +530,20 @@ static sx_result copy(const copy_req *c)
     }
     dg_instance *in;
     r = instance_get(d, q, &in);
+    if (r == SX_SUCCESS && in->adapter_owned) {
+        void *inst = in->usm;
+        pthread_mutex_unlock(&dg_lock);
+        sxa_event stack[16], *waits, out = NULL;
+        uint32_t nwaits;
+        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) != SX_SUCCESS)
+            return r;
+        r = SXA_CALL(q->adapter, global, instance_copy, q->handle, inst, c->write, c->offset, c->bytes, c->host,
+                     c->blocking, nwaits, waits, c->ev ? &out : NULL);
+        sxi_wait_list_free(waits, stack);
+        if (r != SX_SUCCESS)
+            return r;
+        return c->ev ? sxi_event_wrap(q, out, c->ev) : SX_SUCCESS;
+    }
     void *usm = r == SX_SUCCESS ? (char *)in->usm + c->offset : NULL;
     pthread_mutex_unlock(&dg_lock);
     if (r != SX_SUCCESS)

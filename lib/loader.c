@@ -59,6 +59,12 @@ static sx_result stub_barrier(sxa_queue q, uint32_t n, const sxa_event *w, sxa_e
 { return unsupported("enqueue.barrier"); }
 static sx_result stub_get_profiling(sxa_event e, sxa_profiling_info p, uint64_t *v)
 { return unsupported("event.get_profiling"); }
+static sx_result stub_instance_create(sxa_context c, sxa_device d, size_t s, void **i)
+{ return unsupported("global.instance_create"); }
+static sx_result stub_instance_release(sxa_context c, void *i) { return unsupported("global.instance_release"); }
+static sx_result stub_instance_copy(sxa_queue q, void *i, int w, size_t o, size_t c, void *h, int b, uint32_t n,
+                                    const sxa_event *wl, sxa_event *e) { return unsupported("global.instance_copy"); }
+static sx_result stub_bind(sxa_queue q, sxa_program p, const char *n, void *i) { return unsupported("global.bind"); }
 
 #define ENTRY(tbl, fn, stub) \
     {offsetof(struct sxa_dispatch, tbl) + offsetof(sxa_##tbl##_table, fn), #tbl "." #fn, (void (*)(void))(stub)}
@@ -83,6 +89,8 @@ static const struct {
     ENTRY(enqueue, global_read, stub_global_read), ENTRY(enqueue, barrier, stub_barrier),
     ENTRY(event, wait, NULL), ENTRY(event, get_status, NULL), ENTRY(event, release, NULL),
     ENTRY(event, get_profiling, stub_get_profiling),
+    ENTRY(global, instance_create, stub_instance_create), ENTRY(global, instance_release, stub_instance_release),
+    ENTRY(global, instance_copy, stub_instance_copy), ENTRY(global, bind, stub_bind),
 };
 
 static const struct {
@@ -95,7 +103,7 @@ static const struct {
     TABLE(SXA_TABLE_DEVICE, device), TABLE(SXA_TABLE_CONTEXT, context),
     TABLE(SXA_TABLE_QUEUE, queue), TABLE(SXA_TABLE_USM, usm),
     TABLE(SXA_TABLE_PROGRAM, program), TABLE(SXA_TABLE_KERNEL, kernel),
-    TABLE(SXA_TABLE_ENQUEUE, enqueue), TABLE(SXA_TABLE_EVENT, event),
+    TABLE(SXA_TABLE_ENQUEUE, enqueue), TABLE(SXA_TABLE_EVENT, event), TABLE(SXA_TABLE_GLOBAL, global),
 #undef TABLE
 };
 

@@ -98,6 +98,7 @@ struct sxa_dispatch {
     sxa_kernel_table kernel;
     sxa_enqueue_table enqueue;
     sxa_event_table event;
+    sxa_global_table global;
 };
 
 struct sx_adapter_s {

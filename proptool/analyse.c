@@ -613,7 +613,7 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
                       keysize, l.size);
             ok = false;
         }
-        g.size = l.size;
+        g.size = g.var_size = l.size;
         free(l.leaves);
     } else {
         if (!sz) {
@@ -630,6 +630,9 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
             sxp_warn(m->path, vin->off,
                      "device global '%s' without device_image_scope should hold a pointer (its USM instance)", shown);
         g.size = keysize;
+        layout l = {0};
+        g.var_size = vti && type_layout(m, vt, 0, 0, &l, NULL, true) ? l.size : ptr_size(m);
+        free(l.leaves);
     }
     for (uint32_t i = 0; ok && i < a->nglobals; i++)
         if (g.uid && !strcmp(a->globals[i].uid, g.uid)) {

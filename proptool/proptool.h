@@ -236,7 +236,8 @@ int sxp_annot_key_where(const char *key);
 typedef struct sxp_global {
     char *uid;        /* unique id */
     char *symbol;     /* linkage name, or OpName, or NULL */
-    uint32_t size;
+    uint32_t size;       /* sizeof(T) */
+    uint32_t var_size;   /* bytes of the variable itself: T, or the pointer slot */
     bool image_scope;
     uint32_t host_access;
     uint32_t var;

@@ -21,6 +21,9 @@ if [ "${1:-}" = --stage ]; then
       tests/cuda/*.h tests/cuda/*.cu bench/cuda/*.c lib/sx-internal.h lib/hash.h tools/gpu-run.sh) |
     tar -xf - -C "$DEST/src"
   cp -a "$BUILD"/lib/.libs/libsycl-ext.so* "$DEST/prebuilt/lib/"
+  mkdir -p "$DEST/prebuilt/data"
+  # image files need clang, llvm-spirv and proptool, which the GPU machine lacks
+  cp "$BUILD"/tests/cuda/*.sximg "$DEST/prebuilt/data/" 2>/dev/null || true
   cp "$BUILD/config.h" "$DEST/prebuilt/include/"
   cp "$BUILD/include/sycl-ext/version.h" "$DEST/prebuilt/include/sycl-ext/"
   du -sh "$DEST"
@@ -64,6 +67,8 @@ have_core=0
     CI="-I$PRE/include -I$SRC/include -I$SRC/lib -I$CUDA_INC -I$SRC/adapters/cuda -I$SRC/tests/cuda"
     $CC $W $CI "$SRC/tests/cuda/test-cuda-core.c" -o "$B/tests/cuda/test-cuda-core" -L"$PRE/lib" -lsycl-ext -lpthread
     $CC $W $CI "$SRC/bench/cuda/bench-cuda-core.c" -o "$B/bench-cuda-core" -L"$PRE/lib" -lsycl-ext -ldl
+    $CC $W $CI "$SRC/tests/cuda/test-cuda-e2e.c" -o "$B/tests/cuda/test-cuda-e2e" -L"$PRE/lib" -lsycl-ext
+    cp "$PRE"/data/*.sximg "$B/tests/cuda/" 2>/dev/null || true
   fi
   for f in kernels link_a link_b; do
     "$NVCC" -ptx -rdc=true -arch=sm_90 -o "$B/tests/cuda/$f.ptx" "$SRC/tests/cuda/$f.cu"
@@ -87,7 +92,7 @@ mkdir -p "$B/logs"
 run() { # name, timeout, command...
   n=$1; t=$2; shift 2
   echo "== $n"
-  case $n in test-cuda-abi|test-cuda-core|bench-cuda|bench-cuda-core|sanitizer) log=$OUT/$n.log ;; *) log=$B/logs/$n.log ;; esac
+  case $n in test-cuda-abi|test-cuda-core|test-cuda-e2e|bench-cuda|bench-cuda-core|sanitizer) log=$OUT/$n.log ;; *) log=$B/logs/$n.log ;; esac
   timeout "$t" "$@" >"$log" 2>&1
   rc=$?
   tail -60 "$log"
@@ -98,6 +103,7 @@ if [ $fail = 0 ]; then
   run test-cuda-nodriver 60 "$B/tests/cuda/test-cuda-nodriver"
   run test-cuda-abi 300 "$B/tests/cuda/test-cuda-abi"
   [ $have_core = 1 ] && run test-cuda-core 300 "$B/tests/cuda/test-cuda-core"
+  [ $have_core = 1 ] && run test-cuda-e2e 300 "$B/tests/cuda/test-cuda-e2e"
   run bench-cuda 300 "$B/bench-cuda"
   [ $have_core = 1 ] && run bench-cuda-core 300 "$B/bench-cuda-core"
   if [ -n "${SXC_TEST_VIRTUAL:-}" ]; then
@@ -106,8 +112,10 @@ if [ $fail = 0 ]; then
   fi
   if command -v compute-sanitizer >/dev/null && [ "${SX_GPU_SANITIZE:-1}" = 1 ]; then
     # API errors are expected (the tests provoke them); memory errors and leaks are not.
-    run sanitizer 300 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
-        --error-exitcode 9 "$B/tests/cuda/test-cuda-abi"
+    cs="compute-sanitizer --tool memcheck --leak-check full --report-api-errors no --error-exitcode 9"
+    list="$B/tests/cuda/test-cuda-abi"
+    [ $have_core = 1 ] && list="$list $B/tests/cuda/test-cuda-core $B/tests/cuda/test-cuda-e2e"
+    run sanitizer 400 sh -c 'rc=0; for t in "$@"; do echo "### $t"; '"$cs"' "$t"; r=$?; [ $r = 0 ] || [ $r = 77 ] || rc=1; done; exit $rc' sh $list
   fi
 fi
 echo "== gpu-run:$summary: $( [ $fail = 0 ] && echo ALL OK || echo FAILURES )"

@@ -44,7 +44,7 @@ extern "C" {
 #define SXA_MAJOR_VERSION(v) ((uint32_t)(v) >> 16)
 #define SXA_MINOR_VERSION(v) ((uint32_t)(v) & 0xffff)
 #define SXA_ABI_VERSION_MAJOR 1
-#define SXA_ABI_VERSION_MINOR 0
+#define SXA_ABI_VERSION_MINOR 1
 #define SXA_ABI_VERSION SXA_MAKE_VERSION(SXA_ABI_VERSION_MAJOR, SXA_ABI_VERSION_MINOR)
 
 #define SXA_ENTRY_SYMBOL "sxa_get_proc_table"
@@ -167,7 +167,8 @@ enum {
     SXA_TABLE_KERNEL = 8,
     SXA_TABLE_ENQUEUE = 9,
     SXA_TABLE_EVENT = 10,
-    SXA_TABLE_COUNT_ = 11
+    SXA_TABLE_GLOBAL = 11,   /* ABI 1.1 */
+    SXA_TABLE_COUNT_ = 12
 };
 
 typedef struct sxa_adapter_table {
@@ -307,8 +308,29 @@ typedef struct sxa_event_table {
     sx_result (*get_profiling)(sxa_event event, sxa_profiling_info param, uint64_t *value);
 } sxa_event_table;
 
+/* ABI 1.1, all optional. Device-global instances for devices without USM
+ * (the chipStar way): the core asks for USM first and uses these only when
+ * usm.alloc answers SX_ERROR_UNSUPPORTED_FEATURE. An instance is memory the
+ * adapter owns (an OpenCL buffer, say), zero-filled at creation. */
+typedef struct sxa_global_table {
+    uint32_t size;
+    sx_result (*instance_create)(sxa_context context, sxa_device device, size_t size, void **instance);
+    sx_result (*instance_release)(sxa_context context, void *instance);
+    /* copy `count` bytes at `offset` of the instance to (write = 0) or
+     * from (write = 1) host memory `host` */
+    sx_result (*instance_copy)(sxa_queue queue, void *instance, int write, size_t offset, size_t count,
+                               void *host, int blocking, uint32_t num_events, const sxa_event *wait_list,
+                               sxa_event *out_event);
+    /* make the program's pointer variable `name` point at the instance
+     * (blocking: kernels launched afterwards see it) */
+    sx_result (*bind)(sxa_queue queue, sxa_program program, const char *name, void *instance);
+} sxa_global_table;
+
 /* The exported entry point. */
 typedef sx_result (*sxa_get_proc_table_fn)(uint32_t abi_version, sxa_table_id id, void *table);
+#ifndef SXA_NO_ENTRY_PROTOTYPE
+SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
+#endif
 
 /* Copy an adapter's full static table into the core's, no further than the
  * core's size field allows (older core: fewer entries; newer core: the rest

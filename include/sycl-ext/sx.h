@@ -273,7 +273,9 @@ typedef struct sx_launch_properties {
  * SX_ERROR_INVALID_WORK_DIMENSION (dimensions differ from the kernel's),
  * SX_ERROR_INVALID_OPERATION (a single_task kernel), SX_ERROR_INVALID_WORK_GROUP_SIZE
  * (local size does not divide, or exceeds the device's limits),
- * SX_ERROR_KERNEL_NOT_SUPPORTED (no image for the device). props may be NULL. */
+ * SX_ERROR_KERNEL_NOT_SUPPORTED (no image for the device), SX_ERROR_INVALID_VALUE
+ * (work_group_scratch_size missing for a kernel that uses scratch memory, or
+ * given for one that does not). props may be NULL. */
 SX_API sx_result sx_nd_launch(sx_queue queue, sx_args args, uint32_t work_dim, const size_t *global_size,
                               const size_t *local_size, const sx_launch_properties *props,
                               uint32_t num_events, const sx_event *wait_list, sx_event *event);

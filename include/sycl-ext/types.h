@@ -69,7 +69,6 @@ enum {
     SX_DEVICE_TYPE_ACCELERATOR = 1u << 2,
     SX_DEVICE_TYPE_CUSTOM = 1u << 3
 };
-/* Every type. A macro, not an enumerator: ISO C wants enumerators to fit an int. */
 #define SX_DEVICE_TYPE_ALL ((sx_device_type)0xffffffffu)
 
 /* Backends, one per adapter kind. */

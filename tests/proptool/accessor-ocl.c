@@ -1,10 +1,11 @@
 /* accessor-ocl.c: proptool's output on a real OpenCL implementation
  * (Oclgrind: it shares program variables across kernels, as accessors
  * need). The SPIR bitcode variant (--spir-bc) of kernels.cl with
- * --device-global-accessors: write dg_scope through its accessor kernel,
+ * --device-global-accessors, driven as adapters/opencl/globals.c drives
+ * them (op 0 size, 1 read, 2 write): write dg_scope through its accessor,
  * see __sycl_kernel_once read it (and see if_device: only_on_host's store
  * gone, only_on_device's kept), read it back; write and read back the
- * pointer slot of dg_usm.
+ * pointer slot of dg_usm; both sizes.
  * accessor-ocl IMAGE.bc SCOPE_ACCESSOR USM_ACCESSOR */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -23,13 +24,15 @@
 
 static cl_command_queue q;
 
-static int access(cl_kernel k, cl_mem buf, cl_ulong off, cl_ulong cnt, cl_uint to_var)
+enum { OP_SIZE = 0, OP_READ = 1, OP_WRITE = 2 };
+
+static int access(cl_kernel k, cl_mem buf, cl_ulong off, cl_ulong cnt, cl_uint op)
 {
     size_t one = 1;
     CK(clSetKernelArg(k, 0, sizeof buf, &buf));
     CK(clSetKernelArg(k, 1, sizeof off, &off));
     CK(clSetKernelArg(k, 2, sizeof cnt, &cnt));
-    CK(clSetKernelArg(k, 3, sizeof to_var, &to_var));
+    CK(clSetKernelArg(k, 3, sizeof op, &op));
     CK(clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL));
     return 0;
 }
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
     int zero[16] = {0}, val = 100;
     CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 4, &val, 0, NULL, NULL));
     CK(clEnqueueWriteBuffer(q, out, CL_TRUE, 0, 64, zero, 0, NULL, NULL));
-    if (access(ks, buf, 0, 4, 1))
+    if (access(ks, buf, 0, 4, OP_WRITE))
         return 1;
     size_t one = 1;
     CK(clSetKernelArg(ko, 0, sizeof out, &out));
@@ -84,19 +87,27 @@ int main(int argc, char **argv)
     int res[16];
     CK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 64, res, 0, NULL, NULL));
     CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 64, zero, 0, NULL, NULL));
-    if (access(ks, buf, 0, 4, 0))
+    if (access(ks, buf, 0, 4, OP_READ))
         return 1;
     int back = 0;
     CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 4, &back, 0, NULL, NULL));
     /* The USM form: the variable is the pointer slot. */
     unsigned long long slot = 0x1122334455667788ull, slot_back = 0;
     CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 8, &slot, 0, NULL, NULL));
-    if (access(ku, buf, 0, 8, 1))
+    if (access(ku, buf, 0, 8, OP_WRITE))
         return 1;
     CK(clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 64, zero, 0, NULL, NULL));
-    if (access(ku, buf, 0, 8, 0))
+    if (access(ku, buf, 0, 8, OP_READ))
         return 1;
     CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 8, &slot_back, 0, NULL, NULL));
+    /* op 0: the variables' sizes (int, and the pointer slot). */
+    unsigned long long size_s = 0, size_u = 0;
+    if (access(ks, buf, 0, 0, OP_SIZE))
+        return 1;
+    CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 8, &size_s, 0, NULL, NULL));
+    if (access(ku, buf, 0, 0, OP_SIZE))
+        return 1;
+    CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 8, &size_u, 0, NULL, NULL));
     int bad = 0;
     if (res[0] != 0 || res[1] != 2000) {
         fprintf(stderr, "accessor-ocl: if_device: out[0]=%d (want 0), out[1]=%d (want 2000)\n", res[0], res[1]);
@@ -108,6 +119,10 @@ int main(int argc, char **argv)
     }
     if (back != 100) {
         fprintf(stderr, "accessor-ocl: dg_scope read back %d (want 100)\n", back);
+        bad++;
+    }
+    if (size_s != 4 || size_u != 8) {
+        fprintf(stderr, "accessor-ocl: sizes %llu and %llu (want 4 and 8)\n", size_s, size_u);
         bad++;
     }
     if (slot_back != slot) {

@@ -137,6 +137,23 @@ if "$P" --device-global-accessors --spir-bc --llvm-spirv "$LLVM_SPIRV" -o acc.sx
         else
             ko "accessor kernels on Oclgrind"
         fi
+        # The same through the core and the OpenCL adapter.
+        OCLA="$B/adapters/opencl/.libs/sx-adapter-opencl.so"
+        if [ -f "$OCLA" ] &&
+           "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header "$D/dgacc.cl" -o dgacc.bc &&
+           "$LLVM_SPIRV" dgacc.bc -o dgacc.spv &&
+           "$P" --spir-bc --device-global-accessors --llvm-spirv "$LLVM_SPIRV" -o dgacc.sximg dgacc.spv &&
+           $CCLINE dg-ocl "$D/dg-ocl.c" $LIBS 2> cc.err; then
+            SX_ADAPTERS="$OCLA" OCL_ICD_VENDORS="$W/icd" SX_DEVICE_SELECTOR='opencl:*' ASAN_OPTIONS=detect_leaks=0 \
+                ./dg-ocl dgacc.sximg
+            case $? in
+            0) ok "device globals through the core and the OpenCL adapter use proptool's accessor kernels" ;;
+            77) echo "SKIP: device globals through the OpenCL adapter" ;;
+            *) ko "device globals through the core and the OpenCL adapter" ;;
+            esac
+        else
+            echo "SKIP: no OpenCL adapter built"; cat cc.err 2>/dev/null
+        fi
     else
         echo "SKIP: accessor kernels on OpenCL: no Oclgrind or OpenCL headers"
     fi
@@ -148,7 +165,7 @@ fi
 if [ $have_as = yes ]; then
     if "$SPIRV_AS" --target-env spv1.0 "$D/dg10.spvasm" -o dg10.spv &&
        "$P" --device-global-accessors -o dg10.sximg dg10.spv && "$P" --dump dg10.sximg --extract ex10 > dg10.dump &&
-       [ "$(grep -c '^    __sx_dg_access_[0-9a-f]*$' dg10.dump)" -eq 2 ] &&
+       [ "$(grep -c '^    __sx_dg_access_[A-Za-z0-9_]*$' dg10.dump)" -eq 2 ] &&
        { [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" ex10/image0.spv; }; then
         ok "SPIR-V 1.0 input with accessor kernels passes spirv-val"
     else
