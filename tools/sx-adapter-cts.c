@@ -17,7 +17,7 @@
 
 #include "sx-internal.h"
 
-/* The built-in host-ELF image (sx-adapter-cts-host.c, embedded by bin2c.sh). */
+/* The built-in host-ELF image (sx-adapter-cts-host.c, embedded by tools/cts.inc). */
 extern const unsigned char sx_cts_host[];
 extern const size_t sx_cts_host_size;
 
@@ -170,6 +170,7 @@ typedef struct tables {
     sxa_kernel_table kernel;
     sxa_enqueue_table enqueue;
     sxa_event_table event;
+    sxa_global_table global; /* ABI 1.1, optional */
 } tables;
 
 static const struct {
@@ -181,7 +182,7 @@ static const struct {
     T(SXA_TABLE_ADAPTER, adapter), T(SXA_TABLE_PLATFORM, platform), T(SXA_TABLE_DEVICE, device),
     T(SXA_TABLE_CONTEXT, context), T(SXA_TABLE_QUEUE, queue), T(SXA_TABLE_USM, usm),
     T(SXA_TABLE_PROGRAM, program), T(SXA_TABLE_KERNEL, kernel), T(SXA_TABLE_ENQUEUE, enqueue),
-    T(SXA_TABLE_EVENT, event),
+    T(SXA_TABLE_EVENT, event), T(SXA_TABLE_GLOBAL, global),
 #undef T
 };
 
@@ -952,6 +953,39 @@ static void check_usm(run *R)
     }
 }
 
+/* ABI 1.1: device-global instances for devices without USM. */
+static void check_global_instances(run *R)
+{
+    const char *check = "global-table.instance";
+    if (!R->t.global.instance_create || !R->t.global.instance_release || !R->t.global.instance_copy) {
+        skip(check, "the global table (ABI 1.1) is not provided");
+        return;
+    }
+    void *inst = NULL;
+    err_reset();
+    sx_result r = R->t.global.instance_create(R->ctx, R->dev, 16, &inst);
+    if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+        skip(check, "%s", err_msg);
+        return;
+    }
+    if (!ok(check, r, true))
+        return;
+    int zero[4] = {-1, -1, -1, -1}, w[2] = {5, 6}, rd[4] = {0};
+    err_reset();
+    if (ok(check, R->t.global.instance_copy(R->q, inst, 0, 0, sizeof zero, zero, 1, 0, NULL, NULL), true) &&
+        ok(check, R->t.global.instance_copy(R->q, inst, 1, 8, sizeof w, w, 1, 0, NULL, NULL), true) &&
+        ok(check, R->t.global.instance_copy(R->q, inst, 0, 0, sizeof rd, rd, 1, 0, NULL, NULL), true)) {
+        if (zero[0] || zero[1] || zero[2] || zero[3])
+            fail(check, "a new instance is not zero-filled: {%d, %d, %d, %d}", zero[0], zero[1], zero[2], zero[3]);
+        else if (rd[0] || rd[1] || rd[2] != 5 || rd[3] != 6)
+            fail(check, "read {%d, %d, %d, %d} after writing {5, 6} at offset 8", rd[0], rd[1], rd[2], rd[3]);
+        else
+            pass(check, "16 zero-filled bytes; 8 written at offset 8 and read back");
+    }
+    err_reset();
+    ok("global-table.release", R->t.global.instance_release(R->ctx, inst), false);
+}
+
 static void check_device(run *R, sxa_platform plat, sxa_device dev, uint32_t index)
 {
     char check[128], buf[512];
@@ -1037,6 +1071,7 @@ static void check_device(run *R, sxa_platform plat, sxa_device dev, uint32_t ind
                 R->t.event.release(ev);
         }
         check_usm(R);
+        check_global_instances(R);
         for (uint32_t i = 0; i < nk; i++) {
             bool seen = false;
             for (uint32_t j = 0; j < i; j++)

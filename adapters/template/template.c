@@ -355,6 +355,39 @@ static sx_result tmpl_event_get_profiling(sxa_event event, sxa_profiling_info pa
     return unsupported("event.get_profiling");
 }
 
+/* --------------------------------------------- global (ABI 1.1, optional) */
+/* For devices without USM only: the core asks usm.alloc for a device
+ * global's instance first and comes here when it answers
+ * SX_ERROR_UNSUPPORTED_FEATURE. An adapter whose devices all have USM
+ * leaves this table out (answer SX_ERROR_INVALID_ENUMERATION for it). */
+
+/* Memory the adapter owns (an OpenCL buffer, say), zero-filled. */
+static sx_result tmpl_instance_create(sxa_context context, sxa_device device, size_t size, void **instance)
+{
+    return unsupported("global.instance_create");
+}
+
+static sx_result tmpl_instance_release(sxa_context context, void *instance)
+{
+    return unsupported("global.instance_release");
+}
+
+/* Copy `count` bytes at `offset` of the instance to (write 0) or from
+ * (write 1) host memory; the core has checked the bounds. */
+static sx_result tmpl_instance_copy(sxa_queue queue, void *instance, int write, size_t offset, size_t count,
+                                    void *host, int blocking, uint32_t num_events, const sxa_event *wait_list,
+                                    sxa_event *out_event)
+{
+    return unsupported("global.instance_copy");
+}
+
+/* Make the program's pointer variable `name` point at the instance before
+ * returning, so kernels launched afterwards see it. */
+static sx_result tmpl_bind(sxa_queue queue, sxa_program program, const char *name, void *instance)
+{
+    return unsupported("global.bind");
+}
+
 /* ------------------------------------------------------------- tables */
 
 static const sxa_adapter_table adapter_table = {
@@ -422,12 +455,18 @@ static const sxa_event_table event_table = {
     .release = tmpl_event_release,
     .get_profiling = tmpl_event_get_profiling,
 };
+static const sxa_global_table global_table = {
+    .size = sizeof(sxa_global_table),
+    .instance_create = tmpl_instance_create,
+    .instance_release = tmpl_instance_release,
+    .instance_copy = tmpl_instance_copy,
+    .bind = tmpl_bind,
+};
 
 /* The one export. Refuse a major version you do not speak (any minor of a
  * known major is fine: minors only append entries); refuse unknown tables
  * with SX_ERROR_INVALID_ENUMERATION; copy no more than the core's size
  * field allows (SXA_FILL_TABLE does that). */
-SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
 SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table)
 {
     if (SXA_MAJOR_VERSION(abi_version) != SXA_ABI_VERSION_MAJOR)
@@ -445,6 +484,7 @@ SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, v
     case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &kernel_table); break;
     case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &enqueue_table); break;
     case SXA_TABLE_EVENT: SXA_FILL_TABLE(table, &event_table); break;
+    case SXA_TABLE_GLOBAL: SXA_FILL_TABLE(table, &global_table); break;
     default: return SX_ERROR_INVALID_ENUMERATION;
     }
     return SX_SUCCESS;

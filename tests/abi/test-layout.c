@@ -66,6 +66,7 @@ TABLE(sxa_program_table, 7);
 TABLE(sxa_kernel_table, 3);
 TABLE(sxa_enqueue_table, 6);
 TABLE(sxa_event_table, 4);
+TABLE(sxa_global_table, 4); /* ABI 1.1 */
 
 int main(void)
 {
