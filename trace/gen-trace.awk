@@ -61,6 +61,10 @@ function put_scalar(t, expr, name,    s) {
     if (t == "int64_t") return "sxt_put(&L, \"%lld\", (long long)" expr ");"
     if (t ~ /^(uint32_t|uint16_t|uint8_t|unsigned)$/) return "sxt_put(&L, \"%u\", (unsigned)" expr ");"
     if (t ~ /^(int32_t|int16_t|int8_t|int)$/) return "sxt_put(&L, \"%d\", (int)" expr ");"
+    # A type this generator cannot print: fail the build rather than trace
+    # it wrongly; teach put_scalar the new type.
+    printf "gen-trace.awk: no printer for a parameter of type %s (%s)\n", t, name > "/dev/stderr"
+    gen_error = 1
     return "sxt_put(&L, \"?\");"
 }
 
@@ -173,4 +177,6 @@ END {
     for (k = 1; k <= nnames; k++) printf "    {\"%s\", (void **)&real_%s, %d},\n", names[k], names[k], nstr[k]
     print "};"
     printf "const size_t sxt_num_entries = %d;\n", nnames
+    if (gen_error)
+        exit 1
 }
