@@ -19,7 +19,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/sx-cts-cuda.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
     "$S/tools/sx-adapter-cts.cl" -o "$tmp/cts.bc" && "$LLVM_SPIRV" "$tmp/cts.bc" -o "$tmp/cts.spv" &&
-    "$NVCC" -ptx -arch=sm_90 "$S/tools/sx-adapter-cts.cu" -o "$tmp/cts.ptx" &&
+    "$NVCC" -ptx -rdc=true -arch=sm_90 "$S/tools/sx-adapter-cts.cu" -o "$tmp/cts.ptx" &&
     "$B/proptool/proptool" -q -o "$tmp/cts.sximg" "$tmp/cts.spv" --ptx "$tmp/cts.ptx" ||
     { echo "FAIL: cannot build the CTS image"; exit 1; }
 out=$("$cts" -i "$tmp/cts.sximg" "$mod"); rc=$?
