@@ -58,14 +58,16 @@ SX_API sx_result sx_kernel_get(const char *name, sx_kernel *out)
     SXI_CHECK_PTR(out, "kernel");
     sxi_registry_lock();
     struct sx_kernel_s *k = sxi_strmap_get(&kernels, name);
-    if (k) {
+    sxi_image *img;
+    /* A live handle outlives its images (sx.h): a name that no registered
+     * image has any more is not found, whoever still holds the handle. */
+    if (k && sxi_registry_find_kernel(name, &img, 1) > 0) {
         atomic_fetch_add(&k->refs, 1);
         sxi_registry_unlock();
         *out = k;
         return SX_SUCCESS;
     }
-    sxi_image *img;
-    if (sxi_registry_find_kernel(name, &img, 1) == 0) {
+    if (k || sxi_registry_find_kernel(name, &img, 1) == 0) {
         sxi_registry_unlock();
         return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get: no registered image has a kernel '%s'", name);
     }
