@@ -328,6 +328,20 @@ static void drop_generated(sxp_image *v, const sxp_analysis *an)
         }
 }
 
+/* Does the host object at `path` define every kernel of `spv`? */
+static bool host_defines_all(const char *path, const sxp_image *spv)
+{
+    size_t n;
+    uint8_t *d = sxp_read_file(path, &n);
+    bool all = d != NULL;
+    for (size_t e = 0; all && e < spv->nentries; e++) {
+        bool found = false;
+        all = sxp_elf_has_symbol(d, n, spv->entries[e], &found) && found;
+    }
+    free(d);
+    return all;
+}
+
 /* A host, PTX or cubin variant of the SPIR-V image `spv` of input `in`;
  * `whole`: spv is the input's only image (its analysis describes it). */
 static sxp_image *make_variant(const input *in, const variant *va, const sxp_image *spv, bool whole)
@@ -382,11 +396,11 @@ static sxp_image *make_variant(const input *in, const variant *va, const sxp_ima
         if (!in->an.vfuncs[f].defined || strcmp(in->an.vfuncs[f].set, va->vf_set) ||
             !sxp_module_linkage(&in->mod, in->an.vfuncs[f].fn, &lname, NULL))
             continue;
-        if (sxp_elf_has_symbol(d, n, lname, &found) && !found) {
-            sxp_error(va->path, SXP_NONE, "host variant of set '%s' lacks '%s' (not a defined dynamic symbol)",
-                      va->vf_set, lname);
-            ok = false;
-        }
+        /* A warning: C++ host code mangles names for its own target
+         * (CLgeneric where SPIR-V has AS4), so only C names must match. */
+        if (sxp_elf_has_symbol(d, n, lname, &found) && !found)
+            sxp_warn(va->path, SXP_NONE, "host variant of set '%s' lacks '%s' (not a defined dynamic symbol)",
+                     va->vf_set, lname);
     }
     if (!strcmp(va->what, "ptx"))
         for (size_t e = 0; e < v->nentries; e++) {
@@ -678,10 +692,18 @@ int main(int argc, char **argv)
             /* The SPIR-V images this variant goes with: the set's for
              * --host-vf, else every kernel image (one unless split). */
             bool found = false;
+            size_t nkimg = 0;
+            for (size_t j = first; j < last; j++)
+                nkimg += imgs[j]->vf_set == NULL && imgs[j]->format == SX_BINARY_FORMAT_SPIRV;
             for (size_t j = first; j < last && ok; j++) {
                 const sxp_image *spv = imgs[j];
                 if (va->vf_set ? !spv->vf_set || strcmp(spv->vf_set, va->vf_set) || spv->vf_dummy != va->vf_dummy
                                : spv->vf_set != NULL)
+                    continue;
+                /* A split input with several kernel images: a host object
+                 * goes with those whose kernels it all defines (a producer
+                 * may build one per image, or one for all). */
+                if (!va->vf_set && nkimg > 1 && !strcmp(va->what, "host") && !host_defines_all(va->path, spv))
                     continue;
                 found = true;
                 sxp_image *v = make_variant(in, va, spv, !in->split);
@@ -698,7 +720,7 @@ int main(int argc, char **argv)
                               va->vf_dummy ? "--host-vf-dummy" : "--host-vf", in->path, va->vf_dummy ? "dummy " : "",
                               va->vf_set);
                 else
-                    sxp_error(va->path, SXP_NONE, "%s has no kernel image for this variant", in->path);
+                    sxp_error(va->path, SXP_NONE, "defines the kernels of none of the kernel images of %s", in->path);
                 ok = false;
             }
         }
