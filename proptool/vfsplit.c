@@ -294,21 +294,20 @@ static void root_kernel(build *b, uint32_t entry)
 static void finish_modes(build *b)
 {
     sxp_module *m = b->m;
+    /* Functions whose entry point is kept, then their execution modes. */
+    uint8_t *entry = sxp_xcalloc(m->nids + 1, 1);
+    for (uint32_t j = 0; j < m->first_fn_inst; j++) {
+        const sxp_inst *ej = &m->insts[j];
+        if (ej->op == SpvOpEntryPoint && b->alive[j] && ej->wc > 2 && m->words[ej->off + 2] < m->nids)
+            entry[m->words[ej->off + 2]] = 1;
+    }
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];
         if ((in->op == SpvOpExecutionMode || in->op == SpvOpExecutionModeId) && in->wc > 1 &&
-            id_alive(b, m->words[in->off + 1])) {
-            /* only for functions whose entry point is kept */
-            for (uint32_t j = 0; j < m->first_fn_inst; j++) {
-                const sxp_inst *ej = &m->insts[j];
-                if (ej->op == SpvOpEntryPoint && b->alive[j] && ej->wc > 2 &&
-                    m->words[ej->off + 2] == m->words[in->off + 1]) {
-                    mark_inst(b, i);
-                    break;
-                }
-            }
-        }
+            m->words[in->off + 1] < m->nids && entry[m->words[in->off + 1]])
+            mark_inst(b, i);
     }
+    free(entry);
     run(b);
 }
 
