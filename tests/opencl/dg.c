@@ -25,8 +25,10 @@
 /* The host objects: tests/kernels/ocl-dg.cl and ocl-dg2.cl. */
 SX_DEVICE_GLOBAL_INIT(int, counter, "ocl_dg_counter", SX_HOST_ACCESS_READ_WRITE, 41);
 SX_DEVICE_GLOBAL(int[2], seen, "ocl_dg_seen", SX_HOST_ACCESS_READ_WRITE);
+/* tests/kernels/ocl-dg-nobind.cl: an accessor without op 3 */
+SX_DEVICE_GLOBAL(int, nobind, "ocl_dg_nobind", SX_HOST_ACCESS_READ_WRITE);
 
-static char path1[4096], path2[4096];
+static char path1[4096], path2[4096], path3[4096];
 static sx_image_file file1, file2;
 static sx_device dev;
 static sx_context ctx;
@@ -243,6 +245,45 @@ START_TEST(t_out_of_order)
 }
 END_TEST
 
+/* An image whose accessor cannot bind: its kernels are refused with the
+ * reason where instances are buffers; copies still work (they never touch
+ * the program). */
+START_TEST(t_no_bind)
+{
+    up();
+    sx_image_file file3;
+    CK_SX(sx_image_file_load(path3, &file3));
+    int usm = 0, v = 9;
+    CK_SX(sx_device_has_aspect(dev, SX_ASPECT_USM_DEVICE_ALLOCATIONS, &usm));
+    CK_SX(sx_queue_device_global_write(q, &nobind, &v, sizeof v, 0, 1, 0, NULL, NULL));
+    ck_assert_int_eq(read_int(q, &nobind, 0), 9);
+    sx_kernel k;
+    sx_args a;
+    CK_SX(sx_kernel_get_free_function("ocl_dg_nobind_inc", &k));
+    CK_SX(sx_args_create(k, &a));
+    sx_result r = sx_single_task(q, a, NULL, 0, NULL, NULL);
+    if (usm) {
+        printf("t_no_bind: USM instances: op 3 is not needed here\n");
+        CK_SX(r);
+    } else {
+        CK_SX_IS(r, SX_ERROR_INVALID_BINARY);
+        ck_assert_msg(strstr(sx_last_error(), "did not bind") && strstr(sx_last_error(), "ocl_nobind"),
+                      "says why: %s", sx_last_error());
+        /* again: the failed program is not kept as if it were bound */
+        CK_SX_IS(sx_single_task(q, a, NULL, 0, NULL, NULL), SX_ERROR_INVALID_BINARY);
+        ck_assert_int_eq(read_int(q, &nobind, 0), 9);
+    }
+    CK_SX(sx_queue_wait(q));
+    CK_SX(sx_args_release(a));
+    CK_SX(sx_kernel_release(k));
+    /* the good images still work beside it */
+    run(q, "ocl_dg_inc", 1);
+    ck_assert_int_eq(read_int(q, &counter, 0), 42);
+    CK_SX(sx_image_file_release(file3));
+    down();
+}
+END_TEST
+
 /* Decide in a child process (the suite's own processes stay clean of a
  * failed driver): 0 run the suite, 77 skip (the reason printed). */
 static int probe(void)
@@ -283,9 +324,11 @@ static int probe(void)
             /* PoCL 3.1: one copy of a program variable per kernel */
             printf("SKIP: device globals on '%s': %s: %s\n", name, sx_result_name(r), sx_last_error());
             rc = 77;
-        } else {
+        } else if (r == SX_SUCCESS) {
             printf("device '%s': instances are %s\n", name,
                    usm ? "USM allocations" : "buffers bound by the accessor's op 3");
+        } else {
+            printf("probe on '%s': %s: %s (the suite will say more)\n", name, sx_result_name(r), sx_last_error());
         }
         if (k)
             sx_kernel_release(k);
@@ -309,8 +352,9 @@ int main(void)
     const char *adapter = getenv("SXO_TEST_ADAPTER");
     snprintf(path1, sizeof path1, "%s/tests/kernels/ocl-dg.sximg", b ? b : ".");
     snprintf(path2, sizeof path2, "%s/tests/kernels/ocl-dg2.sximg", b ? b : ".");
-    if (!adapter || access(path1, R_OK) != 0 || access(path2, R_OK) != 0) {
-        printf("SKIP: %s\n", adapter ? "ocl-dg.sximg / ocl-dg2.sximg not built (no proptool/clang?)"
+    snprintf(path3, sizeof path3, "%s/tests/kernels/ocl-dg-nobind.sximg", b ? b : ".");
+    if (!adapter || access(path1, R_OK) != 0 || access(path2, R_OK) != 0 || access(path3, R_OK) != 0) {
+        printf("SKIP: %s\n", adapter ? "ocl-dg*.sximg not built (no proptool/clang?)"
                                      : "SXO_TEST_ADAPTER not set");
         return 77;
     }
@@ -326,6 +370,7 @@ int main(void)
     tcase_add_test(tc, t_bounds);
     tcase_add_test(tc, t_second_context);
     tcase_add_test(tc, t_out_of_order);
+    tcase_add_test(tc, t_no_bind);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
