@@ -1,4 +1,4 @@
-/* globals.c: program-scope variable (device global) read/write/size, by extension or accessor kernels.
+/* globals.c: program-scope variable (device global) read/write/size/bind, by extension or accessor kernels; buffer instances without USM.
  *
  * OpenCL has no core way to reach a program-scope variable from the host.
  * Two ways are used, in this order:
@@ -17,6 +17,7 @@
  *          -- op 0: ((global ulong *)buf)[0] = sizeof(<name>)
  *          -- op 1: buf[i] = ((uchar *)&<name>)[offset + i], i < count
  *          -- op 2: ((uchar *)&<name>)[offset + i] = buf[i], i < count
+ *          -- op 3: *(global uchar *global *)&<name> = buf (bind; below)
  *
  *    or three (the first convention; tests/kernels/ocl-globals.cl writes
  *    both forms by hand):
