@@ -61,7 +61,7 @@ START_TEST(t_copies)
     ck_assert_uint_eq(back[0], 10);
     ck_assert_uint_eq(back[2], 99);
     ck_assert_uint_eq(back[3], 40);
-    uint8_t b[17];
+    uint8_t b[17] = {0};
     CK_SX(copy_out(inst, 15, 1, b));
     CK_SX(copy_out(inst, 16, 0, b));
     CK_SX(copy_out(inst, 16, 0, NULL));
