@@ -1,9 +1,11 @@
 /* fiber.c: per-thread scratch and the fibers that make barrier() work.
- * A work-group whose kernel may call barrier() runs one ucontext fiber
- * per work-item on one thread; barrier() switches back to the scheduler,
+ * A work-group whose kernel may call barrier() runs one fiber per
+ * work-item on one thread; barrier() switches back to the scheduler,
  * which resumes every other work-item up to the same barrier before any
  * goes on. Stacks are mmap'd once per thread (with a guard page each) and
- * reused; a thread's scratch is freed when the thread exits or at fini. */
+ * reused; a thread's scratch is freed when the thread exits or at fini.
+ * On x86-64 a switch is a few register moves (below); elsewhere it is
+ * ucontext's swapcontext, which costs two signal-mask system calls. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -19,8 +21,48 @@
 #endif
 #endif
 
+#if defined(__x86_64__) && !defined(SXN_USE_UCONTEXT)
+#define FAST_SWITCH 1
+/* Save the callee-saved registers, MXCSR and the x87 control word on the
+ * current stack, store the stack pointer in *save, continue on `to`. */
+void sxn_fiber_switch(void **save, void *to) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+        ".globl sxn_fiber_switch\n"
+        ".hidden sxn_fiber_switch\n"
+        ".type sxn_fiber_switch,@function\n"
+        "sxn_fiber_switch:\n"
+        "    pushq %rbp\n"
+        "    pushq %rbx\n"
+        "    pushq %r12\n"
+        "    pushq %r13\n"
+        "    pushq %r14\n"
+        "    pushq %r15\n"
+        "    subq $8, %rsp\n"
+        "    stmxcsr (%rsp)\n"
+        "    fnstcw 4(%rsp)\n"
+        "    movq %rsp, (%rdi)\n"
+        "    movq %rsi, %rsp\n"
+        "    ldmxcsr (%rsp)\n"
+        "    fldcw 4(%rsp)\n"
+        "    addq $8, %rsp\n"
+        "    popq %r15\n"
+        "    popq %r14\n"
+        "    popq %r13\n"
+        "    popq %r12\n"
+        "    popq %rbx\n"
+        "    popq %rbp\n"
+        "    ret\n"
+        ".size sxn_fiber_switch, .-sxn_fiber_switch\n"
+        ".section .note.GNU-stack,\"\",@progbits\n"
+        ".text\n");
+#endif
+
 struct fiber {
+#ifdef FAST_SWITCH
+    void *sp;
+#else
     ucontext_t uc;
+#endif
     sxn_item item;
     bool done;
     void *stack;          /* mapping start (guard page first) */
@@ -33,9 +75,13 @@ struct sxn_tcache {
     struct fiber *fibers;
     size_t nfibers;       /* with stacks */
     size_t stack_size;    /* usable bytes per stack */
+#ifdef FAST_SWITCH
+    void *sched_sp;
+#else
     ucontext_t sched;
     ucontext_t tmpl;      /* from getcontext once, copied into each fiber */
     bool have_tmpl;
+#endif
     /* the group being run */
     const struct sxn_job *job;
     void **values;
@@ -203,7 +249,11 @@ static void fiber_yield(sxn_item *item)
 {
     struct fiber *f = item->fiber;
     struct sxn_tcache *tc = tc_self;
+#ifdef FAST_SWITCH
+    sxn_fiber_switch(&f->sp, tc->sched_sp);
+#else
     swapcontext(&f->uc, &tc->sched);
+#endif
 }
 
 static void fiber_main(void)
@@ -212,7 +262,36 @@ static void fiber_main(void)
     struct fiber *f = tc->cur;
     ffi_call(tc->job->cif, tc->job->kernel->fn, NULL, tc->values);
     f->done = true;
+#ifdef FAST_SWITCH
+    /* never resumed: the next group starts this stack afresh */
+    sxn_fiber_switch(&f->sp, tc->sched_sp);
+    __builtin_unreachable();
+#endif
     /* returning resumes uc_link, the scheduler */
+}
+
+/* Make a fiber start fiber_main on its stack at the next switch to it. */
+static void fiber_prepare(struct sxn_tcache *tc, struct fiber *f)
+{
+#ifdef FAST_SWITCH
+    uintptr_t top = ((uintptr_t)f->stack + page_size + tc->stack_size) & ~(uintptr_t)15;
+    void **sp = (void **)top;
+    *--sp = NULL;                  /* fiber_main's would-be return address */
+    *--sp = (void *)fiber_main;    /* where the switch's `ret` goes */
+    for (int i = 0; i < 6; i++)
+        *--sp = NULL;              /* rbp rbx r12 r13 r14 r15 */
+    uint32_t ctl[2] = {0x1f80, 0x037f};  /* default MXCSR and x87 control word */
+    --sp;
+    memcpy(sp, ctl, sizeof(ctl));
+    f->sp = sp;
+#else
+    f->uc = tc->tmpl;
+    f->uc.uc_mcontext.fpregs = &f->uc.__fpregs_mem;
+    f->uc.uc_stack.ss_sp = (char *)f->stack + page_size;
+    f->uc.uc_stack.ss_size = tc->stack_size;
+    f->uc.uc_link = &tc->sched;
+    makecontext(&f->uc, fiber_main, 0);
+#endif
 }
 
 sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, const sxn_item *tmpl,
@@ -223,11 +302,13 @@ sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, cons
         return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
                          "native: kernel %s: cannot map %zu fiber stacks of %zu bytes",
                          job->kernel->name, n, tc->stack_size);
+#ifndef FAST_SWITCH
     if (!tc->have_tmpl) {
         if (getcontext(&tc->tmpl) != 0)
             return sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: getcontext failed");
         tc->have_tmpl = true;
     }
+#endif
     const sxn_geometry *g = &job->geo;
     size_t l0 = g->local_size[0], l1 = g->local_size[1];
     for (size_t i = 0; i < n; i++) {
@@ -239,12 +320,7 @@ sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, cons
         f->item.yield = fiber_yield;
         f->item.fiber = f;
         f->done = false;
-        f->uc = tc->tmpl;
-        f->uc.uc_mcontext.fpregs = &f->uc.__fpregs_mem;
-        f->uc.uc_stack.ss_sp = (char *)f->stack + page_size;
-        f->uc.uc_stack.ss_size = tc->stack_size;
-        f->uc.uc_link = &tc->sched;
-        makecontext(&f->uc, fiber_main, 0);
+        fiber_prepare(tc, f);
     }
     tc->job = job;
     tc->values = values;
@@ -257,8 +333,12 @@ sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, cons
             if (f->done)
                 continue;
             tc->cur = f;
-            sxn_set_item(&f->item);
+            job->kernel->set_item(&f->item);
+#ifdef FAST_SWITCH
+            sxn_fiber_switch(&tc->sched_sp, f->sp);
+#else
             swapcontext(&tc->sched, &f->uc);
+#endif
             if (f->done)
                 live--;
         }

@@ -80,7 +80,9 @@ struct sxa_program_s {
     struct sxn_sig *sigs;
     void *dl;                   /* dlopen handle once built */
     void *link_map;             /* its struct link_map, to check symbol owners */
-    struct sxn_namespace *ns;   /* linked programs: their private namespace */
+    void **link_maps;           /* linked programs: one per image, in their namespace */
+    uint32_t num_link_maps;
+    sxn_set_item_fn set_item;   /* the builtins its kernels import (per namespace) */
 };
 
 /* The call interface built from a launch's arguments for a kernel without
@@ -98,6 +100,7 @@ struct sxa_kernel_s {
     sxa_program program;
     char *name;
     void (*fn)(void);
+    sxn_set_item_fn set_item;
     bool uses_barrier;
     bool has_sig;
     uint32_t num_params;
@@ -142,10 +145,17 @@ extern const sxa_program_table sxn_program_table;
 extern const sxa_kernel_table sxn_kernel_table;
 sx_result sxn_global_find(sxa_program program, const char *name, void **addr, size_t *size);
 sx_result sxn_builtins_load(void);
+const char *sxn_builtins_path(void);
+sx_result sxn_sig_copy(struct sxn_sig *dst, const struct sxn_sig *src);
 void sxn_builtins_unload(void);
 extern sxn_set_item_fn sxn_set_item;
 extern sxn_get_item_fn sxn_get_item;
 void sxn_program_unref(sxa_program program);
+
+/* link.c */
+sx_result sxn_program_compile(sxa_program program, const char *options);
+sx_result sxn_program_link(sxa_context context, sxa_device device, uint32_t count,
+                           const sxa_program *programs, const char *options, sxa_program *out);
 
 /* launch.c */
 sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,

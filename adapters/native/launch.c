@@ -226,7 +226,6 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
     item.geo = g;
     item.yield = NULL;
     item.fiber = NULL;
-    sxn_item *saved = sxn_get_item();
     void (*fn)(void) = job->kernel->fn;
     sx_result r = SX_SUCCESS;
     for (size_t gi = first; gi < first + count; gi++) {
@@ -242,7 +241,7 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
                 break;
             continue;
         }
-        sxn_set_item(&item);
+        job->kernel->set_item(&item);
         for (size_t z = 0; z < g->local_size[2]; z++) {
             item.local_id[2] = z;
             for (size_t y = 0; y < g->local_size[1]; y++) {
@@ -254,7 +253,6 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
             }
         }
     }
-    sxn_set_item(saved);
     return r;
 }
 
@@ -264,6 +262,10 @@ static void pick_local(uint32_t dims, const size_t *global, size_t *local)
 {
     size_t budget = 256;
     for (uint32_t d = 0; d < dims; d++) {
+        if (global[d] == 1 || budget == 1) {
+            local[d] = 1;
+            continue;
+        }
         size_t best = 1;
         for (size_t c = budget < global[d] ? budget : global[d]; c >= 1; c--)
             if (global[d] % c == 0) {
@@ -311,33 +313,38 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
     size_t items = 1, groups = 1;
     for (uint32_t d = 0; d < 3; d++) {
         size_t gs = d < work_dim ? global_size[d] : 1;
+        size_t ls = local[d], ng;
         if (SXN_UNLIKELY(gs == 0))
             return sxn_error(SX_ERROR_INVALID_VALUE, "native: kernel %s: global size %zu in dimension %u",
                              k->name, gs, d);
-        if (SXN_UNLIKELY(local[d] == 0 || gs % local[d] != 0))
-            return sxn_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
-                             "native: kernel %s: local size %zu does not divide global size %zu in dimension %u",
-                             k->name, local[d], gs, d);
-        if (SXN_UNLIKELY(local[d] > SXN_MAX_WORK_GROUP))
+        /* the common shapes need no division (it shows in the launch cost) */
+        if (ls == gs) {
+            ng = 1;
+        } else if (ls == 1) {
+            ng = gs;
+        } else {
+            if (SXN_UNLIKELY(ls == 0 || gs % ls != 0))
+                return sxn_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                                 "native: kernel %s: local size %zu does not divide global size %zu in dimension %u",
+                                 k->name, ls, gs, d);
+            ng = gs / ls;
+        }
+        if (SXN_UNLIKELY(ls > SXN_MAX_WORK_GROUP))
             return sxn_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
                              "native: kernel %s: local size %zu in dimension %u passes the maximum %u",
-                             k->name, local[d], d, SXN_MAX_WORK_GROUP);
+                             k->name, ls, d, SXN_MAX_WORK_GROUP);
         g->global_size[d] = gs;
-        g->local_size[d] = local[d];
-        g->num_groups[d] = gs / local[d];
+        g->local_size[d] = ls;
+        g->num_groups[d] = ng;
         g->global_offset[d] = d < work_dim && global_offset ? global_offset[d] : 0;
-        items *= local[d];
-        if (SXN_UNLIKELY(groups > SIZE_MAX / g->num_groups[d]))
+        items *= ls;
+        if (SXN_UNLIKELY(__builtin_mul_overflow(groups, ng, &groups)))
             return sxn_error(SX_ERROR_INVALID_VALUE, "native: kernel %s: too many work-groups", k->name);
-        groups *= g->num_groups[d];
     }
     if (SXN_UNLIKELY(items > SXN_MAX_WORK_GROUP))
         return sxn_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
                          "native: kernel %s: work-group of %zu x %zu x %zu = %zu work-items passes the maximum %u",
                          k->name, local[0], local[1], local[2], items, SXN_MAX_WORK_GROUP);
-    if (SXN_UNLIKELY(!sxn_set_item))
-        return sxn_error(SX_ERROR_INVALID_OPERATION, "native: kernel %s: the builtins module is not loaded",
-                         k->name);
 
     void *values[SXN_MAX_ARGS];
     void *ptr_slots[SXN_MAX_ARGS];
@@ -356,13 +363,19 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
 
     if (SXN_LIKELY(items == 1 && groups == 1 && num_local == 0)) {
         /* One work-item: call it right here. */
-        sxn_item item = {.geo = g};
-        for (int d = 0; d < 3; d++)
+        /* fields set one by one: a zeroing initialiser becomes `rep stos`,
+         * which costs more than the rest of this path */
+        sxn_item item;
+        item.geo = g;
+        item.yield = NULL;
+        item.fiber = NULL;
+        for (int d = 0; d < 3; d++) {
+            item.group_id[d] = 0;
+            item.local_id[d] = 0;
             item.group_base[d] = g->global_offset[d];
-        sxn_item *saved = sxn_get_item();
-        sxn_set_item(&item);
+        }
+        k->set_item(&item);
         ffi_call(cif, k->fn, NULL, values);
-        sxn_set_item(saved);
     } else {
         job.kernel = k;
         job.cif = cif;

@@ -407,9 +407,6 @@ sx_result sxn_check_wait_list(uint32_t num_events, const sxa_event *wait_list)
     if (num_events && !wait_list)
         return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST,
                          "native: %u events to wait for but the wait list is NULL", num_events);
-    if (!num_events && wait_list)
-        return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST,
-                         "native: a wait list with 0 events");
     for (uint32_t i = 0; i < num_events; i++)
         if (!wait_list[i])
             return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "native: wait list entry %u is NULL", i);

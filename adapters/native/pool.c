@@ -15,6 +15,7 @@ static pthread_t *threads;
 static unsigned nthreads;
 static bool started, quitting;
 static struct sxn_job *head, *tail;
+static pid_t pool_pid;  /* the pool's threads exist only in this process */
 
 unsigned sxn_pool_threads(void)
 {
@@ -108,12 +109,32 @@ static sx_result start_locked(void)
     }
     if (nthreads < want)
         sxn_services->log(SX_LOG_WARN, "native: started %u of %u pool threads", nthreads, want);
+    pool_pid = getpid();
     started = true;
     return SX_SUCCESS;
 }
 
+/* After fork() the child has the pool's state but none of its threads:
+ * forget them and start a new pool. (Workers wait on the condition
+ * variable with the lock released, so the child's copy is normally free;
+ * it is re-initialised anyway.) */
+static void forget_after_fork(void)
+{
+    pthread_mutex_init(&pool_lock, NULL);
+    pthread_cond_init(&work_cv, NULL);
+    pthread_cond_init(&done_cv, NULL);
+    free(threads);
+    threads = NULL;
+    nthreads = 0;
+    started = false;
+    quitting = false;
+    head = tail = NULL;
+}
+
 sx_result sxn_pool_run(struct sxn_job *job)
 {
+    if (SXN_UNLIKELY(started && getpid() != pool_pid))
+        forget_after_fork();
     pthread_mutex_lock(&pool_lock);
     sx_result r = start_locked();
     if (r != SX_SUCCESS) {
@@ -149,6 +170,8 @@ sx_result sxn_pool_run(struct sxn_job *job)
 
 void sxn_pool_shutdown(void)
 {
+    if (started && getpid() != pool_pid)
+        forget_after_fork();
     pthread_mutex_lock(&pool_lock);
     if (!started) {
         pthread_mutex_unlock(&pool_lock);

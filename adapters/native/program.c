@@ -21,6 +21,14 @@ static void *builtins_dl;
 sxn_set_item_fn sxn_set_item;
 sxn_get_item_fn sxn_get_item;
 
+const char *sxn_builtins_path(void)
+{
+    const char *path = sxn_getenv("SX_NATIVE_BUILTINS");
+    if (!path || !*path)
+        path = SX_ADAPTER_DIR "/sx-native-builtins.so";
+    return path;
+}
+
 sx_result sxn_builtins_load(void)
 {
     pthread_mutex_lock(&builtins_lock);
@@ -28,9 +36,7 @@ sx_result sxn_builtins_load(void)
         pthread_mutex_unlock(&builtins_lock);
         return SX_SUCCESS;
     }
-    const char *path = sxn_getenv("SX_NATIVE_BUILTINS");
-    if (!path || !*path)
-        path = SX_ADAPTER_DIR "/sx-native-builtins.so";
+    const char *path = sxn_builtins_path();
     /* RTLD_GLOBAL: every program resolves its builtin imports here. */
     void *dl = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!dl) {
@@ -226,6 +232,28 @@ static void sigs_free(struct sxn_sig *sigs, uint32_t n)
     free(sigs);
 }
 
+sx_result sxn_sig_copy(struct sxn_sig *d, const struct sxn_sig *s)
+{
+    size_t nm = 0;
+    for (uint32_t j = 0; j < s->num_params; j++)
+        nm += s->params[j].num_members;
+    d->name = strdup(s->name);
+    d->num_params = s->num_params;
+    d->params = calloc(s->num_params ? s->num_params : 1, sizeof(*d->params));
+    d->members = calloc(nm ? nm : 1, sizeof(*d->members));
+    if (!d->name || !d->params || !d->members)
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for signatures");
+    size_t at = 0;
+    for (uint32_t j = 0; j < s->num_params; j++) {
+        d->params[j] = s->params[j];
+        d->params[j].members = s->params[j].num_members ? &d->members[at] : NULL;
+        if (s->params[j].num_members)
+            memcpy(&d->members[at], s->params[j].members, s->params[j].num_members * sizeof(*d->members));
+        at += s->params[j].num_members;
+    }
+    return SX_SUCCESS;
+}
+
 static sx_result sigs_copy(sxa_program p, const sxa_program_desc *desc)
 {
     if (!desc || desc->size < offsetof(sxa_program_desc, kernels) + sizeof(desc->kernels))
@@ -287,6 +315,7 @@ static void program_free(sxa_program p)
 {
     if (p->dl)
         dlclose(p->dl);
+    free(p->link_maps);
     sigs_free(p->sigs, p->num_sigs);
     free(p->bytes);
     pthread_mutex_destroy(&p->lock);
@@ -362,6 +391,7 @@ static sx_result program_build(sxa_program p, const char *options)
         } else {
             p->dl = dl;
             p->link_map = lm;
+            p->set_item = sxn_set_item;
             p->state = SXN_PROG_BUILT;
         }
     }
@@ -403,7 +433,12 @@ static void *find_symbol(sxa_program p, const char *name, const Elf64_Sym **sym)
         return NULL;
     Dl_info info;
     struct link_map *lm = NULL;
-    if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || lm != p->link_map)
+    if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+        return NULL;
+    bool ours = lm == p->link_map;
+    for (uint32_t i = 0; i < p->num_link_maps && !ours; i++)
+        ours = lm == p->link_maps[i];
+    if (!ours)
         return NULL;
     const Elf64_Sym *s = NULL;
     if (!dladdr1(addr, &info, (void **)&s, RTLD_DL_SYMENT) || !s || !info.dli_sname ||
@@ -596,6 +631,7 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
     }
     k->program = p;
     k->fn = (void (*)(void))fn;
+    k->set_item = p->set_item;
     k->uses_barrier = p->uses_barrier;
     const struct sxn_sig *sig = NULL;
     for (uint32_t i = 0; i < p->num_sigs; i++)
@@ -663,8 +699,8 @@ const sxa_program_table sxn_program_table = {
     .size = sizeof(sxa_program_table),
     .create = program_create,
     .build = program_build,
-    .compile = NULL,
-    .link = NULL,
+    .compile = sxn_program_compile,
+    .link = sxn_program_link,
     .release = program_release,
     .get_binary = program_get_binary,
     .get_global = program_get_global,
