@@ -13,8 +13,10 @@ if [ "${1:-}" = --stage ]; then
     BUILD=$(cd "${2:-$TOP/_build}" && pwd)
     rm -rf "$B" && mkdir -p "$B"
     (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.lo' -prune -o -name .deps -prune -o \
-        -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o -type f -print |
+        -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o \( -type f -o -type l \) -print |
         grep -v -e '^./fuzz/' -e '^./doc/' -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
+    # Libraries the test binaries need that the GPU image lacks.
+    for l in libsubunit.so.0 libffi.so.8; do cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$B/lib/.libs/" 2>/dev/null; done
     t=$(mktemp -d)
     "${CLANG:-clang-14}" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
         "$TOP/tools/sx-adapter-cts.cl" -o "$t/cts.bc" && "${LLVM_SPIRV:-llvm-spirv-14}" "$t/cts.bc" -o "$t/cts.spv" &&
@@ -29,6 +31,7 @@ OUT=${OUT:-$TOP/gpu-out}
 mkdir -p "$OUT"
 export SX_TEST_BUILDDIR=$B SX_TEST_SRCDIR=$TOP LD_LIBRARY_PATH=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export SX_NATIVE_BUILTINS=$B/adapters/native/.libs/sx-native-builtins.so SX_CACHE_DIR=$OUT/cache
+export SXC_TEST_DATA=$B/tests/cuda
 pass=0 fail=0 skip=0
 bin() { [ -x "$B/$(dirname "$1")/.libs/$(basename "$1")" ] && echo "$B/$(dirname "$1")/.libs/$(basename "$1")" || echo "$B/$1"; }
 step() { # name command...: run, log, count
@@ -51,11 +54,12 @@ for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-
          tests/vf/test-vf-cuda; do
     step "$t" "$(bin "$t")"
 done
-step tests/cuda/test-cuda-multi "$(bin tests/cuda/test-cuda-multi)" "$B/tests/cuda/props-ptx.sximg"
+SX_ADAPTERS=$B/adapters/cuda/.libs/sx-adapter-cuda.so \
+    step tests/cuda/test-cuda-multi "$(bin tests/cuda/test-cuda-multi)" "$B/tests/cuda/props-ptx.sximg"
 [ -f "$B/cts.sximg" ] && step "sx-adapter-cts cuda" "$(bin tools/sx-adapter-cts)" -i "$B/cts.sximg" \
     "$B/adapters/cuda/.libs/sx-adapter-cuda.so"
 command -v compute-sanitizer >/dev/null &&
-    step "compute-sanitizer test-cuda-core" compute-sanitizer --leak-check full --error-exitcode 9 \
+    step "compute-sanitizer test-cuda-core" compute-sanitizer --leak-check full --report-api-errors no --error-exitcode 9 \
         env CK_FORK=no "$(bin tests/cuda/test-cuda-core)"
 step bench-cuda "$(bin bench/cuda/bench-cuda)"
 step bench-cuda-core "$(bin bench/cuda/bench-cuda-core)"
