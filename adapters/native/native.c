@@ -795,7 +795,6 @@ static const sxa_event_table event_table = {
 #define ENTRY sxn_get_proc_table
 #else
 #define ENTRY sxa_get_proc_table
-SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
 SXA_EXPORT
 #endif
 sx_result ENTRY(uint32_t abi_version, sxa_table_id id, void *table)
@@ -815,6 +814,9 @@ sx_result ENTRY(uint32_t abi_version, sxa_table_id id, void *table)
     case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &sxn_kernel_table); break;
     case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &enqueue_table); break;
     case SXA_TABLE_EVENT: SXA_FILL_TABLE(table, &event_table); break;
+    case SXA_TABLE_GLOBAL:
+        /* known (ABI 1.1) but not needed: USM holds device-global instances */
+        break;
     default:
         return SX_ERROR_INVALID_ENUMERATION;
     }

@@ -62,6 +62,7 @@ static sxa_program_table PR = {.size = sizeof(PR)};
 static sxa_kernel_table K = {.size = sizeof(K)};
 static sxa_enqueue_table E = {.size = sizeof(E)};
 static sxa_event_table EV = {.size = sizeof(EV)};
+static sxa_global_table GL = {.size = sizeof(GL)};
 
 static sxa_adapter adapter;
 static sxa_platform platform;
@@ -82,7 +83,8 @@ static sxa_queue queue;
 
 static void get_tables(sxa_get_proc_table_fn fn)
 {
-    void *tables[] = {NULL, &A, &P, &D, &C, &Q, &U, &PR, &K, &E, &EV};
+    void *tables[] = {NULL, &A, &P, &D, &C, &Q, &U, &PR, &K, &E, &EV, &GL};
+    _Static_assert(sizeof(tables) / sizeof(tables[0]) == SXA_TABLE_COUNT_, "a table is missing here");
     for (sxa_table_id id = SXA_TABLE_ADAPTER; id < SXA_TABLE_COUNT_; id++)
         ck_assert_int_eq(fn(SXA_ABI_VERSION, id, tables[id]), SX_SUCCESS);
 }
