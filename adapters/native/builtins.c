@@ -70,14 +70,16 @@ DECL(size_t, bi_get_local_linear_id, "_Z19get_local_linear_idv", (void))
 /* ------------------------------------------------------- barriers, fences */
 
 /* A barrier hands control to the adapter's fiber scheduler, which runs the
- * other work-items of the group up to the same barrier before resuming. */
+ * other work-items of the group up to the same barrier before resuming.
+ * A work-group runs on one thread, so ordering its memory needs no fence
+ * instruction, only that the compiler keep loads and stores in place. */
 static void barrier_impl(void)
 {
     sxn_item *it = cur;
-    __atomic_thread_fence(SC);
+    __asm__ volatile("" ::: "memory");
     if (it && it->yield)
         it->yield(it);
-    __atomic_thread_fence(SC);
+    __asm__ volatile("" ::: "memory");
 }
 DECL(void, bi_barrier, "_Z7barrierj", (uint32_t flags)) { barrier_impl(); }
 DECL(void, bi_wg_barrier, "_Z18work_group_barrierj", (uint32_t flags)) { barrier_impl(); }
