@@ -152,6 +152,7 @@ static void image_free(sxi_image *im)
     for (uint32_t k = 0; k < im->num_globals; k++)
         free(im->globals[k].symbol_owned);
     free(im->globals);
+    sxi_deps_free_image(im);  /* virtual functions, imported/exported symbols */
 }
 
 static void library_free(sxi_library *lib)
@@ -246,7 +247,8 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
             im->aspects |= SX_ASPECT_BIT(a);
         }
     }
-    return SX_SUCCESS;
+    /* Virtual-function sets and imported/exported symbols (resolver.c). */
+    return sxi_deps_parse_image(i, im);
 }
 
 /* -------------------------------------------------- the kernel index */

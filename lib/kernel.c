@@ -58,14 +58,16 @@ SX_API sx_result sx_kernel_get(const char *name, sx_kernel *out)
     SXI_CHECK_PTR(out, "kernel");
     sxi_registry_lock();
     struct sx_kernel_s *k = sxi_strmap_get(&kernels, name);
-    if (k) {
+    sxi_image *img;
+    /* A live handle outlives its images (sx.h): a name that no registered
+     * image has any more is not found, whoever still holds the handle. */
+    if (k && sxi_registry_find_kernel(name, &img, 1) > 0) {
         atomic_fetch_add(&k->refs, 1);
         sxi_registry_unlock();
         *out = k;
         return SX_SUCCESS;
     }
-    sxi_image *img;
-    if (sxi_registry_find_kernel(name, &img, 1) == 0) {
+    if (k || sxi_registry_find_kernel(name, &img, 1) == 0) {
         sxi_registry_unlock();
         return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get: no registered image has a kernel '%s'", name);
     }
@@ -182,7 +184,7 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_k
     sxi_program *prog;
     sx_result r = sxi_select_image(k->name, dev, &img, &entry);
     if (r == SX_SUCCESS)
-        r = sxi_program_get(q, img, &prog);
+        r = sxi_program_get_for(q, img, k->name, &prog);
     sxi_kernel_slot *s = NULL;
     if (r == SX_SUCCESS && !(s = calloc(1, sizeof(*s))))
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
@@ -250,6 +252,13 @@ SX_API sx_result sx_kernel_is_compatible(sx_kernel k, sx_device d, int *compatib
     sxi_image *img;
     uint32_t entry;
     *compatible = sxi_select_image(k->name, d, &img, &entry) == SX_SUCCESS;
+    if (*compatible && sxi_image_has_deps(img)) {
+        /* Its images to link must be there and runnable too (resolver.c). */
+        const sxi_image **deps = NULL;
+        uint32_t n;
+        *compatible = sxi_resolve(img, d, k->name, &deps, &n) == SX_SUCCESS;
+        free(deps);
+    }
     sxi_registry_unlock();
     return SX_SUCCESS;
 }

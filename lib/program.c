@@ -1,101 +1,375 @@
-/* program.c: programs built per (context, device, images), cached in the
- * context and dropped when a context goes or an image is unregistered. */
+/* program.c: programs built per (context, device, set of images): one
+ * image is created and built; a kernel image with dependencies (virtual
+ * functions, imported symbols; see resolver.c) is linked with them through
+ * the adapter, or made from the persistent cache. Programs are cached in
+ * the context and dropped when a context goes or any of their images is
+ * unregistered. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sx-internal.h"
+
+/* ------------------------------------------------------------ counters */
+
+static _Atomic uint64_t stats[sizeof(sxi_program_stats) / sizeof(uint64_t)];
+
+void sxi_program_stats_count(size_t field_offset)
+{
+    atomic_fetch_add_explicit(&stats[field_offset / sizeof(uint64_t)], 1, memory_order_relaxed);
+}
+
+void sxi_program_stats_get(sxi_program_stats *out)
+{
+    uint64_t v[SXI_ARRAY_SIZE(stats)];
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(stats); i++)
+        v[i] = atomic_load_explicit(&stats[i], memory_order_relaxed);
+    memcpy(out, v, sizeof(*out));
+}
+
+/* ------------------------------------------------------------ records */
 
 static void program_free(sxi_program *p)
 {
     if (p->handle)
         SXA_CALL(p->context->adapter, program, release, p->handle);
     free(p->image_ids);
+    free(p->sorted_ids);
     free(p->images);
     free(p);
 }
 
-/* Build one image into an executable program for (ctx, dev). */
-static sx_result program_build(struct sx_context_s *ctx, struct sx_device_s *dev, const sxi_image *img,
-                               sxi_program **out)
+static int cmp_id(const void *a, const void *b)
 {
-    struct sx_adapter_s *a = ctx->adapter;
-    sxa_kernel_signature *sigs = calloc(img->num_entries ? img->num_entries : 1, sizeof(*sigs));
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A record of `n` images (imgs[0] the kernel's), not built yet. */
+static sx_result program_new(struct sx_context_s *ctx, struct sx_device_s *dev, const sxi_image *const *imgs,
+                             uint32_t n, sxi_program **out)
+{
     sxi_program *p = calloc(1, sizeof(*p));
-    if (!sigs || !p || !(p->image_ids = malloc(sizeof(uint64_t))) || !(p->images = malloc(sizeof(*p->images)))) {
-        free(sigs);
-        if (p) {
-            free(p->image_ids);
-            free(p->images);
-        }
-        free(p);
+    if (!p || !(p->image_ids = malloc(n * sizeof(uint64_t))) || !(p->sorted_ids = malloc(n * sizeof(uint64_t))) ||
+        !(p->images = malloc(n * sizeof(*p->images)))) {
+        if (p)
+            program_free(p);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory building a program");
     }
-    uint32_t ns = 0;
-    for (uint32_t k = 0; k < img->num_entries; k++)
-        if (img->signatures[k].known)
-            sigs[ns++] = (sxa_kernel_signature){img->entries[k], img->signatures[k].num_params,
-                                                img->signatures[k].params};
-    sxa_program_desc desc = {
-        .size = sizeof(desc),
-        .num_kernels = ns,
-        .kernels = sigs,
-        .compile_options = img->bin->compile_options,
-        .link_options = img->bin->link_options,
-    };
     p->context = ctx;
     p->device = dev;
-    p->num_images = 1;
-    p->image_ids[0] = img->id;
-    p->images[0] = img;
-    sx_result r = SXA_CALL(a, program, create, ctx->handle, dev->handle, img->kind, img->data, img->size, &desc,
-                           &p->handle);
-    free(sigs);
-    if (r != SX_SUCCESS) {
-        sxi_error_prefix("creating a program from image %llu (%s, %zu bytes) for %s",
-                         (unsigned long long)img->id, sxi_image_kind_name(img->kind), img->size, dev->name);
-        p->handle = NULL;
-        program_free(p);
-        return r;
+    p->num_images = n;
+    p->generation = atomic_load(&sxi_registry_generation);
+    for (uint32_t i = 0; i < n; i++) {
+        p->images[i] = imgs[i];
+        p->image_ids[i] = p->sorted_ids[i] = imgs[i]->id;
     }
-    const char *opts = img->bin->compile_options ? img->bin->compile_options : "";
-    r = SXA_CALL(a, program, build, p->handle, opts);
-    if (r != SX_SUCCESS) {
-        sxi_error_prefix("building image %llu for %s", (unsigned long long)img->id, dev->name);
-        program_free(p);
-        return r;
-    }
-    SXI_LOG(SX_LOG_INFO, "built image %llu (%s) for %s", (unsigned long long)img->id, sxi_image_kind_name(img->kind),
-            dev->name);
+    qsort(p->sorted_ids, n, sizeof(uint64_t), cmp_id);
     *out = p;
     return SX_SUCCESS;
 }
 
-sx_result sxi_program_get(struct sx_queue_s *q, const sxi_image *img, sxi_program **out)
+/* The kernel signatures of some images, for program creation. */
+static sxa_kernel_signature *signatures(const sxi_image *const *imgs, uint32_t n, uint32_t *count)
+{
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += imgs[i]->num_entries;
+    sxa_kernel_signature *sigs = calloc(total ? total : 1, sizeof(*sigs));
+    uint32_t ns = 0;
+    for (uint32_t i = 0; sigs && i < n; i++)
+        for (uint32_t k = 0; k < imgs[i]->num_entries; k++)
+            if (imgs[i]->signatures[k].known)
+                sigs[ns++] = (sxa_kernel_signature){imgs[i]->entries[k], imgs[i]->signatures[k].num_params,
+                                                    imgs[i]->signatures[k].params};
+    *count = ns;
+    return sigs;
+}
+
+/* Create an adapter program from bytes, with the kernels of `imgs`. */
+static sx_result create(sxi_program *p, const sxi_image *const *imgs, uint32_t n, sx_image_kind kind,
+                        const void *data, size_t size, sxa_program *out)
+{
+    uint32_t ns;
+    sxa_kernel_signature *sigs = signatures(imgs, n, &ns);
+    if (!sigs)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory building a program");
+    sxa_program_desc desc = {
+        .size = sizeof(desc),
+        .num_kernels = ns,
+        .kernels = sigs,
+        .compile_options = imgs[0]->bin->compile_options,
+        .link_options = imgs[0]->bin->link_options,
+    };
+    struct sx_context_s *ctx = p->context;
+    sx_result r = SXA_CALL(ctx->adapter, program, create, ctx->handle, p->device->handle, kind, data, size, &desc, out);
+    free(sigs);
+    if (r != SX_SUCCESS)
+        *out = NULL;
+    return r;
+}
+
+static const char *compile_options(const sxi_program *p)
+{
+    const char *o = p->images[0]->bin->compile_options;
+    return o ? o : "";
+}
+
+static const char *link_options(const sxi_program *p)
+{
+    const char *o = p->images[0]->bin->link_options;
+    return o ? o : "";
+}
+
+/* One image: create + build (no compile/link step). */
+static sx_result build_single(sxi_program *p)
+{
+    const sxi_image *img = p->images[0];
+    sx_result r = create(p, &img, 1, img->kind, img->data, img->size, &p->handle);
+    if (r != SX_SUCCESS) {
+        sxi_error_prefix("creating a program from image %llu (%s, %zu bytes) for %s", (unsigned long long)img->id,
+                         sxi_image_kind_name(img->kind), img->size, p->device->name);
+        return r;
+    }
+    r = SXA_CALL(p->context->adapter, program, build, p->handle, compile_options(p));
+    if (r != SX_SUCCESS) {
+        sxi_error_prefix("building image %llu for %s", (unsigned long long)img->id, p->device->name);
+        return r;
+    }
+    SXI_STAT(builds);
+    SXI_LOG(SX_LOG_INFO, "built image %llu (%s) for %s", (unsigned long long)img->id, sxi_image_kind_name(img->kind),
+            p->device->name);
+    return SX_SUCCESS;
+}
+
+/* Several images: create + compile each, then link them all. */
+static sx_result link_all(sxi_program *p, const char *kernel)
+{
+    struct sx_adapter_s *a = p->context->adapter;
+    uint32_t n = p->num_images;
+    sxa_program *parts = calloc(n, sizeof(*parts));
+    if (!parts)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory linking a program");
+    sx_result r = SX_SUCCESS;
+    uint32_t made = 0;
+    for (; made < n && r == SX_SUCCESS; made++) {
+        const sxi_image *img = p->images[made];
+        r = create(p, &p->images[made], 1, img->kind, img->data, img->size, &parts[made]);
+        if (r != SX_SUCCESS) {
+            sxi_error_prefix("kernel '%s': creating a program from image %llu (%s, %zu bytes) for %s", kernel,
+                             (unsigned long long)img->id, sxi_image_kind_name(img->kind), img->size, p->device->name);
+            break;
+        }
+        r = SXA_CALL(a, program, compile, parts[made], compile_options(p));
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE)
+            sxi_error_prefix("kernel '%s' needs %u images linked, but adapter '%s' cannot compile programs for linking",
+                             kernel, n, a->name);
+        else if (r != SX_SUCCESS)
+            sxi_error_prefix("kernel '%s': compiling image %llu for %s", kernel, (unsigned long long)img->id,
+                             p->device->name);
+    }
+    if (r == SX_SUCCESS) {
+        r = SXA_CALL(a, program, link, p->context->handle, p->device->handle, n, parts, link_options(p), &p->handle);
+        if (r != SX_SUCCESS) {
+            p->handle = NULL;
+            char ids[160];
+            size_t w = 0;
+            ids[0] = '\0';
+            for (uint32_t i = 0; i < n && w < sizeof(ids) - 8; i++)
+                w += (size_t)snprintf(ids + w, sizeof(ids) - w, "%s%llu", i ? "," : "",
+                                      (unsigned long long)p->image_ids[i]);
+            if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+                sxi_error_prefix("kernel '%s' needs %u images linked, but adapter '%s' cannot link programs", kernel,
+                                 n, a->name);
+            } else {
+                /* Whatever the adapter called it, it is a failed link; its
+                 * log is in the message already. */
+                if (r != SX_ERROR_OUT_OF_HOST_MEMORY && r != SX_ERROR_OUT_OF_DEVICE_MEMORY &&
+                    r != SX_ERROR_OUT_OF_RESOURCES)
+                    r = SX_ERROR_LINK_FAILURE;
+                sxi_error_prefix("kernel '%s': linking images %s for %s", kernel, ids, p->device->name);
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (parts[i])
+            SXA_CALL(a, program, release, parts[i]);
+    free(parts);
+    if (r == SX_SUCCESS) {
+        SXI_STAT(links);
+        SXI_LOG(SX_LOG_INFO, "kernel '%s': linked %u images for %s", kernel, n, p->device->name);
+    }
+    return r;
+}
+
+/* The persistent cache: a hit is create + build of the stored binary. */
+static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
+{
+    sx_image_kind kind;
+    void *data;
+    size_t size;
+    if (sxi_pcache_load(key, &kind, &data, &size) != SX_SUCCESS)
+        return false;
+    sx_result r = create(p, p->images, p->num_images, kind, data, size, &p->handle);
+    if (r == SX_SUCCESS)
+        r = SXA_CALL(p->context->adapter, program, build, p->handle, compile_options(p));
+    free(data);
+    if (r != SX_SUCCESS) {
+        /* A binary the backend refuses (driver changed underneath, or a
+         * damage the checksum missed) is as good as absent. */
+        SXI_LOG(SX_LOG_WARN, "program cache: %s refused a cached binary (%s: %s); linking again", p->device->name,
+                sx_result_name(r), sx_last_error());
+        if (p->handle)
+            SXA_CALL(p->context->adapter, program, release, p->handle);
+        p->handle = NULL;
+        SXI_STAT(disk_rejects);
+        sxi_pcache_remove(key);
+        return false;
+    }
+    SXI_STAT(disk_hits);
+    SXI_LOG(SX_LOG_INFO, "program cache: %u linked images for %s from disk", p->num_images, p->device->name);
+    return true;
+}
+
+/* Adapters (by name) that gave no binary of a linked program: later
+ * programs of theirs skip the persistent cache (hashing, lookup) in this
+ * process. Registry lock held. */
+static char no_binary[16][64];
+
+static bool gives_binaries(const struct sx_adapter_s *a)
+{
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && no_binary[i][0]; i++)
+        if (strcmp(no_binary[i], a->name) == 0)
+            return false;
+    return true;
+}
+
+static void gives_no_binary(const struct sx_adapter_s *a)
+{
+    if (strlen(a->name) >= sizeof(no_binary[0]))
+        return; /* a name that long is not remembered: only a missed shortcut */
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary); i++)
+        if (!no_binary[i][0]) {
+            memcpy(no_binary[i], a->name, strlen(a->name) + 1);
+            return;
+        }
+}
+
+static void to_disk(sxi_program *p, const sxi_pcache_key *key)
+{
+    struct sx_adapter_s *a = p->context->adapter;
+    sx_image_kind kind = SX_IMAGE_KIND_UNKNOWN;
+    size_t size = 0;
+    sx_result r = SXA_CALL(a, program, get_binary, p->handle, &kind, 0, NULL, &size);
+    void *data = NULL;
+    if (r == SX_SUCCESS && size && (data = malloc(size)))
+        r = SXA_CALL(a, program, get_binary, p->handle, &kind, size, data, NULL);
+    if (r == SX_SUCCESS && data) {
+        sxi_pcache_store(key, kind, data, size);
+    } else {
+        SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of a linked program (%s); not cached",
+                a->name, sx_result_name(r));
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+            gives_no_binary(a);
+            sxi_pcache_adapter_refused(a);
+        }
+    }
+    free(data);
+}
+
+static sx_result build(sxi_program *p, const char *kernel)
+{
+    if (p->num_images == 1)
+        return build_single(p);
+    sxi_pcache_key key;
+    struct sx_adapter_s *a = p->context->adapter;
+    bool disk = gives_binaries(a) && sxi_pcache_enabled() && !sxi_pcache_adapter_refuses(a);
+    if (disk) {
+        sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
+        if (from_disk(p, &key))
+            return SX_SUCCESS;
+    }
+    sx_result r = link_all(p, kernel);
+    if (r == SX_SUCCESS && disk)
+        to_disk(p, &key);
+    return r;
+}
+
+/* A cached program of (ctx, dev) with these sorted image ids (ctx lock held). */
+static sxi_program *find(struct sx_context_s *ctx, struct sx_device_s *dev, const uint64_t *sorted, uint32_t n)
+{
+    for (sxi_program *p = ctx->programs; p; p = p->next)
+        if (p->device == dev && p->num_images == n && memcmp(p->sorted_ids, sorted, n * sizeof(uint64_t)) == 0)
+            return p;
+    return NULL;
+}
+
+sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const char *kernel, sxi_program **out)
 {
     struct sx_context_s *ctx = q->context;
     struct sx_device_s *dev = q->device;
+    uint64_t gen = atomic_load(&sxi_registry_generation);
+    /* Fast path: this image's program, resolved under the current
+     * registrations: no resolution at all. */
     pthread_mutex_lock(&ctx->lock);
     for (sxi_program *p = ctx->programs; p; p = p->next)
-        if (p->device == dev && p->num_images == 1 && p->image_ids[0] == img->id) {
+        if (p->device == dev && p->image_ids[0] == img->id && (p->num_images == 1 || p->generation == gen)) {
             *out = p;
             pthread_mutex_unlock(&ctx->lock);
+            SXI_STAT(memory_hits);
             return SX_SUCCESS;
         }
     pthread_mutex_unlock(&ctx->lock);
-    /* Build outside the context lock: builds can take long. The registry
-     * lock (held by the caller) keeps two threads from building the same one. */
+
+    const sxi_image *single[1] = {img};
+    const sxi_image **imgs = single;
+    uint32_t n = 1;
+    if (sxi_image_has_deps(img)) {
+        sx_result r = sxi_resolve(img, dev, kernel, &imgs, &n);
+        if (r != SX_SUCCESS)
+            return r;
+        SXI_STAT(resolutions);
+    }
     sxi_program *p = NULL;
-    sx_result r = program_build(ctx, dev, img, &p);
-    if (r == SX_SUCCESS && (r = sxi_dg_program_built(q, p)) != SX_SUCCESS)
-        program_free(p);
+    sx_result r = program_new(ctx, dev, imgs, n, &p);
+    if (imgs != single)
+        free(imgs);
     if (r != SX_SUCCESS)
         return r;
+    /* The same images may be linked already (another kernel image that
+     * resolved to them, or the registry changed elsewhere). */
+    pthread_mutex_lock(&ctx->lock);
+    sxi_program *have = find(ctx, dev, p->sorted_ids, p->num_images);
+    if (have && have->image_ids[0] == img->id)
+        have->generation = gen;
+    pthread_mutex_unlock(&ctx->lock);
+    if (have) {
+        program_free(p);
+        *out = have;
+        SXI_STAT(memory_hits);
+        return SX_SUCCESS;
+    }
+    /* Build outside the context lock: builds can take long. The registry
+     * lock (held by the caller) keeps two threads from building the same one. */
+    r = build(p, kernel ? kernel : "?");
+    if (r == SX_SUCCESS && (r = sxi_dg_program_built(q, p)) != SX_SUCCESS)
+        sxi_error_prefix("kernel '%s'", kernel ? kernel : "?");
+    if (r != SX_SUCCESS) {
+        program_free(p);
+        return r;
+    }
     pthread_mutex_lock(&ctx->lock);
     p->next = ctx->programs;
     ctx->programs = p;
     pthread_mutex_unlock(&ctx->lock);
     *out = p;
     return SX_SUCCESS;
+}
+
+sx_result sxi_program_get(struct sx_queue_s *q, const sxi_image *img, sxi_program **out)
+{
+    /* The kernel's name is only for messages: the image's first entry. */
+    return sxi_program_get_for(q, img, img->num_entries ? img->entries[0] : NULL, out);
 }
 
 uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *dev, uint64_t image_id,

@@ -292,6 +292,17 @@ typedef struct sxi_image {
     sxi_image_global *globals;
     uint32_t num_props_sets;
     /* Raw access to property sets for the feature modules. */
+    /* Image dependencies (resolver.c): "SYCL/virtual functions",
+     * "SYCL/exported symbols", "SYCL/imported symbols". */
+    const char *vf_set;                /* the set this image provides, or NULL */
+    bool vf_dummy;                     /* dummy-image=1: the set's bodies emptied */
+    uint32_t num_vf_calls, num_vf_creates, num_exports, num_imports;
+    const char **vf_calls;             /* sets its kernels call (calls- and uses-virtual-functions-set) */
+    const char **vf_creates;           /* sets its vtables reference (creates-virtual-functions-set) */
+    const char **exports, **imports;   /* symbol names (point into the descriptor) */
+    void *dep_storage;                 /* owns the arrays and set-name copies above */
+    bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
+    uint8_t digest[32];                /* filled on first use under the registry lock) */
 } sxi_image;
 
 typedef struct sxi_library {
@@ -345,13 +356,19 @@ typedef struct sxi_program {
     sxa_program handle;
     uint32_t num_images;
     uint64_t *image_ids;
-    const sxi_image **images;  /* valid while registered: unregistration drops the program */
+    const sxi_image **images;  /* valid while registered: unregistration drops the program; [0] the kernel's */
+    uint64_t *sorted_ids;      /* image_ids sorted: the cache key with (context, device) */
+    uint64_t generation;       /* registry generation its images were resolved under */
 } sxi_program;
 
 /* Get (build on first use) the program of `img` for (q's context, device);
  * a new program gets its device globals initialised through `q`. Registry
  * lock held by the caller; context lock taken inside. */
 sx_result sxi_program_get(struct sx_queue_s *q, const sxi_image *img, sxi_program **out);
+/* The same for kernel `kernel` of the image (named in errors): an image
+ * with dependencies is resolved and linked (resolver.c), through the
+ * persistent cache (pcache.c) when it is on. */
+sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const char *kernel, sxi_program **out);
 /* The programs of (ctx, dev) that contain an image (registry lock held). */
 uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *dev, uint64_t image_id,
                                  sxi_program **first);
@@ -359,6 +376,66 @@ uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *d
 void sxi_programs_release(struct sx_context_s *ctx);
 /* Drop programs built from an image being unregistered, in all contexts. */
 void sxi_programs_drop_image(uint64_t image_id);
+
+/* ------------------------------------ image dependencies (resolver.c) */
+
+/* Registration: read an image's dependency properties (checked: damaged
+ * values are SX_ERROR_INVALID_BINARY naming image, set and property). */
+sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im);
+void sxi_deps_free_image(sxi_image *im);
+/* Does the image need other images linked with it? */
+static inline bool sxi_image_has_deps(const sxi_image *im)
+{
+    return im->num_vf_calls || im->num_vf_creates || im->num_imports;
+}
+/* The images to link with `img` (first) for `dev`: the closure over
+ * called and created virtual-function sets and imported symbols (registry
+ * lock held). `kernel` names the kernel in messages. *out is malloc'ed.
+ * Errors: SX_ERROR_LINK_FAILURE when a set or symbol has no provider of
+ * the image's kind at all; SX_ERROR_KERNEL_NOT_SUPPORTED when providers
+ * exist but none the device can run (a called set needing a missing
+ * aspect, or a created one with neither a compatible image nor a dummy). */
+sx_result sxi_resolve(const sxi_image *img, const struct sx_device_s *dev, const char *kernel,
+                      const sxi_image ***out, uint32_t *count);
+
+/* Counters of the program caches, for tests and benchmarks (program.c). */
+typedef struct sxi_program_stats {
+    uint64_t resolutions;   /* dependency closures computed */
+    uint64_t builds;        /* single-image create + build */
+    uint64_t links;         /* multi-image create + compile + link */
+    uint64_t memory_hits;   /* a program found in the context's cache */
+    uint64_t disk_hits;     /* a linked program made from the persistent cache */
+    uint64_t disk_writes;   /* entries written to the persistent cache */
+    uint64_t disk_rejects;  /* damaged or unusable entries ignored */
+} sxi_program_stats;
+void sxi_program_stats_get(sxi_program_stats *out);
+void sxi_program_stats_count(size_t field_offset);
+#define SXI_STAT(field) sxi_program_stats_count(offsetof(sxi_program_stats, field))
+
+/* ------------------------------------- persistent program cache (pcache.c) */
+
+/* A key for a linked program of `n` images for `dev`, from the images'
+ * bytes and kinds, the options, the adapter and the device. */
+typedef struct sxi_pcache_key {
+    uint8_t digest[32];
+} sxi_pcache_key;
+/* false when the cache is off (SX_CACHE=0) or no directory can be found. */
+bool sxi_pcache_enabled(void);
+void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
+                         const char *compile_options, const char *link_options, sxi_pcache_key *key);
+/* Read an entry: SX_SUCCESS with *data (malloc'ed), or
+ * SX_ERROR_INVALID_VALUE when absent; a damaged one is logged, removed and
+ * counted, and reads as absent. */
+sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void **data, size_t *size);
+/* Write an entry atomically (temp file + rename); failures are logged only. */
+void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size);
+/* Forget an entry the adapter refused (logged by the caller). */
+void sxi_pcache_remove(const sxi_pcache_key *key);
+/* An adapter (name and version) that gives no binary of a linked program
+ * (SX_ERROR_UNSUPPORTED_FEATURE): remembered in the cache directory, so
+ * later processes do not hash and look up for nothing. */
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a);
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a);
 
 /* Cached per-(context, device) state of a kernel: the adapter kernel and
  * its program. Slots are published once and read without locks. */

@@ -814,9 +814,6 @@ sx_result ENTRY(uint32_t abi_version, sxa_table_id id, void *table)
     case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &sxn_kernel_table); break;
     case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &enqueue_table); break;
     case SXA_TABLE_EVENT: SXA_FILL_TABLE(table, &event_table); break;
-    case SXA_TABLE_GLOBAL:
-        /* known (ABI 1.1) but not needed: USM holds device-global instances */
-        break;
     default:
         return SX_ERROR_INVALID_ENUMERATION;
     }

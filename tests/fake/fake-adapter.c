@@ -26,7 +26,9 @@ struct sxa_platform_s { sxa_object base; };
 struct sxa_device_s { sxa_object base; };
 struct sxa_context_s { sxa_object base; };
 struct sxa_queue_s { sxa_object base; };
-struct sxa_program_s { sxa_object base; };
+/* Programs keep their bytes so compile/link/get_binary can be checked:
+ * a linked program's binary is "FAKELINK" + each input's size and bytes. */
+struct sxa_program_s { sxa_object base; unsigned char *data; size_t size; int compiled, executable; };
 struct sxa_kernel_s { sxa_object base; };
 struct sxa_event_s { sxa_object base; };
 
@@ -93,6 +95,8 @@ static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void
     uint64_t local = 1024;
     sx_aspect_set aspects = SX_ASPECT_BIT(SX_ASPECT_CUSTOM) | SX_ASPECT_BIT(SX_ASPECT_USM_HOST_ALLOCATIONS);
     sx_image_kind kinds[] = {SX_IMAGE_KIND_NATIVE};
+    if (svc->getenv("FAKE_FP64")) /* a device with fp64, for the virtual-function tests */
+        aspects |= SX_ASPECT_BIT(SX_ASPECT_FP64);
     switch (p) {
     case SX_DEVICE_INFO_TYPE: return sxa_info_copy(&t, sizeof(t), size, v, r);
     case SX_DEVICE_INFO_NAME: return sxa_info_string(FAKE_NAME " device", size, v, r);
@@ -124,21 +128,116 @@ static sx_result f_usm_alloc(sxa_context c, sxa_device d, sx_usm_type t, size_t 
     return *out ? SX_SUCCESS : SX_ERROR_OUT_OF_HOST_MEMORY;
 }
 static sx_result f_usm_free(sxa_context c, void *p) { free(p); return SX_SUCCESS; }
+/* FAKE_LINK_LOG: one line per program call ("create SIZE", "build",
+ * "compile", "link N", "get_binary"), for tests that count them. */
+static void program_log(const char *what, unsigned long v)
+{
+    const char *log = svc->getenv("FAKE_LINK_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "%s %lu\n", what, v);
+        fclose(f);
+    }
+}
+static int has_bytes(const sxa_program p, const char *what)
+{
+    size_t n = strlen(what);
+    for (size_t i = 0; i + n <= p->size; i++)
+        if (memcmp(p->data + i, what, n) == 0)
+            return 1;
+    return 0;
+}
 static sx_result f_program_create(sxa_context c, sxa_device d, sx_image_kind k, const void *data, size_t size,
                                   const sxa_program_desc *desc, sxa_program *out)
 {
     if (size >= 4 && memcmp(data, "BAD!", 4) == 0)
         return svc->error(SX_ERROR_INVALID_BINARY, "fake program create rejects images starting with BAD!");
-    NEW(sxa_program_s, out);
+    struct sxa_program_s *p = calloc(1, sizeof(*p));
+    if (!p || !(p->data = malloc(size ? size : 1))) {
+        free(p);
+        return SX_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    p->base.dispatch = svc->dispatch;
+    memcpy(p->data, data, size);
+    p->size = size;
+    program_log("create", (unsigned long)size);
+    *out = p;
     return SX_SUCCESS;
 }
 static sx_result f_program_build(sxa_program p, const char *o)
 {
+    program_log("build", 0);
     if (o && strstr(o, "-fail-build"))
         return svc->error(SX_ERROR_BUILD_FAILURE, "fake build log: error: failed on purpose");
+    if (has_bytes(p, "FAKE-REFUSE"))
+        return svc->error(SX_ERROR_INVALID_BINARY, "fake build refuses a binary containing FAKE-REFUSE");
+    p->executable = 1;
     return SX_SUCCESS;
 }
-static sx_result f_program_release(sxa_program p) { free(p); return SX_SUCCESS; }
+static sx_result f_program_compile(sxa_program p, const char *o)
+{
+    program_log("compile", 0);
+    if (svc->getenv("FAKE_NO_LINK"))
+        return SX_ERROR_UNSUPPORTED_FEATURE;
+    if (has_bytes(p, "FAKE-BADCOMPILE"))
+        return svc->error(SX_ERROR_BUILD_FAILURE, "fake compile log: error: failed on purpose");
+    p->compiled = 1;
+    return SX_SUCCESS;
+}
+/* An input holding "UNRESOLVED:" fails the link with a log naming what follows. */
+static sx_result f_program_link(sxa_context c, sxa_device d, uint32_t n, const sxa_program *in, const char *o,
+                                sxa_program *out)
+{
+    program_log("link", n);
+    if (svc->getenv("FAKE_NO_LINK"))
+        return SX_ERROR_UNSUPPORTED_FEATURE;
+    size_t total = 8;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!in[i]->compiled)
+            return svc->error(SX_ERROR_INVALID_OPERATION, "fake link: input %u of %u was not compiled", i, n);
+        for (size_t b = 0; b + 11 <= in[i]->size; b++)
+            if (memcmp(in[i]->data + b, "UNRESOLVED:", 11) == 0) {
+                size_t left = in[i]->size - b - 11;
+                return svc->error(SX_ERROR_LINK_FAILURE, "fake link log: error: undefined symbol '%.*s' in input %u",
+                                  (int)(left < 8 ? left : 8), (const char *)in[i]->data + b + 11, i);
+            }
+        total += 8 + in[i]->size;
+    }
+    struct sxa_program_s *p = calloc(1, sizeof(*p));
+    if (!p || !(p->data = malloc(total))) {
+        free(p);
+        return SX_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    p->base.dispatch = svc->dispatch;
+    memcpy(p->data, "FAKELINK", 8);
+    p->size = 8;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned long long sz = in[i]->size;
+        memcpy(p->data + p->size, &sz, 8);
+        memcpy(p->data + p->size + 8, in[i]->data, in[i]->size);
+        p->size += 8 + in[i]->size;
+    }
+    p->executable = 1;
+    *out = p;
+    return SX_SUCCESS;
+}
+/* FAKE_NO_BINARY: like Level Zero for linked programs. */
+static sx_result f_program_get_binary(sxa_program p, sx_image_kind *kind, size_t size, void *value, size_t *size_ret)
+{
+    program_log("get_binary", 0);
+    if (svc->getenv("FAKE_NO_BINARY"))
+        return SX_ERROR_UNSUPPORTED_FEATURE;
+    if (!p->executable)
+        return svc->error(SX_ERROR_INVALID_OPERATION, "fake get_binary: program is not built");
+    *kind = SX_IMAGE_KIND_NATIVE;
+    return sxa_info_copy(p->data, p->size, size, value, size_ret);
+}
+static sx_result f_program_release(sxa_program p)
+{
+    free(p->data);
+    free(p);
+    return SX_SUCCESS;
+}
 static sx_result f_kernel_create(sxa_program p, const char *name, sxa_kernel *out)
 {
     if (strncmp(name, "missing", 7) == 0)
@@ -185,6 +284,21 @@ static sx_result f_memcpy(sxa_queue q, int b, void *d, const void *s, size_t n, 
         NEW(sxa_event_s, out);
     return SX_SUCCESS;
 }
+/* Program variables: only logged (FAKE_LINK_LOG "global_write NAME"), so
+ * tests see which programs got their device-global addresses. */
+static sx_result f_global_write(sxa_queue q, sxa_program p, const char *name, int blocking, size_t count,
+                                size_t offset, const void *src, uint32_t ne, const sxa_event *w, sxa_event *out)
+{
+    const char *log = svc->getenv("FAKE_LINK_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    if (f) {
+        fprintf(f, "global_write %s\n", name);
+        fclose(f);
+    }
+    if (out)
+        NEW(sxa_event_s, out);
+    return SX_SUCCESS;
+}
 static sx_result f_event_wait(uint32_t n, const sxa_event *e) { return SX_SUCCESS; }
 static sx_result f_event_status(sxa_event e, sx_event_status *s) { *s = SX_EVENT_STATUS_COMPLETE; return SX_SUCCESS; }
 static sx_result f_event_release(sxa_event e) { free(e); return SX_SUCCESS; }
@@ -197,14 +311,16 @@ static const sxa_queue_table t_queue = {sizeof(t_queue), .create = f_queue_creat
                                         .finish = f_queue_finish};
 static const sxa_usm_table t_usm = {sizeof(t_usm), f_usm_alloc, f_usm_free};
 static const sxa_program_table t_program = {sizeof(t_program), .create = f_program_create, .build = f_program_build,
-                                            .release = f_program_release};
+                                            .compile = f_program_compile, .link = f_program_link,
+                                            .release = f_program_release, .get_binary = f_program_get_binary};
 static const sxa_kernel_table t_kernel = {sizeof(t_kernel), .create = f_kernel_create, .release = f_kernel_release};
 static const sxa_enqueue_table t_enqueue = {
     sizeof(t_enqueue),
 #ifndef FAKE_MISSING_ENTRY
     .kernel_launch = f_launch,
 #endif
-    .usm_memcpy = f_memcpy};
+    .usm_memcpy = f_memcpy,
+    .global_write = f_global_write};
 static const sxa_event_table t_event = {sizeof(t_event), .wait = f_event_wait, .get_status = f_event_status,
                                         .release = f_event_release};
 

@@ -1,0 +1,422 @@
+/* pcache.c: the persistent cache of linked program binaries: one file per
+ * (input images, options, adapter, device), named by a SHA-256 of those,
+ * written atomically, checked (header and payload checksum) before use. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sx-internal.h"
+
+#define MAGIC "SXPCACH1"
+#define FORMAT_VERSION 1u
+#define HEADER_SIZE 88u              /* magic 8, version 4, kind 4, size 8, key 32, payload sha 32 */
+#define MAX_PAYLOAD ((uint64_t)1 << 32)
+
+/* ------------------------------------------------------------ SHA-256 */
+
+typedef struct {
+    uint32_t h[8];
+    uint64_t len;
+    uint8_t buf[64];
+    size_t fill;
+} sha256;
+
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha_block(sha256 *s, const uint8_t *p)
+{
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
+        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    s->h[0] += a;
+    s->h[1] += b;
+    s->h[2] += c;
+    s->h[3] += d;
+    s->h[4] += e;
+    s->h[5] += f;
+    s->h[6] += g;
+    s->h[7] += h;
+}
+
+static void sha_init(sha256 *s)
+{
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, h0, sizeof(h0));
+    s->len = 0;
+    s->fill = 0;
+}
+
+static void sha_update(sha256 *s, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    s->len += n;
+    if (s->fill) {
+        size_t take = 64 - s->fill < n ? 64 - s->fill : n;
+        memcpy(s->buf + s->fill, p, take);
+        s->fill += take;
+        p += take;
+        n -= take;
+        if (s->fill < 64)
+            return;
+        sha_block(s, s->buf);
+        s->fill = 0;
+    }
+    for (; n >= 64; p += 64, n -= 64)
+        sha_block(s, p);
+    memcpy(s->buf, p, n);
+    s->fill = n;
+}
+
+static void sha_final(sha256 *s, uint8_t out[32])
+{
+    uint64_t bits = s->len * 8;
+    uint8_t pad[72] = {0x80};
+    size_t padn = (s->fill < 56 ? 56 : 120) - s->fill;
+    for (int i = 0; i < 8; i++)
+        pad[padn + i] = (uint8_t)(bits >> (56 - 8 * i));
+    sha_update(s, pad, padn + 8);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 4; j++)
+            out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
+}
+
+static void sha_str(sha256 *s, const char *str)
+{
+    sha_update(s, str ? str : "", strlen(str ? str : "") + 1);
+}
+
+static void sha_u64(sha256 *s, uint64_t v)
+{
+    sha_update(s, &v, sizeof(v));
+}
+
+/* ---------------------------------------------------------- the directory */
+
+/* The cache directory, created 0700 when missing; false when the cache is
+ * off or unusable (logged). */
+static bool cache_dir(char *dir, size_t size)
+{
+    const char *off = sxi_getenv("SX_CACHE");
+    if (off && strcmp(off, "0") == 0)
+        return false;
+    const char *d = sxi_getenv("SX_CACHE_DIR"), *xdg = sxi_getenv("XDG_CACHE_HOME"), *home = sxi_getenv("HOME");
+    int n;
+    char parent[4096] = "";
+    if (d && *d) {
+        n = snprintf(dir, size, "%s", d);
+    } else if (xdg && *xdg == '/') {
+        n = snprintf(dir, size, "%s/sycl-ext", xdg);
+        snprintf(parent, sizeof(parent), "%s", xdg);
+    } else if (home && *home == '/') {
+        n = snprintf(dir, size, "%s/.cache/sycl-ext", home);
+        snprintf(parent, sizeof(parent), "%s/.cache", home);
+    } else {
+        return false;
+    }
+    if (n < 0 || (size_t)n >= size - 80)
+        return false;
+    if (*parent && mkdir(parent, 0700) != 0 && errno != EEXIST)
+        return false;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", dir, strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+        SXI_LOG(SX_LOG_WARN, "program cache: '%s' is not a directory of this user closed to others; cache off", dir);
+        return false;
+    }
+    return true;
+}
+
+bool sxi_pcache_enabled(void)
+{
+    char dir[4096];
+    return cache_dir(dir, sizeof(dir));
+}
+
+static bool entry_path(const sxi_pcache_key *key, char *path, size_t size)
+{
+    if (!cache_dir(path, size))
+        return false;
+    size_t w = strlen(path);
+    w += (size_t)snprintf(path + w, size - w, "/");
+    for (int i = 0; i < 32; i++)
+        w += (size_t)snprintf(path + w, size - w, "%02x", key->digest[i]);
+    snprintf(path + w, size - w, ".bin");
+    return true;
+}
+
+/* ---------------------------------------------------------------- keys */
+
+static int cmp_digest(const void *a, const void *b) { return memcmp(a, b, 32); }
+
+void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
+                         const char *compile_options, const char *link_options, sxi_pcache_key *key)
+{
+    struct sx_adapter_s *a = dev->adapter;
+    char driver[256] = "";
+    size_t got = 0;
+    if (SXA_CALL(a, device, get_info, dev->handle, SX_DEVICE_INFO_DRIVER_VERSION, sizeof(driver) - 1, driver, &got) !=
+        SX_SUCCESS)
+        driver[0] = '\0';
+    driver[sizeof(driver) - 1] = '\0';
+    /* Each image by its own digest (computed once per image: the registry
+     * lock, held by the caller, guards the cached one); the dependencies
+     * sorted, so the order libraries were registered in does not change
+     * the key. */
+    uint8_t (*d)[32] = malloc((size_t)n * 32);
+    sha256 s;
+    for (uint32_t i = 0; d && i < n; i++) {
+        sxi_image *im = (sxi_image *)imgs[i]; /* only its digest cache is written */
+        if (!im->has_digest) {
+            sha_init(&s);
+            sha_u64(&s, im->kind);
+            sha_u64(&s, im->size);
+            sha_update(&s, im->data, im->size);
+            sha_final(&s, im->digest);
+            im->has_digest = true;
+        }
+        memcpy(d[i], im->digest, 32);
+    }
+    if (d && n > 2)
+        qsort(d + 1, n - 1, 32, cmp_digest);
+    sha_init(&s);
+    sha_str(&s, "libsycl-ext program cache " SX_VERSION_STRING);
+    sha_str(&s, a->name);
+    sha_u64(&s, a->version);
+    sha_u64(&s, dev->backend);
+    sha_str(&s, dev->name);
+    sha_str(&s, driver);
+    sha_str(&s, compile_options);
+    sha_str(&s, link_options);
+    sha_u64(&s, n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (d)
+            sha_update(&s, d[i], 32);
+        else
+            sha_update(&s, imgs[i]->data, imgs[i]->size); /* out of memory: slower, same inputs */
+    }
+    sha_final(&s, key->digest);
+    free(d);
+}
+
+/* -------------------------------------------------------------- entries */
+
+static void rejected(const char *path, const char *why)
+{
+    SXI_LOG(SX_LOG_WARN, "program cache: entry '%s' is damaged (%s); ignoring and replacing it", path, why);
+    SXI_STAT(disk_rejects);
+    unlink(path);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void **data, size_t *size)
+{
+    char path[4096];
+    if (!entry_path(key, path, sizeof(path)))
+        return SX_ERROR_INVALID_VALUE;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return SX_ERROR_INVALID_VALUE;
+    struct stat st;
+    uint8_t h[HEADER_SIZE];
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        rejected(path, "not a regular file");
+        return SX_ERROR_INVALID_VALUE;
+    }
+    if ((uint64_t)st.st_size < HEADER_SIZE || (uint64_t)st.st_size - HEADER_SIZE > MAX_PAYLOAD) {
+        close(fd);
+        rejected(path, "wrong size");
+        return SX_ERROR_INVALID_VALUE;
+    }
+    size_t total = (size_t)st.st_size, got = 0;
+    uint8_t *buf = malloc(total);
+    if (!buf) {
+        close(fd);
+        return SX_ERROR_INVALID_VALUE;
+    }
+    while (got < total) {
+        ssize_t r = read(fd, buf + got, total - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    const char *why = NULL;
+    uint64_t len = 0;
+    uint8_t sum[32];
+    if (got != total) {
+        why = "short read";
+    } else {
+        memcpy(h, buf, HEADER_SIZE);
+        memcpy(&len, h + 16, 8);
+        if (memcmp(h, MAGIC, 8) != 0)
+            why = "bad magic";
+        else if (rd32(h + 8) != FORMAT_VERSION)
+            why = "unknown format version";
+        else if (rd32(h + 12) == SX_IMAGE_KIND_UNKNOWN || rd32(h + 12) >= SX_IMAGE_KIND_COUNT_)
+            why = "unknown image kind";
+        else if (len != total - HEADER_SIZE)
+            why = "payload length does not match the file";
+        else if (memcmp(h + 24, key->digest, 32) != 0)
+            why = "key does not match its name";
+    }
+    if (!why) {
+        sha256 s;
+        sha_init(&s);
+        sha_update(&s, buf + HEADER_SIZE, (size_t)len);
+        sha_final(&s, sum);
+        if (memcmp(sum, h + 56, 32) != 0)
+            why = "payload checksum mismatch";
+    }
+    if (why) {
+        free(buf);
+        rejected(path, why);
+        return SX_ERROR_INVALID_VALUE;
+    }
+    memmove(buf, buf + HEADER_SIZE, (size_t)len);
+    *kind = (sx_image_kind)rd32(h + 12);
+    *data = buf;
+    *size = (size_t)len;
+    SXI_LOG(SX_LOG_DEBUG, "program cache: read '%s' (%zu bytes)", path, *size);
+    return SX_SUCCESS;
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    while (n) {
+        ssize_t r = write(fd, b, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        b += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size)
+{
+    char path[4096], tmp[4200];
+    if ((uint64_t)size > MAX_PAYLOAD || !entry_path(key, path, sizeof(path)))
+        return;
+    uint8_t h[HEADER_SIZE];
+    uint32_t v = FORMAT_VERSION, k = kind;
+    uint64_t len = size;
+    memcpy(h, MAGIC, 8);
+    memcpy(h + 8, &v, 4);
+    memcpy(h + 12, &k, 4);
+    memcpy(h + 16, &len, 8);
+    memcpy(h + 24, key->digest, 32);
+    sha256 s;
+    sha_init(&s);
+    sha_update(&s, data, size);
+    sha_final(&s, h + 56);
+    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        SXI_LOG(SX_LOG_WARN, "program cache: cannot create a file beside '%s': %s", path, strerror(errno));
+        return;
+    }
+    /* Readers see the old entry or the whole new one, never a part. */
+    bool ok = write_all(fd, h, sizeof(h)) && write_all(fd, data, size);
+    int e = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        e = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = false;
+        e = errno;
+    }
+    if (!ok) {
+        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' failed: %s", path, strerror(e));
+        unlink(tmp);
+        return;
+    }
+    SXI_STAT(disk_writes);
+    SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
+}
+
+/* ".nobinary-<adapter>-<version>": that adapter gives no binary of a
+ * linked program, so later processes skip hashing and lookups for it. */
+static bool marker_path(const struct sx_adapter_s *a, char *path, size_t size)
+{
+    if (!cache_dir(path, size))
+        return false;
+    size_t w = strlen(path);
+    w += (size_t)snprintf(path + w, size - w, "/.nobinary-");
+    for (const char *c = a->name; *c && w < size - 16; c++)
+        path[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
+    snprintf(path + w, size - w, "-%x", a->version);
+    return true;
+}
+
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a)
+{
+    char path[4200];
+    struct stat st;
+    return marker_path(a, path, sizeof(path)) && lstat(path, &st) == 0;
+}
+
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a)
+{
+    char path[4200];
+    if (!marker_path(a, path, sizeof(path)))
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
+void sxi_pcache_remove(const sxi_pcache_key *key)
+{
+    char path[4096];
+    if (entry_path(key, path, sizeof(path)))
+        unlink(path);
+}

@@ -1,0 +1,4 @@
+/* vf-set-default.cl: the default set's image: Base::foo. */
+#include "vf-base.h"
+
+int Base::foo(int x) { return x * 3 + 1; }

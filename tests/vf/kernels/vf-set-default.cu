@@ -1,0 +1,4 @@
+// vf-set-default.cu: the default set's image: Base::foo.
+#include "vf-base.cuh"
+
+__device__ int Base::foo(int x) { return x * 3 + 1; }

@@ -1,0 +1,4 @@
+// vf-set-default2.cu: a second library's image of the default set: Base::baz.
+#include "vf-base.cuh"
+
+__device__ int Base::baz(int x) { return x - 100; }

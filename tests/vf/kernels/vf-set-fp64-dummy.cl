@@ -1,0 +1,4 @@
+/* vf-set-fp64-dummy.cl: set_fp64's dummy image: the same function, body emptied. */
+#include "vf-base.h"
+
+int Base::bar(int x) { return 0; }
