@@ -7,25 +7,9 @@
  * Usage: core-launch IMAGE.sximg [ITERATIONS]   (device: SX_DEVICE_SELECTOR or default) */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "sx-internal.h"
-
-#define CHECK(call)                                                                                 \
-    do {                                                                                            \
-        sx_result r_ = (call);                                                                      \
-        if (r_ != SX_SUCCESS) {                                                                     \
-            fprintf(stderr, "%s: %s: %s\n", #call, sx_result_name(r_), sx_last_error());            \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -59,19 +43,19 @@ int main(int argc, char **argv)
 
     double best[3] = {1e9, 1e9, 1e9};
     for (int rep = 0; rep < 5; rep++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (long i = 0; i < n; i++)
             ad->dispatch.enqueue.kernel_launch(q->handle, s->handle, 1, NULL, g, l, 1, args, 0, NULL, NULL);
         CHECK(sx_queue_wait(q));
-        double t1 = now();
+        double t1 = bench_now();
         for (long i = 0; i < n; i++)
             sx_queue_launch(q, k, 1, NULL, g, l, 1, args, 0, NULL, NULL);
         CHECK(sx_queue_wait(q));
-        double t2 = now();
+        double t2 = bench_now();
         for (long i = 0; i < n; i++)
             sx_nd_launch(q, a, 1, g, l, NULL, 0, NULL, NULL);
         CHECK(sx_queue_wait(q));
-        double t3 = now();
+        double t3 = bench_now();
         double d[3] = {t1 - t0, t2 - t1, t3 - t2};
         for (int i = 0; i < 3; i++)
             if (d[i] < best[i])

@@ -4,27 +4,12 @@
  * (the image must hold device global "dg_counter", e.g. tests/e2e/dg.sximg) */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <sycl-ext/device-global.h>
 
+#include "bench.h"
+
 SX_DEVICE_GLOBAL(int, counter, "dg_counter", SX_HOST_ACCESS_READ_WRITE);
-
-#define CHECK(call)                                                                                 \
-    do {                                                                                            \
-        sx_result r_ = (call);                                                                      \
-        if (r_ != SX_SUCCESS) {                                                                     \
-            fprintf(stderr, "%s: %s: %s\n", #call, sx_result_name(r_), sx_last_error());            \
-            exit(1);                                                                                \
-        }                                                                                           \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -49,19 +34,19 @@ int main(int argc, char **argv)
     double best[4] = {1e9, 1e9, 1e9, 1e9};
     for (int rep = 0; rep < 5; rep++) {
         double t[5];
-        t[0] = now();
+        t[0] = bench_now();
         for (long i = 0; i < n; i++)
             sx_queue_memcpy(q, 1, usm, &v, sizeof(v), 0, NULL, NULL);
-        t[1] = now();
+        t[1] = bench_now();
         for (long i = 0; i < n; i++)
             sx_queue_device_global_write(q, &counter, &v, sizeof(v), 0, 1, 0, NULL, NULL);
-        t[2] = now();
+        t[2] = bench_now();
         for (long i = 0; i < n; i++)
             sx_queue_memcpy(q, 1, &back, usm, sizeof(v), 0, NULL, NULL);
-        t[3] = now();
+        t[3] = bench_now();
         for (long i = 0; i < n; i++)
             sx_queue_device_global_read(q, &back, &counter, sizeof(v), 0, 1, 0, NULL, NULL);
-        t[4] = now();
+        t[4] = bench_now();
         for (int i = 0; i < 4; i++)
             if (t[i + 1] - t[i] < best[i])
                 best[i] = t[i + 1] - t[i];

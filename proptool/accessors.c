@@ -8,12 +8,17 @@
  *     op 0: *(global ulong *)buf = sizeof(variable)
  *     op 1: buf[i] = ((uchar *)&variable)[offset + i], i < count  (read)
  *     op 2: ((uchar *)&variable)[offset + i] = buf[i], i < count  (write)
+ *     op 3: *(global uchar *global *)&variable = buf                (bind)
  *
  * in one work-item; <symbol> is the name the runtime asks the adapter for
  * (the "@global_id_mapping" symbol). For a device_image_scope variable the
- * bytes are T's; otherwise the variable is the pointer slot and writing
- * sizeof(void *) bytes at 0 binds the USM instance. The runtime checks
- * offset and count against the size; the kernel trusts them. */
+ * bytes are T's and op 3 does nothing; otherwise the variable is the
+ * pointer slot: writing sizeof(void *) bytes at 0 binds a USM instance,
+ * and op 3 binds an instance that is an OpenCL buffer (devices without
+ * USM or SVM, the chipStar way): the kernel stores the buffer argument's
+ * own address into the slot, which no host API can tell. Any other op
+ * does nothing. The runtime checks offset and count against the size;
+ * the kernel trusts them. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -143,11 +148,13 @@ bool sxp_add_global_accessors(sxp_module *m, sxp_analysis *a)
     uint32_t t_ptr = type_id(&g, SpvOpTypePointer, ops, 2);
     ops[1] = t_u64;
     uint32_t t_ptr64 = type_id(&g, SpvOpTypePointer, ops, 2);
+    ops[1] = t_ptr;
+    uint32_t t_pptr = type_id(&g, SpvOpTypePointer, ops, 2);  /* the slot, as global uchar *global * */
     uint32_t fops[5] = {t_void, t_ptr, t_u64, t_u64, t_u32};
     uint32_t t_fn = type_id(&g, SpvOpTypeFunction, fops, 5);
     uint32_t c0 = constant(&g, t_u64, 0, true), c1 = constant(&g, t_u64, 1, true);
     uint32_t op0 = constant(&g, t_u32, 0, false), op1 = constant(&g, t_u32, 1, false),
-             op2 = constant(&g, t_u32, 2, false);
+             op2 = constant(&g, t_u32, 2, false), op3 = constant(&g, t_u32, 3, false);
 
     uint32_t epi = last_inst(m, SpvOpEntryPoint);
     if (epi == SXP_NONE)
@@ -173,11 +180,17 @@ bool sxp_add_global_accessors(sxp_module *m, sxp_analysis *a)
                 return false;
             }
         uint32_t c_size = constant(&g, t_u64, gl->var_size, true);
-        uint32_t id[32];
-        for (int k = 0; k < 32; k++)
-            id[k] = sxp_module_new_id(m);
+        /* op 3 only where the variable is a pointer slot. */
+        bool bind = !gl->image_scope && gl->var_size == 8;
+        if (!gl->image_scope && !bind)
+            sxp_warn(m->path, gl->word, "device global '%s' is a %u-byte variable, not a pointer slot: "
+                     "its accessor has no bind operation", gl->uid, gl->var_size);
         enum { FN, BUF, OFF, CNT, OP, L_ENTRY, L_SIZE, L_COPY, L_LOOP, L_READ, L_WRITE, L_CONT, L_EXIT, BASE,
-               ISSIZE, PB, NONE, BADOP, SKIP, I, VIDX, VP, BP, ISREAD, V, B, NEXT, DONE };
+               ISSIZE, PB, NONE, BADOP, SKIP, I, VIDX, VP, BP, ISREAD, V, B, NEXT, DONE, ISBIND, L_BIND, L_COPY2,
+               SLOT, NIDS };
+        uint32_t id[NIDS];
+        for (int k = 0; k < NIDS; k++)
+            id[k] = sxp_module_new_id(m);
         sxp_buf *f = &m->fn_extra;
         emit(f, SpvOpFunction, (uint32_t[]){t_void, id[FN], SpvFunctionControlMaskNone, t_fn}, 4);
         emit(f, SpvOpFunctionParameter, (uint32_t[]){t_ptr, id[BUF]}, 2);
@@ -193,14 +206,24 @@ bool sxp_add_global_accessors(sxp_module *m, sxp_analysis *a)
         emit(f, SpvOpBitcast, (uint32_t[]){t_ptr64, id[PB], id[BUF]}, 3);
         emit(f, SpvOpStore, (uint32_t[]){id[PB], c_size}, 2);
         emit(f, SpvOpBranch, &id[L_EXIT], 1);
-        /* ops 1 and 2 copy; nothing for count 0 or another op */
         emit(f, SpvOpLabel, &id[L_COPY], 1);
+        if (bind) {
+            /* op 3: the slot takes buf's address */
+            emit(f, SpvOpIEqual, (uint32_t[]){t_bool, id[ISBIND], id[OP], op3}, 4);
+            emit(f, SpvOpBranchConditional, (uint32_t[]){id[ISBIND], id[L_BIND], id[L_COPY2]}, 3);
+            emit(f, SpvOpLabel, &id[L_BIND], 1);
+            emit(f, SpvOpBitcast, (uint32_t[]){t_pptr, id[SLOT], gl->var}, 3);
+            emit(f, SpvOpStore, (uint32_t[]){id[SLOT], id[BUF], SpvMemoryAccessAlignedMask, 8}, 4);
+            emit(f, SpvOpBranch, &id[L_EXIT], 1);
+            emit(f, SpvOpLabel, &id[L_COPY2], 1);
+        }
+        /* ops 1 and 2 copy; nothing for count 0 or another op */
         emit(f, SpvOpIEqual, (uint32_t[]){t_bool, id[NONE], id[CNT], c0}, 4);
         emit(f, SpvOpUGreaterThan, (uint32_t[]){t_bool, id[BADOP], id[OP], op2}, 4);
         emit(f, SpvOpLogicalOr, (uint32_t[]){t_bool, id[SKIP], id[NONE], id[BADOP]}, 4);
         emit(f, SpvOpBranchConditional, (uint32_t[]){id[SKIP], id[L_EXIT], id[L_LOOP]}, 3);
         emit(f, SpvOpLabel, &id[L_LOOP], 1);
-        emit(f, SpvOpPhi, (uint32_t[]){t_u64, id[I], c0, id[L_COPY], id[NEXT], id[L_CONT]}, 6);
+        emit(f, SpvOpPhi, (uint32_t[]){t_u64, id[I], c0, id[bind ? L_COPY2 : L_COPY], id[NEXT], id[L_CONT]}, 6);
         emit(f, SpvOpIAdd, (uint32_t[]){t_u64, id[VIDX], id[OFF], id[I]}, 4);
         emit(f, SpvOpInBoundsPtrAccessChain, (uint32_t[]){t_ptr, id[VP], id[BASE], id[VIDX]}, 4);
         emit(f, SpvOpInBoundsPtrAccessChain, (uint32_t[]){t_ptr, id[BP], id[BUF], id[I]}, 4);

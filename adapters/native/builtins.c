@@ -70,14 +70,16 @@ DECL(size_t, bi_get_local_linear_id, "_Z19get_local_linear_idv", (void))
 /* ------------------------------------------------------- barriers, fences */
 
 /* A barrier hands control to the adapter's fiber scheduler, which runs the
- * other work-items of the group up to the same barrier before resuming. */
+ * other work-items of the group up to the same barrier before resuming.
+ * A work-group runs on one thread, so ordering its memory needs no fence
+ * instruction, only that the compiler keep loads and stores in place. */
 static void barrier_impl(void)
 {
     sxn_item *it = cur;
-    __atomic_thread_fence(SC);
+    __asm__ volatile("" ::: "memory");
     if (it && it->yield)
         it->yield(it);
-    __atomic_thread_fence(SC);
+    __asm__ volatile("" ::: "memory");
 }
 DECL(void, bi_barrier, "_Z7barrierj", (uint32_t flags)) { barrier_impl(); }
 DECL(void, bi_wg_barrier, "_Z18work_group_barrierj", (uint32_t flags)) { barrier_impl(); }
@@ -447,3 +449,56 @@ CONV_FROM(12, long, int64_t)
 CONV_FROM(13, ulong, uint64_t)
 CONV_FROM(13, float, float)
 CONV_FROM(14, double, double)
+
+/* ---------------------------------------------------------- geometric */
+
+/* floatN are clang ext vectors, passed like GCC vectors of the same size
+ * (float3 occupies 16 bytes). Only float: double3/4 go in memory. */
+typedef float f2 __attribute__((vector_size(8)));
+typedef float f4 __attribute__((vector_size(16)));
+
+static float dot_n(f4 a, f4 b, int n)
+{
+    float s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+#define GEO(n, vt, load)                                                            \
+    DECL(float, bi_dot_##n, "_Z3dotDv" #n "_fS_", (vt a, vt b))                     \
+    {                                                                               \
+        f4 x = load(a), y = load(b);                                                \
+        return dot_n(x, y, n);                                                      \
+    }                                                                               \
+    DECL(float, bi_length_##n, "_Z6lengthDv" #n "_f", (vt a))                       \
+    {                                                                               \
+        f4 x = load(a);                                                             \
+        return sqrtf(dot_n(x, x, n));                                               \
+    }                                                                               \
+    DECL(float, bi_distance_##n, "_Z8distanceDv" #n "_fS_", (vt a, vt b))           \
+    {                                                                               \
+        f4 x = load(a) - load(b);                                                   \
+        return sqrtf(dot_n(x, x, n));                                               \
+    }                                                                               \
+    DECL(vt, bi_normalize_##n, "_Z9normalizeDv" #n "_f", (vt a))                    \
+    {                                                                               \
+        f4 x = load(a);                                                             \
+        float l = sqrtf(dot_n(x, x, n));                                            \
+        return l > 0 ? a / l : a;                                                   \
+    }
+static f4 load2(f2 a) { return (f4){a[0], a[1], 0, 0}; }
+static f4 load4(f4 a) { return a; }
+#define load3 load4
+GEO(2, f2, load2)
+GEO(3, f4, load3)
+GEO(4, f4, load4)
+
+DECL(f4, bi_cross_3, "_Z5crossDv3_fS_", (f4 a, f4 b))
+{
+    return (f4){a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0], 0};
+}
+DECL(f4, bi_cross_4, "_Z5crossDv4_fS_", (f4 a, f4 b))
+{
+    return (f4){a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0], 0};
+}

@@ -795,7 +795,6 @@ static const sxa_event_table event_table = {
 #define ENTRY sxn_get_proc_table
 #else
 #define ENTRY sxa_get_proc_table
-SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
 SXA_EXPORT
 #endif
 sx_result ENTRY(uint32_t abi_version, sxa_table_id id, void *table)

@@ -124,7 +124,7 @@ static sx_result adapter_get_info(sxa_adapter adapter, sxa_adapter_info param, s
         return sxa_info_copy(&b, sizeof b, size, value, size_ret);
     }
     case SXA_ADAPTER_INFO_VERSION: {
-        uint32_t v = SXA_MAKE_VERSION(1, 0);
+        uint32_t v = SXA_MAKE_VERSION(1, 1);  /* 1.1: the global table */
         return sxa_info_copy(&v, sizeof v, size, value, size_ret);
     }
     case SXA_ADAPTER_INFO_STATUS:
@@ -345,6 +345,42 @@ static sx_result s_event_get_status(sxa_event event, sx_event_status *status)
     SERIAL(sxo_serialize_any, sxo_event_table.get_status(event, status));
 }
 
+/* The global table (ABI 1.1): instances on devices without USM. */
+#define CSERIAL(c) ((c) && (c)->num_devices && (c)->devices[0]->platform->serialize)
+
+static sx_result s_instance_create(sxa_context context, sxa_device device, size_t size,
+                                   void **instance)
+{
+    SERIAL(CSERIAL(context), sxo_instance_create(context, device, size, instance));
+}
+
+static sx_result s_instance_release(sxa_context context, void *instance)
+{
+    SERIAL(CSERIAL(context), sxo_instance_release(context, instance));
+}
+
+static sx_result s_instance_copy(sxa_queue queue, void *instance, int write, size_t offset,
+                                 size_t count, void *host, int blocking, uint32_t num_events,
+                                 const sxa_event *wait_list, sxa_event *out_event)
+{
+    SERIAL(QSERIAL(queue), sxo_instance_copy(queue, instance, write, offset, count, host,
+                                             blocking, num_events, wait_list, out_event));
+}
+
+static sx_result s_global_bind(sxa_queue queue, sxa_program program, const char *name,
+                               void *instance)
+{
+    SERIAL(QSERIAL(queue), sxo_global_bind(queue, program, name, instance));
+}
+
+static const sxa_global_table global_table = {
+    .size = sizeof(sxa_global_table),
+    .instance_create = s_instance_create,
+    .instance_release = s_instance_release,
+    .instance_copy = s_instance_copy,
+    .bind = s_global_bind,
+};
+
 static const sxa_enqueue_table enqueue_table = {
     .size = sizeof(sxa_enqueue_table),
     .kernel_launch = s_kernel_launch,
@@ -381,6 +417,7 @@ SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, v
     }
     case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &sxo_kernel_table); break;
     case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &enqueue_table); break;
+    case SXA_TABLE_GLOBAL: SXA_FILL_TABLE(table, &global_table); break;
     case SXA_TABLE_EVENT: {
         sxa_event_table t = sxo_event_table;
         t.wait = s_event_wait;

@@ -1,4 +1,4 @@
-/* globals.c: program-scope variable (device global) read/write/size, by extension or accessor kernels.
+/* globals.c: program-scope variable (device global) read/write/size/bind, by extension or accessor kernels; buffer instances without USM.
  *
  * OpenCL has no core way to reach a program-scope variable from the host.
  * Two ways are used, in this order:
@@ -17,6 +17,7 @@
  *          -- op 0: ((global ulong *)buf)[0] = sizeof(<name>)
  *          -- op 1: buf[i] = ((uchar *)&<name>)[offset + i], i < count
  *          -- op 2: ((uchar *)&<name>)[offset + i] = buf[i], i < count
+ *          -- op 3: *(global uchar *global *)&<name> = buf (bind; below)
  *
  *    or three (the first convention; tests/kernels/ocl-globals.cl writes
  *    both forms by hand):
@@ -429,4 +430,198 @@ sx_result sxo_global_read(sxa_queue queue, sxa_program program, const char *name
                         count, offset, name);
     }
     return sxo_event_out(ev, out_event);
+}
+
+/* ---- device-global instances without USM (ABI 1.1 global table) ----
+ *
+ * On a device with neither cl_intel_unified_shared_memory nor SVM
+ * (Oclgrind), the instance of an ordinary device global is a cl_mem
+ * buffer, and a program's pointer variable is bound to it by the
+ * accessor kernel's op 3, which stores its buffer argument's address into
+ * the variable (chipStar does the same): OpenCL 1.2 gives the host no
+ * device address of a buffer, but a kernel sees one. This relies on a
+ * buffer staying where it is for its lifetime, which OpenCL does not
+ * promise in words but every implementation that shares program-scope
+ * variables does (a driver that moved it would break chipStar too). */
+
+#define SXO_INSTANCE_MAGIC 0x73786f69u  /* "sxoi" */
+
+typedef struct sxo_instance {
+    uint32_t magic;
+    struct sxa_context_s *context;
+    cl_mem mem;
+    size_t size;
+} sxo_instance;
+
+static sxo_instance *instance_of(void *instance)
+{
+    sxo_instance *in = instance;
+    return in && in->magic == SXO_INSTANCE_MAGIC ? in : NULL;
+}
+
+sx_result sxo_instance_create(sxa_context context, sxa_device device, size_t size, void **instance)
+{
+    if (!context || !device)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!instance)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    *instance = NULL;
+    if (!sxo_context_has(context, device))
+        return sxo_error(SX_ERROR_INVALID_DEVICE, "opencl: device '%s' is not in context %p",
+                         device->name, (void *)context);
+    /* Where USM works, instances are USM allocations: the core asks here
+     * only after usm.alloc said no, and so does this. */
+    enum sxo_usm_mode m = sxo_context_usm(context);
+    if (m != SXO_USM_NONE)
+        return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                         "opencl: context %p has %s: device-global instances are USM "
+                         "allocations there, not buffers", (void *)context,
+                         m == SXO_USM_INTEL ? "cl_intel_unified_shared_memory" : "SVM");
+    if (size == 0 || size > (size_t)1 << 40)
+        return sxo_error(SX_ERROR_INVALID_SIZE, "opencl: device-global instance of %zu bytes",
+                         size);
+    sxo_instance *in = calloc(1, sizeof *in);
+    void *zeros = calloc(1, size);
+    if (!in || !zeros) {
+        free(in);
+        free(zeros);
+        return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: device-global instance of %zu "
+                         "bytes", size);
+    }
+    /* Zero-filled by the copy at creation: no queue needed, and OpenCL 1.2
+     * has no fill entry point this adapter resolves. */
+    cl_int err;
+    in->mem = sxo_cl.clCreateBuffer(context->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, size,
+                                    zeros, &err);
+    free(zeros);
+    if (!in->mem) {
+        free(in);
+        return sxo_fail(err, "clCreateBuffer", "for a device-global instance of %zu bytes on "
+                        "'%s'", size, device->name);
+    }
+    in->magic = SXO_INSTANCE_MAGIC;
+    in->context = context;
+    in->size = size;
+    *instance = in;
+    return SX_SUCCESS;
+}
+
+sx_result sxo_instance_release(sxa_context context, void *instance)
+{
+    if (!context)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!instance)
+        return SX_SUCCESS;
+    sxo_instance *in = instance_of(instance);
+    if (!in || in->context != context)
+        return sxo_error(SX_ERROR_INVALID_VALUE, "opencl: %p is not a device-global instance of "
+                         "context %p", instance, (void *)context);
+    in->magic = 0;
+    cl_int err = sxo_cl.clReleaseMemObject(in->mem);
+    free(in);
+    if (err != CL_SUCCESS)
+        return sxo_fail(err, "clReleaseMemObject", "for a device-global instance");
+    return SX_SUCCESS;
+}
+
+sx_result sxo_instance_copy(sxa_queue queue, void *instance, int write, size_t offset, size_t count,
+                            void *host, int blocking, uint32_t num_events,
+                            const sxa_event *wait_list, sxa_event *out_event)
+{
+    if (out_event)
+        *out_event = NULL;
+    if (!queue)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!instance || (count && !host))
+        return SX_ERROR_INVALID_NULL_POINTER;
+    sxo_instance *in = instance_of(instance);
+    if (!in || in->context != queue->context)
+        return sxo_error(SX_ERROR_INVALID_VALUE, "opencl: %p is not a device-global instance of "
+                         "the queue's context %p", instance, (void *)queue->context);
+    if (offset > in->size || count > in->size - offset)
+        return sxo_error(SX_ERROR_INVALID_VALUE, "opencl: device-global instance: %s of %zu bytes "
+                         "at offset %zu overruns its %zu bytes", write ? "write" : "read", count,
+                         offset, in->size);
+    cl_event buf[16], *list, ev = NULL;
+    sx_result rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
+    if (rc != SX_SUCCESS)
+        return rc;
+    if (count == 0) {
+        rc = empty_copy(queue, blocking, num_events, list, out_event);
+        sxo_wait_list_free(list, buf);
+        return rc;
+    }
+    cl_bool b = blocking ? CL_TRUE : CL_FALSE;
+    cl_int err = write ? sxo_cl.clEnqueueWriteBuffer(queue->q, in->mem, b, offset, count, host,
+                                                     num_events, list, out_event ? &ev : NULL)
+                       : sxo_cl.clEnqueueReadBuffer(queue->q, in->mem, b, offset, count, host,
+                                                    num_events, list, out_event ? &ev : NULL);
+    sxo_wait_list_free(list, buf);
+    if (err != CL_SUCCESS)
+        return sxo_fail(err, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer",
+                        "%s %zu bytes at offset %zu of a device-global instance",
+                        write ? "writing" : "reading", count, offset);
+    return sxo_event_out(ev, out_event);
+}
+
+sx_result sxo_global_bind(sxa_queue queue, sxa_program program, const char *name, void *instance)
+{
+    if (!queue || !program)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (!name || !instance)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    sxo_instance *in = instance_of(instance);
+    if (!in || in->context != queue->context)
+        return sxo_error(SX_ERROR_INVALID_VALUE, "opencl: %p is not a device-global instance of "
+                         "the queue's context %p", instance, (void *)queue->context);
+    sxo_global *g;
+    sx_result rc = prepare(queue, program, name, 0, 0, NULL, "bind", &g);
+    if (rc != SX_SUCCESS)
+        return rc;
+    if (!g->single)
+        return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                         "opencl: cannot bind device global '%s' of program %p to a buffer: only "
+                         "the one-kernel accessor __sx_dg_access_%s (proptool "
+                         "--device-global-accessors) has the bind operation", name,
+                         (void *)program, name);
+    if (g->size != 4 && g->size != 8)
+        return sxo_error(SX_ERROR_INVALID_VALUE, "opencl: device global '%s' of program %p is "
+                         "%zu bytes, not a pointer variable to bind", name, (void *)program,
+                         g->size);
+    /* Bind (op 3), then read the variable back (op 1): an accessor without
+     * op 3 (an image from an older proptool) leaves it NULL, and kernels
+     * would then fault instead of this saying why. */
+    cl_int err;
+    const char *call = "clCreateBuffer";
+    cl_event bound = NULL, readback = NULL;
+    unsigned char slot[8] = {0};
+    cl_mem back = sxo_cl.clCreateBuffer(queue->context->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                        g->size, slot, &err);
+    if (back) {
+        /* Chained by events: right on an out-of-order queue too. */
+        call = "clEnqueueNDRangeKernel";
+        err = run_accessor(g, g->write, 3, queue->q, in->mem, 0, 0, 0, NULL, &bound);
+        if (err == CL_SUCCESS)
+            err = run_accessor(g, g->read, 1, queue->q, back, 0, g->size, 1, &bound, &readback);
+        if (err == CL_SUCCESS) {
+            call = "clEnqueueReadBuffer";
+            err = sxo_cl.clEnqueueReadBuffer(queue->q, back, CL_TRUE, 0, g->size, slot, 1,
+                                             &readback, NULL);
+        }
+        if (bound)
+            sxo_cl.clReleaseEvent(bound);
+        if (readback)
+            sxo_cl.clReleaseEvent(readback);
+        sxo_cl.clReleaseMemObject(back);
+    }
+    if (err != CL_SUCCESS)
+        return sxo_fail(err, call, "binding device global '%s' of program %p to its buffer",
+                        name, (void *)program);
+    static const unsigned char null_slot[8];
+    if (!memcmp(slot, null_slot, g->size))
+        return sxo_error(SX_ERROR_INVALID_BINARY,
+                         "opencl: the accessor __sx_dg_access_%s of program %p did not bind the "
+                         "variable (still NULL after op 3): make the image with a proptool that "
+                         "has the bind operation", name, (void *)program);
+    return SX_SUCCESS;
 }

@@ -209,7 +209,7 @@ const sxa_context_table sxo_context_table = {
     .release = context_release,
 };
 
-static int context_has(const struct sxa_context_s *c, const struct sxa_device_s *d)
+int sxo_context_has(const struct sxa_context_s *c, const struct sxa_device_s *d)
 {
     for (uint32_t i = 0; i < c->num_devices; i++)
         if (c->devices[i] == d)
@@ -243,7 +243,7 @@ static sx_result queue_create(sxa_context context, sxa_device device, uint32_t f
         return SX_ERROR_INVALID_NULL_HANDLE;
     if (!out)
         return SX_ERROR_INVALID_NULL_POINTER;
-    if (!context_has(context, device))
+    if (!sxo_context_has(context, device))
         return sxo_error(SX_ERROR_INVALID_DEVICE, "opencl: device '%s' is not in context %p",
                          device->name, (void *)context);
     if ((flags & SXA_QUEUE_PROFILING) && !(device->queue_props & CL_QUEUE_PROFILING_ENABLE))
@@ -306,7 +306,7 @@ const sxa_queue_table sxo_queue_table = {
 
 /* The USM flavour a context uses: the weakest of its devices (all of them
  * must be able to reach an allocation). */
-static enum sxo_usm_mode context_usm(const struct sxa_context_s *c)
+enum sxo_usm_mode sxo_context_usm(const struct sxa_context_s *c)
 {
     enum sxo_usm_mode m = SXO_USM_INTEL;
     for (uint32_t i = 0; i < c->num_devices; i++)
@@ -327,7 +327,7 @@ static sx_result usm_alloc(sxa_context context, sxa_device device, sx_usm_type t
         return sxo_error(SX_ERROR_INVALID_ENUMERATION, "opencl: USM type %u", type);
     if (type != SX_USM_TYPE_HOST && !device)
         return SX_ERROR_INVALID_NULL_HANDLE;
-    if (device && !context_has(context, device))
+    if (device && !sxo_context_has(context, device))
         return sxo_error(SX_ERROR_INVALID_DEVICE, "opencl: device '%s' is not in context %p",
                          device->name, (void *)context);
     if (size == 0)
@@ -340,7 +340,7 @@ static sx_result usm_alloc(sxa_context context, sxa_device device, sx_usm_type t
     struct sxa_device_s *d = device ? device : context->devices[0];
     cl_int err = CL_SUCCESS;
     void *p = NULL;
-    switch (context_usm(context)) {
+    switch (sxo_context_usm(context)) {
     case SXO_USM_INTEL: {
         const sxo_ext *e = &d->platform->ext;
         if (type == SX_USM_TYPE_HOST)
@@ -409,7 +409,7 @@ static sx_result usm_free(sxa_context context, void *ptr)
         return SX_ERROR_INVALID_NULL_HANDLE;
     if (!ptr)
         return SX_SUCCESS;
-    switch (context_usm(context)) {
+    switch (sxo_context_usm(context)) {
     case SXO_USM_INTEL: {
         /* Blocking: the memory may still be used by enqueued commands. */
         cl_int err = context->devices[0]->platform->ext.blocking_free(context->ctx, ptr);

@@ -43,7 +43,7 @@ typedef cl_int (CL_API_CALL *sxo_global_pointer_fn)(cl_device_id, cl_program, co
     X(clGetKernelInfo, 1) X(clGetKernelWorkGroupInfo, 1)                            \
     X(clEnqueueNDRangeKernel, 1) X(clEnqueueMarkerWithWaitList, 1)                  \
     X(clEnqueueBarrierWithWaitList, 1) X(clCreateBuffer, 1) X(clReleaseMemObject, 1) \
-    X(clEnqueueReadBuffer, 1) X(clWaitForEvents, 1) X(clGetEventInfo, 1)            \
+    X(clEnqueueReadBuffer, 1) X(clEnqueueWriteBuffer, 1) X(clWaitForEvents, 1) X(clGetEventInfo, 1)            \
     X(clGetEventProfilingInfo, 1) X(clReleaseEvent, 1)                              \
     X(clGetExtensionFunctionAddressForPlatform, 1)                                   \
     X(clCreateCommandQueueWithProperties, 0) X(clSVMAlloc, 0) X(clSVMFree, 0)        \
@@ -209,6 +209,9 @@ void sxo_wait_list_free(cl_event *list, cl_event *buf);
 sx_result sxo_event_out(cl_event ev, sxa_event *out);
 cl_command_queue sxo_create_cl_queue(struct sxa_context_s *ctx, struct sxa_device_s *dev,
                                      uint32_t flags, cl_int *err);
+int sxo_context_has(const struct sxa_context_s *c, const struct sxa_device_s *d);
+/* The USM flavour a context uses: the weakest of its devices. */
+enum sxo_usm_mode sxo_context_usm(const struct sxa_context_s *c);
 
 /* program.c: a string build log for error messages (malloc'd). */
 char *sxo_build_log(cl_program prog, cl_device_id dev);
@@ -244,5 +247,12 @@ sx_result sxo_global_read(sxa_queue queue, sxa_program program, const char *name
                           const sxa_event *wait_list, sxa_event *out_event);
 sx_result sxo_get_global(sxa_program program, const char *name, size_t *size, void **ptr);
 void sxo_globals_free(struct sxa_program_s *prog);
+/* Device-global instances without USM (the ABI 1.1 global table). */
+sx_result sxo_instance_create(sxa_context context, sxa_device device, size_t size, void **instance);
+sx_result sxo_instance_release(sxa_context context, void *instance);
+sx_result sxo_instance_copy(sxa_queue queue, void *instance, int write, size_t offset, size_t count,
+                            void *host, int blocking, uint32_t num_events,
+                            const sxa_event *wait_list, sxa_event *out_event);
+sx_result sxo_global_bind(sxa_queue queue, sxa_program program, const char *name, void *instance);
 
 #endif /* SXO_OPENCL_H */

@@ -317,7 +317,8 @@ typedef struct sxa_global_table {
     sx_result (*instance_create)(sxa_context context, sxa_device device, size_t size, void **instance);
     sx_result (*instance_release)(sxa_context context, void *instance);
     /* copy `count` bytes at `offset` of the instance to (write = 0) or
-     * from (write = 1) host memory `host` */
+     * from (write = 1) host memory `host`; a non-blocking copy reads or
+     * writes `host` until its event completes (as usm_memcpy) */
     sx_result (*instance_copy)(sxa_queue queue, void *instance, int write, size_t offset, size_t count,
                                void *host, int blocking, uint32_t num_events, const sxa_event *wait_list,
                                sxa_event *out_event);

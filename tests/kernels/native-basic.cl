@@ -86,3 +86,24 @@ kernel void bump(global int *out)
     out[0] = counter;
     out[1] = (int)table[2];
 }
+
+/* Geometric builtins on float vectors (passed in SSE registers). */
+kernel void geometric(global float *out)
+{
+    float2 a2 = (float2)(3.0f, 4.0f);
+    float3 a3 = (float3)(1.0f, 2.0f, 2.0f), b3 = (float3)(0.0f, 1.0f, 0.0f);
+    float4 a4 = (float4)(1.0f, 1.0f, 1.0f, 1.0f), b4 = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+    out[0] = length(a2);
+    out[1] = dot(a3, b3);
+    out[2] = length(a3);
+    out[3] = dot(a4, b4);
+    out[4] = distance(a4, b4);
+    float3 n = normalize(a3);
+    out[5] = n.x;
+    float3 c = cross(a3, b3);
+    out[6] = c.x;
+    out[7] = c.z;
+    float4 c4 = cross(a4, b4);
+    out[8] = c4.y;
+    out[9] = normalize(a2).y;
+}

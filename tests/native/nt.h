@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 
@@ -31,6 +32,22 @@ static inline void nt_require_kernels(void)
         }
         free(p);
     }
+}
+
+/* Is `name` in the comma-separated list NT_SKIP? */
+static inline int nt_skipped(const char *name)
+{
+    const char *list = getenv("NT_SKIP");
+    size_t n = strlen(name);
+    while (list && *list) {
+        size_t len = strcspn(list, ",");
+        if (len == n && strncmp(list, name, n) == 0)
+            return 1;
+        list += len;
+        if (*list == ',')
+            list++;
+    }
+    return 0;
 }
 
 static inline int nt_run(Suite *s)

@@ -158,6 +158,7 @@ static const ksig basic_sigs[] = {
     {"axpy", 3, {PTR, PTR, V(SX_SCALAR_F32, 4)}},
     {"mathf", 2, {PTR, PTR}},
     {"bump", 1, {PTR}},
+    {"geometric", 1, {PTR}},
 };
 #define NBASIC (sizeof(basic_sigs) / sizeof(basic_sigs[0]))
 
@@ -724,6 +725,25 @@ START_TEST(math)
 }
 END_TEST
 
+START_TEST(geometric)
+{
+    sxa_program prog = program_of("native-basic.hso", basic_sigs, NBASIC);
+    sxa_kernel k;
+    OK(K.create(prog, "geometric", &k));
+    float *out = usm(16 * sizeof(float));
+    sx_arg a = aptr(0, out);
+    size_t g = 1;
+    OK(E.kernel_launch(queue, k, 1, NULL, &g, NULL, 1, &a, 0, NULL, NULL));
+    /* a3 = (1,2,2), b3 = (0,1,0); a4 = (1,1,1,1), b4 = (1,2,3,4) */
+    float want[] = {5, 2, 3, 10, sqrtf(0 + 1 + 4 + 9), 1.0f / 3, -2, 1, -2, 0.8f};
+    for (int i = 0; i < 10; i++)
+        ck_assert_msg(fabsf(out[i] - want[i]) < 1e-5f, "out[%d] = %g, want %g", i, out[i], want[i]);
+    OK(K.release(k));
+    OK(PR.release(prog));
+    OK(U.free(context, out));
+}
+END_TEST
+
 START_TEST(barrier_reduce)
 {
     sxa_program prog = program_of("native-barrier.hso", barrier_sigs, 3);
@@ -1238,10 +1258,11 @@ int main(void)
 {
     nt_require_kernels();
     Suite *s = suite_create("native-abi");
-    /* NT_ONLY=name runs one test (with CK_FORK=no under a debugger). */
+    /* NT_ONLY=name runs one test (with CK_FORK=no under a debugger);
+     * NT_SKIP=a,b leaves tests out. */
     const char *only = getenv("NT_ONLY");
 #define ADD(t) \
-    if (!only || strcmp(only, #t) == 0) \
+    if ((!only || strcmp(only, #t) == 0) && !nt_skipped(#t)) \
     tcase_add_test(tc, t)
     TCase *tc = tcase_create("abi");
     tcase_add_checked_fixture(tc, setup, teardown);
@@ -1264,6 +1285,7 @@ int main(void)
     ADD(no_signature);
     ADD(axpy_many_groups);
     ADD(math);
+    ADD(geometric);
     ADD(barrier_reduce);
     ADD(local_limits);
     ADD(atomics);

@@ -248,7 +248,7 @@ int main(void)
     Suite *s = suite_create("native-api");
     const char *only = getenv("NT_ONLY");
 #define ADD(t) \
-    if (!only || strcmp(only, #t) == 0) \
+    if ((!only || strcmp(only, #t) == 0) && !nt_skipped(#t)) \
     tcase_add_test(tc, t)
     TCase *tc = tcase_create("api");
     tcase_add_checked_fixture(tc, setup, teardown);

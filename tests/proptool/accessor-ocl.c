@@ -2,10 +2,12 @@
  * (Oclgrind: it shares program variables across kernels, as accessors
  * need). The SPIR bitcode variant (--spir-bc) of kernels.cl with
  * --device-global-accessors, driven as adapters/opencl/globals.c drives
- * them (op 0 size, 1 read, 2 write): write dg_scope through its accessor,
- * see __sycl_kernel_once read it (and see if_device: only_on_host's store
- * gone, only_on_device's kept), read it back; write and read back the
- * pointer slot of dg_usm; both sizes.
+ * them (op 0 size, 1 read, 2 write, 3 bind): write dg_scope through its
+ * accessor, see __sycl_kernel_once read it (and see if_device:
+ * only_on_host's store gone, only_on_device's kept), read it back; write
+ * and read back the pointer slot of dg_usm; both sizes; bind dg_usm to
+ * two buffers in turn (op 3: the slot holds each one's own, distinct,
+ * non-NULL address) while op 3 leaves device_image_scope dg_scope alone.
  * accessor-ocl IMAGE.bc SCOPE_ACCESSOR USM_ACCESSOR */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -24,7 +26,7 @@
 
 static cl_command_queue q;
 
-enum { OP_SIZE = 0, OP_READ = 1, OP_WRITE = 2 };
+enum { OP_SIZE = 0, OP_READ = 1, OP_WRITE = 2, OP_BIND = 3 };
 
 static int access(cl_kernel k, cl_mem buf, cl_ulong off, cl_ulong cnt, cl_uint op)
 {
@@ -108,7 +110,29 @@ int main(int argc, char **argv)
     if (access(ku, buf, 0, 0, OP_SIZE))
         return 1;
     CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 8, &size_u, 0, NULL, NULL));
+    /* op 3: bind dg_usm to `out`, then to `buf`; read the slot after each. */
+    unsigned long long bound_out = 0, bound_buf = 0;
+    if (access(ku, out, 0, 0, OP_BIND) || access(ku, buf, 0, 8, OP_READ))
+        return 1;
+    CK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 8, &bound_out, 0, NULL, NULL));
+    if (access(ku, buf, 0, 0, OP_BIND) || access(ku, out, 0, 8, OP_READ))
+        return 1;
+    CK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 8, &bound_buf, 0, NULL, NULL));
+    /* op 3 on the image-scope variable: nothing (dg_scope stays 100) */
+    int scope_after = 0;
+    if (access(ks, buf, 0, 0, OP_BIND) || access(ks, out, 0, 4, OP_READ))
+        return 1;
+    CK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 4, &scope_after, 0, NULL, NULL));
     int bad = 0;
+    if (!bound_out || !bound_buf || bound_out == bound_buf || bound_out == slot || bound_buf == slot) {
+        fprintf(stderr, "accessor-ocl: op 3 bound dg_usm to %#llx and %#llx (want two distinct addresses)\n",
+                bound_out, bound_buf);
+        bad++;
+    }
+    if (scope_after != 100) {
+        fprintf(stderr, "accessor-ocl: op 3 on dg_scope changed it to %d\n", scope_after);
+        bad++;
+    }
     if (res[0] != 0 || res[1] != 2000) {
         fprintf(stderr, "accessor-ocl: if_device: out[0]=%d (want 0), out[1]=%d (want 2000)\n", res[0], res[1]);
         bad++;

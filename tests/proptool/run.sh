@@ -133,7 +133,7 @@ if "$P" --device-global-accessors --spir-bc --llvm-spirv "$LLVM_SPIRV" -o acc.sx
     if [ -f "$OCLGRIND_ICD" ] && $CC $CPPFLAGS -o accessor-ocl "$D/accessor-ocl.c" -lOpenCL 2> cc.err; then
         mkdir -p icd && echo "$OCLGRIND_ICD" > icd/oclgrind.icd
         if OCL_ICD_VENDORS="$W/icd" ASAN_OPTIONS=detect_leaks=0 ./accessor-ocl exacc/image1.bc "$SACC" "$UACC"; then
-            ok "accessor kernels read and write device globals on Oclgrind (SPIR bitcode)"
+            ok "accessor kernels read, write and bind (op 3) device globals on Oclgrind (SPIR bitcode)"
         else
             ko "accessor kernels on Oclgrind"
         fi

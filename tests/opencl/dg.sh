@@ -1,0 +1,3 @@
+#!/bin/sh
+# dg.sh: the ocl-dg suite (ordinary device globals) on PoCL and on Oclgrind.
+exec "${SX_TEST_SRCDIR:-.}/tests/opencl/run-drivers.sh" ocl-dg

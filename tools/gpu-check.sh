@@ -1,0 +1,72 @@
+#!/bin/sh
+# gpu-check.sh: run every GPU test and benchmark of a build made here, on the
+# GPU machine, in one go (the device tool's `run`; CI has no GPU).
+#
+#   tools/gpu-check.sh --stage [BUILDDIR]   here: copy what runs (binaries,
+#       modules, image files; no objects) into .gpu/build and make the CTS
+#       image (needs clang, llvm-spirv, nvcc, proptool)
+#   tools/gpu-check.sh                       there: run it all; logs in $OUT
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+B=$TOP/.gpu/build
+if [ "${1:-}" = --stage ]; then
+    BUILD=$(cd "${2:-$TOP/_build}" && pwd)
+    rm -rf "$B" && mkdir -p "$B"
+    (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.lo' -prune -o -name .deps -prune -o \
+        -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o \( -type f -o -type l \) -print |
+        grep -v -e '^./fuzz/' -e '^./doc/' -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
+    # Libraries the test binaries need that the GPU image lacks.
+    for l in libsubunit.so.0 libffi.so.8; do cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$B/lib/.libs/" 2>/dev/null; done
+    t=$(mktemp -d)
+    "${CLANG:-clang-14}" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        "$TOP/tools/sx-adapter-cts.cl" -o "$t/cts.bc" && "${LLVM_SPIRV:-llvm-spirv-14}" "$t/cts.bc" -o "$t/cts.spv" &&
+        "${NVCC:-/usr/local/cuda/bin/nvcc}" -ptx -rdc=true -arch=sm_90 "$TOP/tools/sx-adapter-cts.cu" -o "$t/cts.ptx" &&
+        "$BUILD/proptool/proptool" -q -o "$B/cts.sximg" "$t/cts.spv" --ptx "$t/cts.ptx" || echo "no CTS image"
+    rm -rf "$t"
+    du -sh "$B"
+    exit 0
+fi
+
+OUT=${OUT:-$TOP/gpu-out}
+mkdir -p "$OUT"
+export SX_TEST_BUILDDIR=$B SX_TEST_SRCDIR=$TOP LD_LIBRARY_PATH=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export SX_NATIVE_BUILTINS=$B/adapters/native/.libs/sx-native-builtins.so SX_CACHE_DIR=$OUT/cache
+export SXC_TEST_DATA=$B/tests/cuda
+pass=0 fail=0 skip=0
+bin() { [ -x "$B/$(dirname "$1")/.libs/$(basename "$1")" ] && echo "$B/$(dirname "$1")/.libs/$(basename "$1")" || echo "$B/$1"; }
+step() { # name command...: run, log, count
+    name=$1; shift
+    log=$OUT/$(echo "$name" | tr '/ ' '__').log
+    start=$(date +%s)
+    "$@" > "$log" 2>&1; rc=$?
+    case $rc in
+        0) pass=$((pass + 1)); r=PASS ;;
+        77) skip=$((skip + 1)); r=SKIP ;;
+        *) fail=$((fail + 1)); r="FAIL (exit $rc)" ;;
+    esac
+    echo "$r: $name ($(( $(date +%s) - start )) s)"
+    [ "$r" = PASS ] || tail -n 15 "$log"
+}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+step sx-info "$(bin tools/sx-info)"
+cat "$OUT/sx-info.log"
+for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-cuda-core tests/cuda/test-cuda-e2e \
+         tests/vf/test-vf-cuda; do
+    step "$t" "$(bin "$t")"
+done
+SX_ADAPTERS=$B/adapters/cuda/.libs/sx-adapter-cuda.so \
+    step tests/cuda/test-cuda-multi "$(bin tests/cuda/test-cuda-multi)" "$B/tests/cuda/props-ptx.sximg"
+[ -f "$B/cts.sximg" ] && step "sx-adapter-cts cuda" "$(bin tools/sx-adapter-cts)" -i "$B/cts.sximg" \
+    "$B/adapters/cuda/.libs/sx-adapter-cuda.so"
+command -v compute-sanitizer >/dev/null &&
+    step "compute-sanitizer test-cuda-core" compute-sanitizer --leak-check full --report-api-errors no --error-exitcode 9 \
+        env CK_FORK=no "$(bin tests/cuda/test-cuda-core)"
+step bench-cuda "$(bin bench/cuda/bench-cuda)"
+step bench-cuda-core "$(bin bench/cuda/bench-cuda-core)"
+rm -rf "$OUT/cache"
+step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
+for f in bench-cuda bench-cuda-core vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi; do
+    [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
