@@ -119,6 +119,35 @@ if [ -n "${SPIRV_VAL:-}" ]; then
 fi
 # A set's host object should define its functions: a warning (C++ host
 # code mangles for its own target), an error with --werror.
+# The images link as the runtime links them (spirv-link here): each
+# kernel image with the sets it calls resolves and validates; alone, a
+# kernel image lacks the set's functions. The function-pointer example
+# links too (no duplicate or mismatched definitions): the constructor's
+# image with the default set and set_fp64's dummy.
+LINK=$(command -v spirv-link)
+if [ -n "$LINK" ] && [ -n "${SPIRV_VAL:-}" ]; then
+    if "$LINK" exd/image0.spv exd/image2.spv -o l0.spv && [ "$(val l0.spv)" = valid ] &&
+       "$LINK" exd/image1.spv exd/image3.spv -o l1.spv && [ "$(val l1.spv)" = valid ] &&
+       "$LINK" exd/image1.spv exd/image4.spv -o l2.spv && [ "$(val l2.spv)" = valid ]; then
+        ok "spirv-link: kernel images with their sets (or the dummy) link and validate"
+    else
+        ko "spirv-link of kernel and set images"
+    fi
+    if ! "$LINK" exd/image1.spv -o l3.spv 2> link.err && grep -q 'Unresolved external reference to "bar"' link.err; then
+        ok "spirv-link: use_fp64's image alone lacks bar (imported from set_fp64)"
+    else
+        cat link.err; ko "use_fp64's image alone"
+    fi
+    # (--create-library: the C++ module imports the RTTI vtable
+    # _ZTVN10__cxxabiv117__class_type_infoE, which nothing defines)
+    if "$LINK" --create-library ex/image0.spv ex/image2.spv ex/image4.spv -o l4.spv 2> link.err; then
+        ok "spirv-link: construct/use image with the default set and set_fp64's dummy"
+    else
+        cat link.err; ko "spirv-link of the function-pointer images"
+    fi
+else
+    echo "SKIP: spirv-link or spirv-val not found"
+fi
 if "$P" -o bad.sximg vfdirect.spv --host-vf set_fp64=vfdirect-nofp64.so 2> bad.err &&
    grep -q "vfdirect-nofp64.so: host variant of set 'set_fp64' lacks 'bar'" bad.err &&
    ! "$P" --werror -o bad2.sximg vfdirect.spv --host-vf set_fp64=vfdirect-nofp64.so 2> /dev/null && [ ! -f bad2.sximg ]; then
