@@ -4,5 +4,8 @@ set -eu
 . "$(dirname "$0")/deps.sh"
 sx_install_deps
 sx_build
+# Show the adapters built here too (they are not installed).
+SX_ADAPTERS_PATH=$PWD/adapters/opencl/.libs:$PWD/adapters/cuda/.libs:$PWD/adapters/level_zero/.libs
+export SX_ADAPTERS_PATH
 ./tools/sx-info
 make demo
