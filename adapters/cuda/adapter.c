@@ -302,42 +302,17 @@ static const sxa_adapter_table adapter_table = {
 
 SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table)
 {
-    if (SXA_MAJOR_VERSION(abi_version) != SXA_ABI_VERSION_MAJOR)
-        return SX_ERROR_UNSUPPORTED_VERSION;
-    if (!table)
-        return SX_ERROR_INVALID_NULL_POINTER;
-    switch (id) {
-    case SXA_TABLE_ADAPTER:
-        SXA_FILL_TABLE((sxa_adapter_table *)table, &adapter_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_PLATFORM:
-        SXA_FILL_TABLE((sxa_platform_table *)table, &sxc_platform_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_DEVICE:
-        SXA_FILL_TABLE((sxa_device_table *)table, &sxc_device_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_CONTEXT:
-        SXA_FILL_TABLE((sxa_context_table *)table, &sxc_context_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_QUEUE:
-        SXA_FILL_TABLE((sxa_queue_table *)table, &sxc_queue_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_USM:
-        SXA_FILL_TABLE((sxa_usm_table *)table, &sxc_usm_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_PROGRAM:
-        SXA_FILL_TABLE((sxa_program_table *)table, &sxc_program_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_KERNEL:
-        SXA_FILL_TABLE((sxa_kernel_table *)table, &sxc_kernel_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_ENQUEUE:
-        SXA_FILL_TABLE((sxa_enqueue_table *)table, &sxc_enqueue_table);
-        return SX_SUCCESS;
-    case SXA_TABLE_EVENT:
-        SXA_FILL_TABLE((sxa_event_table *)table, &sxc_event_table);
-        return SX_SUCCESS;
-    default:
-        return SX_ERROR_INVALID_ENUMERATION;
-    }
+    static const void *const tables[SXA_TABLE_COUNT_] = {
+        [SXA_TABLE_ADAPTER] = &adapter_table,
+        [SXA_TABLE_PLATFORM] = &sxc_platform_table,
+        [SXA_TABLE_DEVICE] = &sxc_device_table,
+        [SXA_TABLE_CONTEXT] = &sxc_context_table,
+        [SXA_TABLE_QUEUE] = &sxc_queue_table,
+        [SXA_TABLE_USM] = &sxc_usm_table,
+        [SXA_TABLE_PROGRAM] = &sxc_program_table,
+        [SXA_TABLE_KERNEL] = &sxc_kernel_table,
+        [SXA_TABLE_ENQUEUE] = &sxc_enqueue_table,
+        [SXA_TABLE_EVENT] = &sxc_event_table,
+    };
+    return sxa_serve_table(abi_version, id, table, tables, SXA_TABLE_COUNT_);
 }

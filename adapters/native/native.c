@@ -799,23 +799,17 @@ SXA_EXPORT
 #endif
 sx_result ENTRY(uint32_t abi_version, sxa_table_id id, void *table)
 {
-    if (SXA_MAJOR_VERSION(abi_version) != SXA_ABI_VERSION_MAJOR)
-        return SX_ERROR_UNSUPPORTED_VERSION;
-    if (!table)
-        return SX_ERROR_INVALID_NULL_POINTER;
-    switch (id) {
-    case SXA_TABLE_ADAPTER: SXA_FILL_TABLE(table, &adapter_table); break;
-    case SXA_TABLE_PLATFORM: SXA_FILL_TABLE(table, &platform_table); break;
-    case SXA_TABLE_DEVICE: SXA_FILL_TABLE(table, &device_table); break;
-    case SXA_TABLE_CONTEXT: SXA_FILL_TABLE(table, &context_table); break;
-    case SXA_TABLE_QUEUE: SXA_FILL_TABLE(table, &queue_table); break;
-    case SXA_TABLE_USM: SXA_FILL_TABLE(table, &usm_table); break;
-    case SXA_TABLE_PROGRAM: SXA_FILL_TABLE(table, &sxn_program_table); break;
-    case SXA_TABLE_KERNEL: SXA_FILL_TABLE(table, &sxn_kernel_table); break;
-    case SXA_TABLE_ENQUEUE: SXA_FILL_TABLE(table, &enqueue_table); break;
-    case SXA_TABLE_EVENT: SXA_FILL_TABLE(table, &event_table); break;
-    default:
-        return SX_ERROR_INVALID_ENUMERATION;
-    }
-    return SX_SUCCESS;
+    static const void *const tables[SXA_TABLE_COUNT_] = {
+        [SXA_TABLE_ADAPTER] = &adapter_table,
+        [SXA_TABLE_PLATFORM] = &platform_table,
+        [SXA_TABLE_DEVICE] = &device_table,
+        [SXA_TABLE_CONTEXT] = &context_table,
+        [SXA_TABLE_QUEUE] = &queue_table,
+        [SXA_TABLE_USM] = &usm_table,
+        [SXA_TABLE_PROGRAM] = &sxn_program_table,
+        [SXA_TABLE_KERNEL] = &sxn_kernel_table,
+        [SXA_TABLE_ENQUEUE] = &enqueue_table,
+        [SXA_TABLE_EVENT] = &event_table,
+    };
+    return sxa_serve_table(abi_version, id, table, tables, SXA_TABLE_COUNT_);
 }

@@ -345,6 +345,29 @@ SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, v
                    sxa_n_ - sizeof(uint32_t));                                     \
     } while (0)
 
+/* The whole body of an adapter's entry point when its tables are static:
+ * refuse another major version, then copy the table for `id` from `mine`
+ * (indexed by sxa_table_id; NULL = a table this adapter does not have).
+ * Each of the adapter's tables must have its size field set to its sizeof.
+ *   static const void *const tables[SXA_TABLE_COUNT_] = {
+ *       [SXA_TABLE_ADAPTER] = &adapter_table, ...};
+ *   return sxa_serve_table(abi_version, id, table, tables, SXA_TABLE_COUNT_); */
+static inline sx_result sxa_serve_table(uint32_t abi_version, sxa_table_id id, void *table,
+                                        const void *const *mine, size_t count)
+{
+    if (SXA_MAJOR_VERSION(abi_version) != SXA_ABI_VERSION_MAJOR)
+        return SX_ERROR_UNSUPPORTED_VERSION;
+    if (!table)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    if (id == 0 || id >= count || !mine[id])
+        return SX_ERROR_INVALID_ENUMERATION;
+    uint32_t core = *(const uint32_t *)table, own = *(const uint32_t *)mine[id];
+    size_t n = own < core ? own : core;
+    if (n > sizeof(uint32_t))
+        memcpy((char *)table + sizeof(uint32_t), (const char *)mine[id] + sizeof(uint32_t), n - sizeof(uint32_t));
+    return SX_SUCCESS;
+}
+
 /* Two-call info helper for adapters: copy `n` bytes of `src` out. */
 static inline sx_result sxa_info_copy(const void *src, size_t n, size_t size, void *value,
                                       size_t *size_ret)
