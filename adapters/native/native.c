@@ -683,26 +683,37 @@ static sx_result global_range(sxa_program program, const char *name, size_t coun
     return SX_SUCCESS;
 }
 
-static sx_result enq_global_write(sxa_queue queue, sxa_program program, const char *name,
-                                  int blocking, size_t count, size_t offset, const void *src,
-                                  uint32_t num_events, const sxa_event *wait_list,
-                                  sxa_event *out_event)
+/* global_write and global_read: one copy between a program variable and
+ * host memory, `write` saying which way. */
+static sx_result global_copy(sxa_queue queue, sxa_program program, const char *name, int write, size_t count,
+                             size_t offset, void *host, uint32_t num_events, const sxa_event *wait_list,
+                             sxa_event *out_event)
 {
+    const char *what = write ? "global_write" : "global_read";
     if (!queue)
-        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: global_write: NULL queue");
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: %s: NULL queue", what);
     sx_result r = sxn_check_wait_list(num_events, wait_list);
     if (r != SX_SUCCESS)
         return r;
-    if (count && !src)
-        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: global_write: NULL source");
-    unsigned char *where;
+    if (count && !host)
+        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: %s: NULL %s", what,
+                         write ? "source" : "destination");
+    unsigned char *where = NULL;
     r = global_range(program, name, count, offset, &where);
     if (r != SX_SUCCESS)
         return r;
     uint64_t t0 = (queue->flags & SXA_QUEUE_PROFILING) ? sxn_now_ns() : 0;
     if (count)
-        memcpy(where, src, count);
+        memcpy(write ? where : host, write ? host : where, count);
     return finish_command(queue, t0, out_event);
+}
+
+static sx_result enq_global_write(sxa_queue queue, sxa_program program, const char *name,
+                                  int blocking, size_t count, size_t offset, const void *src,
+                                  uint32_t num_events, const sxa_event *wait_list,
+                                  sxa_event *out_event)
+{
+    return global_copy(queue, program, name, 1, count, offset, (void *)src, num_events, wait_list, out_event);
 }
 
 static sx_result enq_global_read(sxa_queue queue, sxa_program program, const char *name,
@@ -710,21 +721,7 @@ static sx_result enq_global_read(sxa_queue queue, sxa_program program, const cha
                                  uint32_t num_events, const sxa_event *wait_list,
                                  sxa_event *out_event)
 {
-    if (!queue)
-        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: global_read: NULL queue");
-    sx_result r = sxn_check_wait_list(num_events, wait_list);
-    if (r != SX_SUCCESS)
-        return r;
-    if (count && !dst)
-        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: global_read: NULL destination");
-    unsigned char *where;
-    r = global_range(program, name, count, offset, &where);
-    if (r != SX_SUCCESS)
-        return r;
-    uint64_t t0 = (queue->flags & SXA_QUEUE_PROFILING) ? sxn_now_ns() : 0;
-    if (count)
-        memcpy(dst, where, count);
-    return finish_command(queue, t0, out_event);
+    return global_copy(queue, program, name, 0, count, offset, dst, num_events, wait_list, out_event);
 }
 
 static sx_result enq_barrier(sxa_queue queue, uint32_t num_events, const sxa_event *wait_list,
