@@ -136,7 +136,7 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
     size_t nex = list_count(ex), nimp = list_count(imp);
     if (names > MAX_LIST * 4u || nex > (1u << 20) || nimp > (1u << 20))
         return bad(index, SX_PROP_SET_VIRTUAL_FUNCTIONS, "*", "too many names");
-    size_t ptrs = 2 * names + nex + nimp;
+    size_t ptrs = 3 * names + nex + nimp;
     char *store = malloc(ptrs * sizeof(char *) + text + 1);
     if (!store)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
@@ -145,13 +145,14 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
     char *chars = store + ptrs * sizeof(char *);
     im->vf_calls = arr;
     im->vf_creates = arr + names;
-    im->exports = arr + 2 * names;
+    im->vf_uses = arr + 2 * names;
+    im->exports = arr + 3 * names;
     im->imports = im->exports + nex;
     for (size_t i = 0; i < nvf; i++) {
         const sx_device_binary_property *p = &vf->properties_begin[i];
         bool is_set = strcmp(p->name, VF_SET) == 0, is_creates = strcmp(p->name, VF_CREATES) == 0;
-        bool is_calls = strcmp(p->name, VF_CALLS) == 0 || strcmp(p->name, VF_USES) == 0;
-        if (!is_set && !is_creates && !is_calls)
+        bool is_calls = strcmp(p->name, VF_CALLS) == 0, is_uses = strcmp(p->name, VF_USES) == 0;
+        if (!is_set && !is_creates && !is_calls && !is_uses)
             continue;
         const char *s;
         size_t len;
@@ -166,6 +167,8 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
             im->vf_set = chars;
         } else if (is_calls) {
             r = split_list(index, p->name, s, len, chars, im->vf_calls, &im->num_vf_calls, false);
+        } else if (is_uses) {
+            r = split_list(index, p->name, s, len, chars, im->vf_uses, &im->num_vf_uses, false);
         } else {
             r = split_list(index, p->name, s, len, chars, im->vf_creates, &im->num_vf_creates, false);
         }
@@ -173,10 +176,17 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
             return r;
         chars += len + 1;
     }
+    /* uses-virtual-functions-set beside calls-/creates- is proptool's copy
+     * for DPC++'s runtime: the seed's two lists say more, they decide. */
+    bool seed_lists = false;
+    for (size_t i = 0; i < nvf; i++)
+        seed_lists |= !strcmp(vf->properties_begin[i].name, VF_CALLS) || !strcmp(vf->properties_begin[i].name, VF_CREATES);
+    if (seed_lists)
+        im->num_vf_uses = 0;
     if (im->vf_dummy && !im->vf_set)
         return bad(index, SX_PROP_SET_VIRTUAL_FUNCTIONS, VF_DUMMY, "a dummy image must say which set it stands in for ("
                    VF_SET ")");
-    if (im->vf_dummy && (im->num_vf_calls || im->num_vf_creates))
+    if (im->vf_dummy && (im->num_vf_calls || im->num_vf_creates || im->num_vf_uses))
         return bad(index, SX_PROP_SET_VIRTUAL_FUNCTIONS, VF_DUMMY, "a dummy image needs no other set");
     for (size_t i = 0; i < nex; i++)
         im->exports[im->num_exports++] = ex->properties_begin[i].name;
@@ -186,10 +196,10 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
             return bad(index, SX_PROP_SET_IMPORTED_SYMBOLS, "", "empty symbol name");
         im->imports[im->num_imports++] = sym;
     }
-    if (im->vf_set || im->num_vf_calls || im->num_vf_creates || im->num_imports)
-        SXI_LOG(SX_LOG_DEBUG, "image %u: provides set '%s'%s, calls %u set(s), creates %u, imports %u symbol(s)", index,
-                im->vf_set ? im->vf_set : "-", im->vf_dummy ? " (dummy)" : "", im->num_vf_calls, im->num_vf_creates,
-                im->num_imports);
+    if (im->vf_set || im->num_vf_calls || im->num_vf_creates || im->num_vf_uses || im->num_imports)
+        SXI_LOG(SX_LOG_DEBUG, "image %u: provides set '%s'%s, calls %u set(s), creates %u, uses %u, imports %u symbol(s)",
+                index, im->vf_set ? im->vf_set : "-", im->vf_dummy ? " (dummy)" : "", im->num_vf_calls,
+                im->num_vf_creates, im->num_vf_uses, im->num_imports);
     return SX_SUCCESS;
 }
 
@@ -349,6 +359,42 @@ static sx_result creates(closure *c, const char *set)
     return no_provider(c, "creates objects of", set, &s);
 }
 
+static bool lists(const char *const *names, uint32_t n, const char *set)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(names[i], set) == 0)
+            return true;
+    return false;
+}
+
+/* uses-virtual-functions-set, DPC++'s rule (program_manager's
+ * m_VFSet2BinImage and its breadth-first closure, the RuntimeLinking unit
+ * test): a set is a group of images, its providers and every image that
+ * uses it, and all of the group that the device can run is linked. A
+ * group with no provider is not an error (the link says whether anything
+ * is missing); providers that all need an aspect the device lacks are
+ * refused, as for calls. */
+static sx_result uses(closure *c, const char *set)
+{
+    set_census s = census(c, set);
+    if (s.real && !s.real_ok)
+        return calls(c, set);
+    sx_result r = take_set(c, set, false);
+    uint32_t users = 0;
+    for (const sxi_library *l = sxi_registry_libraries(); l && r == SX_SUCCESS; l = l->next)
+        for (uint32_t i = 0; i < l->num_images && r == SX_SUCCESS; i++) {
+            const sxi_image *im = &l->images[i];
+            if (lists(im->vf_uses, im->num_vf_uses, set) && same_kind(c, im) && runs_on(c, im)) {
+                users++;
+                r = add(c, im);
+            }
+        }
+    if (r == SX_SUCCESS && !s.real)
+        SXI_LOG(SX_LOG_INFO, "kernel '%s': no image provides virtual-function set '%s'; linking its %u user image(s) "
+                "as DPC++ does", c->kernel, set, users);
+    return r;
+}
+
 static bool exports(const sxi_image *im, const char *sym)
 {
     for (uint32_t i = 0; i < im->num_exports; i++)
@@ -378,6 +424,21 @@ static sx_result imports(closure *c, const char *sym)
         return sxi_error(SX_ERROR_KERNEL_NOT_SUPPORTED,
                          "kernel '%s' imports symbol '%s': %u image(s) export it, none %s that device %s can run",
                          c->kernel, sym, unfit, sxi_image_kind_name(c->main->kind), c->dev->name);
+    /* The usual cause beside a missing library: a direct call to a virtual
+     * function of another image. Set images export nothing (DPC++ leaves
+     * indirectly-callable functions out of "SYCL/exported symbols"); such
+     * a call is linked through the set, which the caller must name. */
+    uint32_t set_images = 0;
+    for (const sxi_library *l = sxi_registry_libraries(); l; l = l->next)
+        for (uint32_t i = 0; i < l->num_images; i++)
+            set_images += l->images[i].vf_set != NULL;
+    if (set_images)
+        return sxi_error(SX_ERROR_LINK_FAILURE,
+                         "kernel '%s' imports symbol '%s', which no registered image exports; if it is a virtual "
+                         "function of one of the %u registered virtual-function set image(s), those export nothing "
+                         "(as in DPC++): the caller's image must name its set (calls-indirectly, or "
+                         "indirectly-callable on the declaration) to be linked with it",
+                         c->kernel, sym, set_images);
     return sxi_error(SX_ERROR_LINK_FAILURE, "kernel '%s' imports symbol '%s', which no registered image exports",
                      c->kernel, sym);
 }
@@ -394,10 +455,10 @@ sx_result sxi_resolve(const sxi_image *img, const struct sx_device_s *dev, const
     uint32_t ndone = 0, capdone = 0;
     for (uint32_t i = 0; i < c.count && r == SX_SUCCESS; i++) {
         const sxi_image *im = c.out[i];
-        for (uint32_t pass = 0; pass < 2 && r == SX_SUCCESS; pass++) {
-            uint32_t n = pass ? im->num_vf_creates : im->num_vf_calls;
+        for (uint32_t pass = 0; pass < 3 && r == SX_SUCCESS; pass++) {
+            uint32_t n = pass == 2 ? im->num_vf_uses : pass ? im->num_vf_creates : im->num_vf_calls;
             for (uint32_t k = 0; k < n && r == SX_SUCCESS; k++) {
-                const char *set = pass ? im->vf_creates[k] : im->vf_calls[k];
+                const char *set = pass == 2 ? im->vf_uses[k] : pass ? im->vf_creates[k] : im->vf_calls[k];
                 bool seen = false;
                 for (uint32_t d = 0; d < ndone && !seen; d++)
                     seen = strcmp(done[d], set) == 0;
@@ -414,7 +475,7 @@ sx_result sxi_resolve(const sxi_image *img, const struct sx_device_s *dev, const
                     capdone = cap;
                 }
                 done[ndone++] = set;
-                r = pass ? creates(&c, set) : calls(&c, set);
+                r = pass == 2 ? uses(&c, set) : pass ? creates(&c, set) : calls(&c, set);
             }
         }
         for (uint32_t k = 0; k < im->num_imports && r == SX_SUCCESS; k++)

@@ -297,8 +297,10 @@ typedef struct sxi_image {
     const char *vf_set;                /* the set this image provides, or NULL */
     bool vf_dummy;                     /* dummy-image=1: the set's bodies emptied */
     uint32_t num_vf_calls, num_vf_creates, num_exports, num_imports;
-    const char **vf_calls;             /* sets its kernels call (calls- and uses-virtual-functions-set) */
+    const char **vf_calls;             /* sets its kernels call (calls-virtual-functions-set) */
     const char **vf_creates;           /* sets its vtables reference (creates-virtual-functions-set) */
+    uint32_t num_vf_uses;              /* issue 14: DPC++'s uses-virtual-functions-set, on an image */
+    const char **vf_uses;              /* without calls-/creates- (DPC++'s linking rule, resolver.c) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
     bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
@@ -386,7 +388,7 @@ void sxi_deps_free_image(sxi_image *im);
 /* Does the image need other images linked with it? */
 static inline bool sxi_image_has_deps(const sxi_image *im)
 {
-    return im->num_vf_calls || im->num_vf_creates || im->num_imports;
+    return im->num_vf_calls || im->num_vf_creates || im->num_vf_uses || im->num_imports;
 }
 /* The images to link with `img` (first) for `dev`: the closure over
  * called and created virtual-function sets and imported symbols (registry

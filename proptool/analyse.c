@@ -11,7 +11,16 @@
 
 #include "proptool.h"
 
+/* SPV_INTEL_global_variable_host_access (the standard numbers) and the
+ * older SPV_INTEL_global_variable_decorations DPC++'s sycl-post-link
+ * emits: HostAccessINTEL is (access, name) in both, with different access
+ * encodings (see host_access_of). */
 #define SXP_DECORATION_HOST_ACCESS_INTEL 6188u
+#define SXP_DECORATION_HOST_ACCESS_INTEL_LEGACY 6147u
+#define SXP_DECORATION_INIT_MODE_INTEL_LEGACY 6148u
+#define SXP_DECORATION_IMPLEMENT_IN_CSR_INTEL 6149u
+#define SXP_DECORATION_INIT_MODE_INTEL 6190u
+#define SXP_DECORATION_IMPLEMENT_IN_REGISTER_MAP_INTEL 6191u
 #define FREE_FUNCTION_PREFIX "__sycl_kernel_"
 #define MAX_DEPTH 64
 #define MAX_LEAVES 4096
@@ -443,13 +452,11 @@ static bool analyse_kernel(sxp_module *m, const sxp_entry *e, uint32_t body, sxp
         k->kind = SX_KERNEL_KIND_ND_RANGE;
         k->dims = dims;
     } else if (st) {
-        bool v = true;
-        if (!bool_value(m, st, &v))
-            ok = false;
-        if (v)
-            k->kind = SX_KERNEL_KIND_SINGLE_TASK;
+        /* DPC++'s headers write "sycl-single-task-kernel"="0": the value
+         * is unused, the key's presence makes the kernel single_task. */
+        k->kind = SX_KERNEL_KIND_SINGLE_TASK;
     }
-    bool prefixed = !strncmp(e->name, FREE_FUNCTION_PREFIX, strlen(FREE_FUNCTION_PREFIX));
+    bool prefixed = sxp_free_function_name(e->name);
     if (k->kind != SX_KERNEL_KIND_PLAIN && !prefixed)
         sxp_warn(m->path, e->word, "kernel '%s' is a free-function kernel but lacks the '%s' prefix", e->name,
                  FREE_FUNCTION_PREFIX);
@@ -479,14 +486,95 @@ static bool analyse_kernel(sxp_module *m, const sxp_entry *e, uint32_t body, sxp
         if (in->op == SpvOpExecutionMode && in->wc >= 6 && word(m, in, 1) == e->fn &&
             word(m, in, 2) == SpvExecutionModeLocalSize) {
             k->has_reqd_wg = true;
+            k->reqd_wg_dims = 3;
             for (int d = 0; d < 3; d++)
                 k->reqd_wg[d] = word(m, in, 3 + (uint32_t)d);
         }
     }
+    /* DPC++'s sycl-work-group-size (SYCL order, slowest dimension first):
+     * how many values the source gave, which LocalSize (always three)
+     * cannot say; written reversed, as sycl-post-link does. */
+    if ((an = sxp_module_annot(m, body, "sycl-work-group-size"))) {
+        uint32_t v[3] = {1, 1, 1}, n = 0;
+        const char *p = an->value ? an->value : "";
+        bool good = *p != 0;
+        while (good && *p) {
+            char *end;
+            unsigned long x = strtoul(p, &end, 10);
+            good = end != p && x > 0 && x <= UINT32_MAX && n < 3 && (*end == ',' || !*end);
+            if (good)
+                v[n++] = (uint32_t)x;
+            p = *end ? end + 1 : end;
+        }
+        if (!good || !n) {
+            sxp_error(m->path, an->word, "kernel '%s': sycl-work-group-size needs 1 to 3 positive numbers, not '%s'",
+                      e->name, an->value ? an->value : "(none)");
+            return false;
+        }
+        uint32_t wg[3] = {1, 1, 1};
+        for (uint32_t d = 0; d < n; d++)
+            wg[d] = v[n - 1 - d];
+        if (k->has_reqd_wg && memcmp(wg, k->reqd_wg, sizeof wg)) {
+            sxp_error(m->path, an->word, "kernel '%s': sycl-work-group-size '%s' disagrees with LocalSize %u %u %u",
+                      e->name, an->value, k->reqd_wg[0], k->reqd_wg[1], k->reqd_wg[2]);
+            return false;
+        }
+        memcpy(k->reqd_wg, wg, sizeof wg);
+        k->has_reqd_wg = true;
+        k->reqd_wg_dims = n;
+    }
     return ok;
 }
 
-static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp_analysis *a)
+/* HostAccessINTEL's access operand in "SX/host access" order (DPC++'s
+ * host_access_enum: 0 read, 1 write, 2 read_write, 3 none). The legacy
+ * decoration 6147 carries that enum as is (sycl-post-link writes the
+ * sycl-host-access value, default 2); the standard 6188 uses
+ * HostAccessQualifier: 0 none, 1 read, 2 write, 3 read_write. */
+static uint32_t host_access_of(uint32_t decoration, uint32_t access)
+{
+    static const uint32_t from_standard[4] = {3, 0, 1, 2};
+    if (access > 3)
+        return SXP_NONE;
+    return decoration == SXP_DECORATION_HOST_ACCESS_INTEL ? from_standard[access] : access;
+}
+
+/* The one HostAccessINTEL of a variable, either number; NULL if none. */
+static const sxp_decor *host_access_decor(const sxp_module *m, uint32_t var)
+{
+    uint32_t it = 0;
+    const sxp_decor *d = sxp_module_decor(m, var, SXP_DECORATION_HOST_ACCESS_INTEL, &it);
+    if (d)
+        return d;
+    it = 0;
+    return sxp_module_decor(m, var, SXP_DECORATION_HOST_ACCESS_INTEL_LEGACY, &it);
+}
+
+/* A device global's entry in the DPC++ .prop given with the module
+ * (--table or --prop): size and device_image_scope; false if none. */
+static bool prop_global(const sxp_options *opt, const char *uid, uint32_t *size, bool *scope)
+{
+    const sxp_propset *s = opt && opt->prop && uid ? sxp_image_find_set(opt->prop, SX_PROP_SET_DEVICE_GLOBALS) : NULL;
+    const sxp_prop *p = s ? sxp_set_find(s, uid) : NULL;
+    if (!p || p->type != SX_PROPERTY_TYPE_BYTE_ARRAY || p->size < 8 + 5)
+        return false;
+    const uint8_t *v = p->bytes + 8;
+    *size = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | (uint32_t)v[3] << 24;
+    *scope = v[4] != 0;
+    return true;
+}
+
+/* The type T a variable that is not device_image_scope points to: its
+ * own type is a pointer, or a struct whose first member is one (DPC++'s
+ * device_global<T> is { T addrspace(4)* }). 0 if neither. */
+static uint32_t usm_pointee(const sxp_module *m, const sxp_inst *vti)
+{
+    if (vti && vti->op == SpvOpTypeStruct && vti->wc > 2)
+        vti = type_inst(m, word(m, vti, 2));
+    return vti && vti->op == SpvOpTypePointer ? word(m, vti, 3) : 0;
+}
+
+static bool analyse_global(sxp_module *m, const sxp_options *opt, uint32_t var, const sxp_inst *vin, sxp_analysis *a)
 {
     const sxp_annot *uid = sxp_module_annot(m, var, "sycl-unique-id");
     const sxp_annot *sz = sxp_module_annot(m, var, "sycl-device-global-size");
@@ -494,25 +582,36 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
     const sxp_annot *scope2 = sxp_module_annot(m, var, "sycl-device-image-scope");
     const sxp_annot *ha = sxp_module_annot(m, var, "host_access");
     const sxp_annot *ha2 = sxp_module_annot(m, var, "sycl-host-access");
-    uint32_t it = 0;
-    const sxp_decor *hai = sxp_module_decor(m, var, SXP_DECORATION_HOST_ACCESS_INTEL, &it);
-    if (!uid && !sz && !scope && !scope2 && !ha && !ha2 && !hai)
-        return true;  /* an ordinary program-scope variable */
+    const sxp_decor *hai = host_access_decor(m, var);
+    const char *hai_name = hai ? sxp_module_string(m, hai->lit + 1) : NULL;
+    uint32_t prop_size = 0;
+    bool prop_scope = false;
+    bool in_prop = prop_global(opt, uid && uid->value ? uid->value : hai_name, &prop_size, &prop_scope);
 
     const char *lname = NULL;
     uint32_t ltype = SXP_NONE;
     sxp_module_linkage(m, var, &lname, &ltype);
-    if (ltype == SpvLinkageTypeImport)
-        return true;  /* declared here, defined (and recorded) where it is exported */
     const char *oname = sxp_module_name(m, var);
     const char *shown = lname ? lname : oname ? oname : "(unnamed)";
+    /* DPC++'s rule: a device global is a variable with
+     * sycl-device-global-size. Its SPIR-V has no such attribute, so the
+     * marks sycl-post-link leaves count too: HostAccessINTEL, which it puts
+     * on device globals only, and an entry in the image's .prop. */
+    if (!sz && !hai && !in_prop) {
+        if (uid || scope || scope2 || ha || ha2)
+            sxp_warn(m->path, vin->off,
+                     "variable '%s' has device-global keys but no sycl-device-global-size or HostAccessINTEL: not a "
+                     "device global (DPC++'s rule)", shown);
+        return true;  /* an ordinary program-scope variable */
+    }
+    if (ltype == SpvLinkageTypeImport)
+        return true;  /* declared here, defined (and recorded) where it is exported */
     bool ok = true;
     sxp_global g = {0};
     g.var = var;
     g.word = vin->off;
     g.symbol = lname ? sxp_xstrdup(lname) : oname ? sxp_xstrdup(oname) : NULL;
 
-    const char *hai_name = hai ? sxp_module_string(m, hai->lit + 1) : NULL;
     if (uid && (!uid->value || !*uid->value)) {
         sxp_error(m->path, uid->word, "device global '%s': sycl-unique-id needs a value", shown);
         ok = false;
@@ -544,6 +643,14 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
         ok = false;
     }
     g.image_scope = sc1 || sc2;
+    if (in_prop) {
+        if ((scope || scope2) && g.image_scope != prop_scope) {
+            sxp_error(m->path, vin->off, "device global '%s': device_image_scope %d here but %d in the .prop", shown,
+                      g.image_scope, prop_scope);
+            ok = false;
+        }
+        g.image_scope = prop_scope;
+    }
 
     g.host_access = 2; /* read_write unless told */
     uint32_t h1 = SXP_NONE, h2 = SXP_NONE, h3 = SXP_NONE;
@@ -558,15 +665,13 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
         ok = false;
     }
     if (hai) {
-        /* SPV_INTEL_global_variable_decorations: 0 none, 1 read, 2 write, 3 read_write. */
-        static const uint32_t map[4] = {3, 0, 1, 2};
         uint32_t acc = m->words[hai->lit];
-        if (acc > 3) {
-            sxp_error(m->path, m->insts[hai->inst].off, "device global '%s': HostAccessINTEL access %u is not 0..3",
-                      shown, acc);
+        h3 = host_access_of(hai->decoration, acc);
+        if (h3 == SXP_NONE) {
+            sxp_error(m->path, m->insts[hai->inst].off, "device global '%s': HostAccessINTEL (%u) access %u is not 0..3",
+                      shown, hai->decoration, acc);
             ok = false;
-        } else
-            h3 = map[acc];
+        }
     }
     uint32_t hs[3] = {h1, h2, h3};
     uint32_t chosen = SXP_NONE;
@@ -582,8 +687,9 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
     if (chosen != SXP_NONE)
         g.host_access = chosen;
 
-    /* Size: the variable's own type for image scope; T's size from the key
-     * otherwise (the variable holds the USM pointer). */
+    /* Size: sycl-device-global-size, else the .prop's, else what the type
+     * says: the variable's own type for image scope (it is the storage),
+     * the pointee of its USM pointer otherwise. */
     uint32_t keysize = 0;
     if (sz && (!parse_u32(sz->value, &keysize) || !keysize)) {
         sxp_error(m->path, sz->word, "device global '%s': sycl-device-global-size must be a positive number, not '%s'",
@@ -591,6 +697,15 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
         ok = false;
         sz = NULL;
     }
+    if (in_prop) {
+        if (sz && keysize != prop_size) {
+            sxp_error(m->path, sz->word, "device global '%s': sycl-device-global-size %u but %u in the .prop", shown,
+                      keysize, prop_size);
+            ok = false;
+        }
+        keysize = prop_size;
+    }
+    bool have_size = sz || in_prop;
     const sxp_inst *pt = type_inst(m, word(m, vin, 1));
     uint32_t vt = pt && pt->op == SpvOpTypePointer ? word(m, pt, 3) : 0;
     const sxp_inst *vti = vt ? type_inst(m, vt) : NULL;
@@ -599,8 +714,8 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
         if (!vti || !type_layout(m, vt, 0, 0, &l, NULL, true)) {
             sxp_error(m->path, vin->off, "device global '%s': cannot size its type", shown);
             ok = false;
-        } else if (sz && keysize != l.size) {
-            sxp_error(m->path, sz->word,
+        } else if (have_size && keysize != l.size) {
+            sxp_error(m->path, sz ? sz->word : vin->off,
                       "device global '%s': sycl-device-global-size %u conflicts with its type's size %u", shown,
                       keysize, l.size);
             ok = false;
@@ -608,19 +723,22 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
         g.size = g.var_size = l.size;
         free(l.leaves);
     } else {
-        if (!sz) {
-            if (ok)
-                sxp_error(m->path, vin->off,
-                          "device global '%s' without device_image_scope needs sycl-device-global-size (its variable "
-                          "holds a pointer)", shown);
-            ok = false;
-        }
-        bool ptr_first = vti && (vti->op == SpvOpTypePointer ||
-                                 (vti->op == SpvOpTypeStruct && vti->wc > 2 && type_inst(m, word(m, vti, 2)) &&
-                                  type_inst(m, word(m, vti, 2))->op == SpvOpTypePointer));
-        if (!ptr_first)
+        uint32_t pointee = usm_pointee(m, vti);
+        if (!pointee)
             sxp_warn(m->path, vin->off,
                      "device global '%s' without device_image_scope should hold a pointer (its USM instance)", shown);
+        if (!have_size) {
+            layout l = {0};
+            if (pointee && type_layout(m, pointee, 0, 0, &l, NULL, true) && l.size)
+                keysize = l.size;
+            else if (ok) {
+                sxp_error(m->path, vin->off,
+                          "device global '%s' without device_image_scope: no sycl-device-global-size, and its type "
+                          "does not say the size of T (its variable should hold a T pointer)", shown);
+                ok = false;
+            }
+            free(l.leaves);
+        }
         g.size = keysize;
         layout l = {0};
         g.var_size = vti && type_layout(m, vt, 0, 0, &l, NULL, true) ? l.size : ptr_size(m);
@@ -640,6 +758,38 @@ static bool analyse_global(sxp_module *m, uint32_t var, const sxp_inst *vin, sxp
     a->globals = sxp_xrealloc(a->globals, (a->nglobals + 1) * sizeof *a->globals);
     a->globals[a->nglobals++] = g;
     return true;
+}
+
+/* Decorations proptool interprets, or knows to carry no SYCL property,
+ * among those of the extension range (>= 4096) a variable may carry;
+ * any other is kept in the SPIR-V but warned about, never dropped silently. */
+static bool known_variable_decoration(uint32_t d)
+{
+    switch (d) {
+    case SpvDecorationUserSemantic:
+    case SXP_DECORATION_HOST_ACCESS_INTEL:
+    case SXP_DECORATION_HOST_ACCESS_INTEL_LEGACY:
+    case SXP_DECORATION_INIT_MODE_INTEL:          /* FPGA initialisation: no runtime meaning */
+    case SXP_DECORATION_INIT_MODE_INTEL_LEGACY:
+    case SXP_DECORATION_IMPLEMENT_IN_CSR_INTEL:   /* FPGA register map: no runtime meaning */
+    case SXP_DECORATION_IMPLEMENT_IN_REGISTER_MAP_INTEL:
+        return true;
+    default:
+        return d < 4096;
+    }
+}
+
+static void check_variable_decorations(const sxp_module *m)
+{
+    for (uint32_t i = 0; i < m->ndecors; i++) {
+        const sxp_decor *d = &m->decors[i];
+        const sxp_inst *in = known_variable_decoration(d->decoration) ? NULL : sxp_module_def(m, d->target);
+        if (in && in->op == SpvOpVariable && (uint32_t)(in - m->insts) < m->first_fn_inst)
+            sxp_warn(m->path, m->insts[d->inst].off,
+                     "decoration %u on variable %s is not one proptool knows: kept in the SPIR-V, no property made "
+                     "from it", d->decoration,
+                     sxp_module_name(m, d->target) ? sxp_module_name(m, d->target) : "(unnamed)");
+    }
 }
 
 static const struct {
@@ -691,7 +841,6 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
 {
     bool ok = true;
     memset(a, 0, sizeof *a);
-    (void)opt;
 
     /* Kernels. */
     uint32_t *kfns = sxp_xcalloc(m->nentries * 2 + 1, sizeof *kfns);
@@ -725,6 +874,9 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
 
     /* Functions: if_device, virtual functions, aspects, symbols, and keys
      * that do not belong on functions. */
+    bool module_ids = false;
+    for (uint32_t f = 0; f < m->nfns && !module_ids; f++)
+        module_ids = sxp_module_annot(m, m->fns[f].id, "sycl-module-id") != NULL;
     for (uint32_t f = 0; f < m->nfns; f++) {
         uint32_t id = m->fns[f].id;
         bool is_kernel = is_kernel_fn(m, id, kfns, nk);
@@ -776,7 +928,13 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
         }
         if (!lname || is_kernel)
             continue;
-        if (ltype == SpvLinkageTypeExport)
+        /* DPC++'s rules (sycl-post-link -symbols): internals ("__" names,
+         * also demangled: __itt_*, _Z8__insidev) are neither imported nor
+         * exported; a module whose producer marks SYCL_EXTERNAL functions
+         * with sycl-module-id exports only those. */
+        if (sxp_internal_symbol(lname))
+            continue;
+        if (ltype == SpvLinkageTypeExport && (!module_ids || sxp_module_annot(m, id, "sycl-module-id")))
             list_add_unique(&a->exported, &a->nexported, lname);
         else if (ltype == SpvLinkageTypeImport)
             list_add_unique(&a->imported, &a->nimported, lname);
@@ -810,9 +968,10 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
                 sxp_warn(m->path, an->word, "key '%s' on variable %s is ignored: it belongs on functions", an->key,
                          sxp_module_name(m, var) ? sxp_module_name(m, var) : "(unnamed)");
         }
-        if (!analyse_global(m, var, in, a))
+        if (!analyse_global(m, opt, var, in, a))
             ok = false;
     }
+    check_variable_decorations(m);
     /* Keys on things that are neither functions nor variables. */
     for (uint32_t id = 1; id < m->nids; id++) {
         if (!m->nannots[id] || m->fn_of_id[id] != SXP_NONE)
@@ -864,6 +1023,45 @@ void sxp_analysis_free(sxp_analysis *a)
     memset(a, 0, sizeof *a);
 }
 
+static char *join(char **list, uint32_t n);
+
+static void put_u32s(uint8_t *out, const uint32_t *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (int j = 0; j < 4; j++)
+            out[i * 4 + (uint32_t)j] = (uint8_t)(v[i] >> (8 * j));
+}
+
+/* DPC++'s runtime reads only uses-virtual-functions-set on a kernel
+ * image: write it too, the union of the calls and creates lists, so a
+ * DPC++ consumer links every set the image needs. Our resolver reads
+ * calls/creates and ignores this copy when they are present. Not on set
+ * images (DPC++ allows only one of virtual-functions-set and uses-). */
+void sxp_vf_add_uses(sxp_image *img)
+{
+    const sxp_propset *vf = sxp_image_find_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS);
+    if (!vf || sxp_set_find(vf, "virtual-functions-set") || sxp_set_find(vf, "uses-virtual-functions-set"))
+        return;
+    char **sets = NULL;
+    uint32_t n = 0;
+    static const char *const from[] = {"calls-virtual-functions-set", "creates-virtual-functions-set"};
+    for (int k = 0; k < 2; k++) {
+        const sxp_prop *p = sxp_set_find(vf, from[k]);
+        if (p && p->type == SX_PROPERTY_TYPE_BYTE_ARRAY && p->size > 8) {
+            char *s = sxp_xstrndup((const char *)p->bytes + 8, p->size - 8);
+            list_add_csv(&sets, &n, s);
+            free(s);
+        }
+    }
+    if (n) {
+        qsort(sets, n, sizeof *sets, cmp_str);
+        char *s = join(sets, n);
+        sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "uses-virtual-functions-set", s, false);
+        free(s);
+    }
+    list_free(sets, n);
+}
+
 static char *join(char **list, uint32_t n)
 {
     sxp_buf b = {0};
@@ -891,13 +1089,29 @@ void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated
         sxp_set_bits(sxp_image_set(img, SX_PROP_SET_KERNEL_PARAM_OPT), k->name, NULL, 0);
         if (k->has_reqd_wg) {
             uint8_t wg[12];
-            for (int d = 0; d < 3; d++)
-                for (int j = 0; j < 4; j++)
-                    wg[d * 4 + j] = (uint8_t)(k->reqd_wg[d] >> (8 * j));
+            put_u32s(wg, k->reqd_wg, k->reqd_wg_dims);
             char *name = sxp_xasprintf("%s@reqd_work_group_size", k->name);
-            sxp_set_bytes(sxp_image_set(img, SX_PROP_SET_PROGRAM_METADATA), name, wg, sizeof wg);
+            sxp_set_bytes(sxp_image_set(img, SX_PROP_SET_PROGRAM_METADATA), name, wg, k->reqd_wg_dims * 4);
             free(name);
         }
+    }
+    /* "SYCL/device requirements" reqd_work_group_size: the image's, when
+     * all its kernels require the same (sycl-post-link splits by it). */
+    const sxp_kernel *first = NULL;
+    bool same = true;
+    for (uint32_t i = 0; i < a->nkernels && same; i++) {
+        const sxp_kernel *k = &a->kernels[i];
+        if (k->generated)
+            continue;
+        same = k->has_reqd_wg && (!first || (k->reqd_wg_dims == first->reqd_wg_dims &&
+                                             !memcmp(k->reqd_wg, first->reqd_wg, sizeof k->reqd_wg)));
+        first = first ? first : k;
+    }
+    if (first && same) {
+        uint8_t wg[12];
+        put_u32s(wg, first->reqd_wg, first->reqd_wg_dims);
+        sxp_set_bytes(sxp_image_set(img, SX_PROP_SET_DEVICE_REQUIREMENTS), "reqd_work_group_size", wg,
+                      first->reqd_wg_dims * 4);
     }
     for (uint32_t i = 0; i < a->nglobals; i++) {
         const sxp_global *g = &a->globals[i];
@@ -916,30 +1130,30 @@ void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated
         if (generated && a->accessors && a->accessors[i])
             sxp_set_string(sxp_image_set(img, SX_PROP_SET_GLOBAL_ACCESSORS), g->uid, a->accessors[i]);
     }
-    if (a->naspects) {
-        uint8_t *v = sxp_xmalloc(a->naspects * 4);
-        for (uint32_t i = 0; i < a->naspects; i++)
-            for (int j = 0; j < 4; j++)
-                v[i * 4 + (uint32_t)j] = (uint8_t)(a->aspects[i] >> (8 * j));
-        sxp_set_bytes(sxp_image_set(img, SX_PROP_SET_DEVICE_REQUIREMENTS), "aspects", v, a->naspects * 4);
-        free(v);
-    }
+    /* As sycl-post-link: every image has its aspects, an empty list too. */
+    uint8_t *v = sxp_xmalloc(a->naspects * 4 + 1);
+    put_u32s(v, a->aspects, a->naspects);
+    sxp_set_bytes(sxp_image_set(img, SX_PROP_SET_DEVICE_REQUIREMENTS), "aspects", v, a->naspects * 4);
+    free(v);
+    /* Set names as DPC++'s writer encodes them: no trailing NUL. */
     if (a->nvf_defined) {
         /* One set per image once the split pass (issue 6) outlines them;
          * until then the first defined set is recorded, as DPC++ does. */
         sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "virtual-functions-set",
-                          a->vf_defined_sets[0], true);
+                          a->vf_defined_sets[0], false);
     }
     if (a->nvf_called) {
         char *s = join(a->vf_called_sets, a->nvf_called);
-        sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "calls-virtual-functions-set", s, true);
+        sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "calls-virtual-functions-set", s, false);
         free(s);
     }
     if (a->nvf_created) {
         char *s = join(a->vf_created_sets, a->nvf_created);
-        sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "creates-virtual-functions-set", s, true);
+        sxp_set_bytes_str(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "creates-virtual-functions-set", s,
+                          false);
         free(s);
     }
+    sxp_vf_add_uses(img);
     for (uint32_t i = 0; i < a->nexported; i++)
         sxp_set_u32(sxp_image_set(img, SX_PROP_SET_EXPORTED_SYMBOLS), a->exported[i], 1);
     for (uint32_t i = 0; i < a->nimported; i++)

@@ -29,6 +29,8 @@ static const struct {
     {"sycl-single-task-kernel", SXP_ON_KERNEL},
     {"sycl-used-aspects", SXP_ON_KERNEL | SXP_ON_FUNCTION},
     {"sycl-kernel-omit-args", SXP_ON_KERNEL},
+    {"sycl-module-id", SXP_ON_FUNCTION | SXP_ON_KERNEL},
+    {"sycl-work-group-size", SXP_ON_KERNEL},
 };
 
 int sxp_annot_key_where(const char *key)

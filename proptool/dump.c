@@ -196,6 +196,8 @@ static void prop(sxp_buf *b, const char *set, const sx_device_binary_property *p
     if ((!strcmp(set, SX_PROP_SET_DEVICE_REQUIREMENTS) && (!strcmp(p->name, "aspects") ||
                                                            !strcmp(p->name, "reqd_work_group_size"))) ||
         (strstr(p->name, "@reqd_work_group_size") && n % 4 == 0)) {
+        if (!n)
+            out(b, "none");
         for (size_t i = 0; i + 4 <= n; i += 4) {
             uint32_t v = rd32(d + i);
             const char *an = !strcmp(p->name, "aspects") ? sxp_aspect_name(v) : NULL;

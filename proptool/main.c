@@ -37,6 +37,8 @@ typedef struct input {
     size_t nimgs, imgs_cap;
     bool split;              /* the virtual-functions split made its images */
     bool parsed;
+    sxp_image *prop;         /* issue 14: its DPC++ .prop (--prop, --table), or NULL */
+    char *owned_path, *sym;  /* from a --table row */
 } input;
 
 static const char usage_text[] =
@@ -52,6 +54,8 @@ static const char usage_text[] =
     "                            unregisters them\n"
     "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
     "      --dump FILE           print a listing of an image file and exit\n"
+    "      --emit-prop PREFIX    also write each image as sycl-post-link would:\n"
+    "                            PREFIX_<N>.prop, PREFIX_<N>.<ext> and PREFIX.table\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"
     "                            DIR/image<N>.{spv,bc,so,ptx,cubin,bin}\n"
     "\n"
@@ -72,6 +76,11 @@ static const char usage_text[] =
     "      --llvm-spirv PATH     the translator for --spir-bc (default: $LLVM_SPIRV,\n"
     "                            then llvm-spirv-14, then llvm-spirv)\n"
     "      --manifest FILE       images described by a text manifest (see proptool(1))\n"
+    "      --prop FILE.prop      sycl-post-link's property file of the SPIR-V input\n"
+    "                            before it: its SYCL/ property sets are the image's\n"
+    "      --table FILE.table    sycl-post-link's file table: one image per row, from\n"
+    "                            its Code (SPIR-V), Properties (.prop) and Symbols\n"
+    "                            (entry names) columns\n"
     "      --compile-options STR options for the backend compiler of the next inputs\n"
     "      --link-options STR    options for the backend linker of the next inputs\n"
     "\n"
@@ -119,6 +128,9 @@ enum {
     OPT_HOST_VF_DUMMY,
     OPT_NO_VF_SPLIT,
     OPT_AOT_ASPECTS,
+    OPT_PROP,
+    OPT_TABLE,
+    OPT_EMIT_PROP,
 };
 
 static const struct option long_opts[] = {
@@ -137,6 +149,9 @@ static const struct option long_opts[] = {
     {"spir-bc", no_argument, NULL, OPT_SPIR_BC},
     {"llvm-spirv", required_argument, NULL, OPT_LLVM_SPIRV},
     {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"prop", required_argument, NULL, OPT_PROP},
+    {"table", required_argument, NULL, OPT_TABLE},
+    {"emit-prop", required_argument, NULL, OPT_EMIT_PROP},
     {"compile-options", required_argument, NULL, OPT_COMPILE_OPTIONS},
     {"link-options", required_argument, NULL, OPT_LINK_OPTIONS},
     {"no-if-device", no_argument, NULL, OPT_NO_IF_DEVICE},
@@ -488,10 +503,72 @@ static bool cross_check(input *ins, size_t n)
     return ok;
 }
 
+/* Issue 14: the image of a sycl-post-link table row or --prop pair: its
+ * DPC++ property sets are the .prop's; entries are the .sym's when given
+ * (the offload wrapper's), else the module's kernels. */
+static bool take_prop(input *in)
+{
+    sxp_image *img = in->imgs[0];
+    sxp_image_take_prop(img, in->prop);
+    if (!in->sym)
+        return true;
+    size_t n;
+    uint8_t *d = sxp_read_file(in->sym, &n);
+    if (!d)
+        return false;
+    for (size_t e = 0; e < img->nentries; e++)
+        free(img->entries[e]);
+    img->nentries = 0;
+    char *text = sxp_xstrndup((const char *)d, n), *save = NULL;
+    for (char *l = strtok_r(text, "\r\n", &save); l; l = strtok_r(NULL, "\r\n", &save))
+        if (*l)
+            sxp_image_add_entry(img, l);
+    free(text);
+    free(d);
+    return true;
+}
+
+/* --emit-prop PREFIX: PREFIX_<i>.prop and the image bytes beside it, and
+ * PREFIX.table listing them, as sycl-post-link lays its output out. */
+static bool write_prop_files(const char *prefix, const sx_device_binaries *desc)
+{
+    sxp_buf table = {0};
+    bool ok = true;
+    const char *head = "[Code|Properties|Symbols]\n";
+    sxp_buf_put(&table, head, strlen(head));
+    for (uint16_t i = 0; ok && i < desc->num_device_binaries; i++) {
+        const sx_device_binary *d = &desc->device_binaries[i];
+        char *code = sxp_xasprintf("%s_%u.%s", prefix, i, ext_of(d));
+        char *prop = sxp_xasprintf("%s_%u.prop", prefix, i);
+        char *sym = sxp_xasprintf("%s_%u.sym", prefix, i);
+        sxp_buf p = {0}, s = {0};
+        sxp_prop_write(d, &p);
+        for (const sx_offload_entry *e = d->entries_begin; e != d->entries_end; e++) {
+            sxp_buf_put(&s, e->name, strlen(e->name));
+            sxp_buf_u8(&s, '\n');
+        }
+        ok = sxp_write_file_atomic(code, d->binary_start, (size_t)(d->binary_end - d->binary_start)) &&
+             sxp_write_file_atomic(prop, p.data, p.len) && sxp_write_file_atomic(sym, s.data, s.len);
+        char *row = sxp_xasprintf("%s|%s|%s\n", code, prop, sym);
+        sxp_buf_put(&table, row, strlen(row));
+        free(row);
+        sxp_buf_free(&p);
+        sxp_buf_free(&s);
+        free(code);
+        free(prop);
+        free(sym);
+    }
+    char *tpath = sxp_xasprintf("%s.table", prefix);
+    ok = ok && sxp_write_file_atomic(tpath, table.data, table.len);
+    free(tpath);
+    sxp_buf_free(&table);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
-    const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL;
+    const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL, *emit_prop = NULL;
     bool spir_bc = false, werror = false;
     sxp_options opt = {.if_device = true};
     input *ins = NULL;
@@ -581,6 +658,37 @@ int main(int argc, char **argv)
             manifests = sxp_xrealloc(manifests, (nman + 1) * sizeof *manifests);
             manifests[nman++] = optarg;
             break;
+        case OPT_PROP:
+            if (!nins || ins[nins - 1].prop)
+                return usage_error("%s", "--prop needs a SPIR-V input before it (one .prop each)");
+            ins[nins - 1].prop = sxp_image_new(optarg, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
+            if (!sxp_prop_load(optarg, ins[nins - 1].prop))
+                return 1;
+            break;
+        case OPT_TABLE: {
+            sxp_table_row *rows;
+            size_t nrows;
+            if (!sxp_table_load(optarg, &rows, &nrows))
+                return 1;
+            for (size_t r = 0; r < nrows; r++) {
+                sxp_grow(&ins, &ins_cap, nins, sizeof *ins);
+                input *in = memset(&ins[nins++], 0, sizeof *ins);
+                in->path = in->owned_path = rows[r].code;
+                in->sym = rows[r].sym;
+                in->compile_options = copts;
+                in->link_options = lopts;
+                if (rows[r].prop) {
+                    in->prop = sxp_image_new(rows[r].prop, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
+                    bool loaded = sxp_prop_load(rows[r].prop, in->prop);
+                    free(rows[r].prop);
+                    if (!loaded)
+                        return 1;
+                }
+            }
+            free(rows);
+            break;
+        }
+        case OPT_EMIT_PROP: emit_prop = optarg; break;
         case OPT_COMPILE_OPTIONS: copts = optarg; break;
         case OPT_LINK_OPTIONS: lopts = optarg; break;
         case OPT_NO_IF_DEVICE: opt.if_device = false; break;
@@ -599,8 +707,8 @@ int main(int argc, char **argv)
     }
     if (extract)
         return usage_error("%s", "--extract goes with --dump");
-    if (!output && !emit_c)
-        return usage_error("%s", "no output: give -o OUT.sximg and/or --emit-c FILE.c");
+    if (!output && !emit_c && !emit_prop)
+        return usage_error("%s", "no output: give -o OUT.sximg, --emit-c FILE.c and/or --emit-prop PREFIX");
     if (!nins && !nman)
         return usage_error("%s", "no inputs");
 
@@ -619,15 +727,22 @@ int main(int argc, char **argv)
         in->parsed = true;
         ok = sxp_module_parse(&in->mod, in->path, bytes, size);
         free(bytes);
+        /* With a .prop the module is one of sycl-post-link's images already:
+         * no split, and what SPIR-V cannot say comes from the .prop. */
+        sxp_options o = opt;
+        if (in->prop) {
+            o.prop = in->prop;
+            o.no_vf_split = true;
+        }
         if (ok)
-            ok = sxp_analyse(&in->mod, &opt, &in->an);
+            ok = sxp_analyse(&in->mod, &o, &in->an);
         if (ok)
             sxp_cleanup(&in->mod);
         if (ok && opt.if_device)
             ok = sxp_if_device_pass(&in->mod, &in->an);
         sxp_vf_plan *plan = NULL;
         if (ok)
-            ok = sxp_vf_plan_make(&in->mod, &in->an, &opt, &plan);
+            ok = sxp_vf_plan_make(&in->mod, &in->an, &o, &plan);
         /* Set images before the accessor kernels exist: those belong to
          * the kernels' image. */
         sxp_image **sets = NULL;
@@ -653,6 +768,8 @@ int main(int argc, char **argv)
             in->imgs[in->nimgs++] = sets[k];
         }
         free(sets);
+        if (ok && in->prop)
+            ok = take_prop(in);
         in->split = plan != NULL;
         sxp_vf_plan_free(plan);
         for (size_t k = 0; k < in->nimgs; k++) {
@@ -761,6 +878,8 @@ int main(int argc, char **argv)
         pfx = prefix ? sxp_xstrdup(prefix) : default_prefix(emit_c);
         ok = sxp_emit_c(desc, pfx, &csrc);
     }
+    if (ok && emit_prop)
+        ok = write_prop_files(emit_prop, desc);
     if (ok && output)
         ok = sxp_write_file_atomic(output, file.data, file.len);
     if (ok && emit_c) {
@@ -790,6 +909,9 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < ins[i].nvariants; k++)
             free(ins[i].variants[k].vf_set);
         free(ins[i].variants);
+        sxp_image_free(ins[i].prop);
+        free(ins[i].owned_path);
+        free(ins[i].sym);
     }
     free(ins);
     free(manifests);

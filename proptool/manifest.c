@@ -105,6 +105,7 @@ static bool finish_image(mstate *st, sxp_image ***imgs, size_t *n)
     free(st->aspects);
     st->aspects = NULL;
     st->naspects = 0;
+    sxp_vf_add_uses(img);
     sxp_image_sort(img);
     *imgs = sxp_xrealloc(*imgs, (*n + 1) * sizeof **imgs);
     (*imgs)[(*n)++] = img;
@@ -395,7 +396,7 @@ static bool line(mstate *st, char **t, int n, sxp_image ***imgs, size_t *nimgs)
                     t[1], 1);
     } else if ((!strcmp(t[0], "vf-set") || !strcmp(t[0], "vf-calls") || !strcmp(t[0], "vf-creates")) && n == 2) {
         /* Virtual-function sets (issue 6), encoded as DPC++ writes them:
-         * BYTE_ARRAY strings with a trailing NUL. */
+         * BYTE_ARRAY strings without a trailing NUL. */
         bool one = !strcmp(t[0], "vf-set");
         for (const char *c = t[1]; *c; c++)
             if ((unsigned char)*c < 0x20 || *c == 0x7f || (one && *c == ',')) {
@@ -409,7 +410,7 @@ static bool line(mstate *st, char **t, int n, sxp_image ***imgs, size_t *nimgs)
         }
         const char *prop = one ? "virtual-functions-set"
                          : !strcmp(t[0], "vf-calls") ? "calls-virtual-functions-set" : "creates-virtual-functions-set";
-        sxp_set_bytes_str(sxp_image_set(st->img, SX_PROP_SET_VIRTUAL_FUNCTIONS), prop, t[1], true);
+        sxp_set_bytes_str(sxp_image_set(st->img, SX_PROP_SET_VIRTUAL_FUNCTIONS), prop, t[1], false);
         if (one) {
             free(st->img->vf_set);
             st->img->vf_set = sxp_xstrdup(t[1]);

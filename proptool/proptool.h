@@ -100,6 +100,9 @@ void sxp_set_bytes_str(sxp_propset *s, const char *name, const char *str, bool w
 void sxp_set_string(sxp_propset *s, const char *name, const char *str);
 /* Copy entries and every property set of `from` into `to`. */
 void sxp_image_copy_props(sxp_image *to, const sxp_image *from);
+/* Replace img's DPC++ property sets by those of `prop` (a parsed .prop);
+ * its "SX/" sets stay. */
+void sxp_image_take_prop(sxp_image *img, const sxp_image *prop);
 /* Sort property sets by name and properties by name: stable output. */
 void sxp_image_sort(sxp_image *img);
 
@@ -117,8 +120,9 @@ typedef struct sxp_kernel {
     uint32_t kind, dims, num_source_params;
     uint32_t nparams;
     sxp_param *params;
-    uint32_t reqd_wg[3];
+    uint32_t reqd_wg[3];   /* OpenCL order (x first), padded with 1 */
     bool has_reqd_wg;
+    uint32_t reqd_wg_dims; /* values the source gave: 3 from LocalSize, 1..3 from sycl-work-group-size */
     bool generated;   /* added by proptool (accessor kernels): not a user kernel */
 } sxp_kernel;
 void sxp_kernel_encode(const sxp_kernel *k, sxp_buf *payload);
@@ -126,6 +130,13 @@ void sxp_kernel_free(sxp_kernel *k);
 const char *sxp_scalar_name(uint32_t scalar);
 uint32_t sxp_scalar_from_name(const char *name);
 uint32_t sxp_scalar_size(uint32_t scalar);
+
+/* symbols.c: DPC++'s name rules. Is `name` a free-function kernel entry
+ * (`__sycl_kernel_` prefix, also inside C++ mangling)? Is it an internal
+ * (`__` prefix, also of the demangled name) that is never imported or
+ * exported? */
+bool sxp_free_function_name(const char *name);
+bool sxp_internal_symbol(const char *name);
 
 /* Aspect names <-> numbers (DPC++'s sycl::aspect, types.h). */
 const char *sxp_aspect_name(uint32_t aspect);
@@ -255,6 +266,10 @@ typedef struct sxp_options {
     bool aot;              /* issue 6: --aot-aspects given */
     uint32_t *aot_aspects; /* the target's aspects */
     uint32_t naot_aspects;
+    /* Issue 14: the DPC++ .prop that came with this module (--table,
+     * --prop), or NULL: what SPIR-V cannot say (device-global sizes and
+     * scope) is taken from it. */
+    const sxp_image *prop;
 } sxp_options;
 
 /* What proptool computes from one module. */
@@ -298,6 +313,10 @@ void sxp_analysis_free(sxp_analysis *a);
  * variants compiled from the source (host, PTX, cubin) do not have. */
 void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated);
 
+/* Add uses-virtual-functions-set (DPC++'s runtime's name) to a kernel
+ * image that has calls-/creates-virtual-functions-set. */
+void sxp_vf_add_uses(sxp_image *img);
+
 /* The function that carries a kernel's annotations (the entry function or
  * the function an llvm-spirv wrapper calls). */
 uint32_t sxp_kernel_body_fn(const sxp_module *m, const sxp_entry *e);
@@ -333,6 +352,17 @@ void sxp_image_file_write(sxp_image *const *imgs, size_t n, sxp_buf *out);
 bool sxp_emit_c(const sx_device_binaries *desc, const char *symbol_prefix, sxp_buf *out);
 /* dump.c: the listing of a parsed file. */
 void sxp_dump(const sx_device_binaries *desc, sxp_buf *out);
+/* propfile.c (issue 14): sycl-post-link's .prop and .table files. */
+void sxp_b64_encode(const uint8_t *d, size_t n, sxp_buf *out);  /* DPC++'s base64 */
+bool sxp_prop_parse(const char *path, const char *text, size_t size, sxp_image *img);
+bool sxp_prop_load(const char *path, sxp_image *img);  /* adds the file's sets to img */
+void sxp_prop_write(const sx_device_binary *b, sxp_buf *out);
+typedef struct sxp_table_row {
+    char *code, *prop, *sym;  /* prop, sym: NULL when the table has none */
+} sxp_table_row;
+bool sxp_table_load(const char *path, sxp_table_row **rows, size_t *nrows);
+void sxp_table_free(sxp_table_row *rows, size_t n);
+
 /* manifest.c: images described by a text manifest. */
 bool sxp_manifest_load(const char *path, const sxp_image *companion, sxp_image ***imgs, size_t *n);
 

@@ -385,6 +385,23 @@ void sxp_image_copy_props(sxp_image *to, const sxp_image *from)
     }
 }
 
+void sxp_image_take_prop(sxp_image *img, const sxp_image *prop)
+{
+    /* DPC++'s sets are the .prop's, whole; proptool's own ("SX/") stay. */
+    for (size_t i = 0; i < img->nsets; i++)
+        if (strncmp(img->sets[i].name, "SX/", 3) != 0) {
+            set_free(&img->sets[i]);
+            memmove(&img->sets[i], &img->sets[i + 1], (img->nsets - i - 1) * sizeof *img->sets);
+            img->nsets--;
+            i--;
+        }
+    sxp_image tmp = {0};
+    tmp.sets = prop->sets;
+    tmp.nsets = prop->nsets;
+    sxp_image_copy_props(img, &tmp);
+    sxp_image_sort(img);
+}
+
 static int cmp_set(const void *a, const void *b)
 {
     return strcmp(((const sxp_propset *)a)->name, ((const sxp_propset *)b)->name);
@@ -476,6 +493,7 @@ static const struct {
     uint32_t n;
     const char *name;
 } aspects[] = {
+    {0, "host"},  /* DPC++'s deprecated aspect::host: accepted, no device has it */
     {SX_ASPECT_CPU, "cpu"},
     {SX_ASPECT_GPU, "gpu"},
     {SX_ASPECT_ACCELERATOR, "accelerator"},

@@ -177,8 +177,9 @@ fi
 if "$CLANG" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
         "$D/vf.clcpp" -o vf.bc 2> vf.err && "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers vf.bc -o vf.spv; then
     if "$P" -o vf.sximg vf.spv 2>> vf.err && "$P" --dump vf.sximg > vf.dump &&
-       grep -q 'calls-virtual-functions-set: .* "set_a" + NUL' vf.dump &&
-       grep -q 'virtual-functions-set: .* "set_a" + NUL' vf.dump; then
+       grep -q 'calls-virtual-functions-set: .* "set_a"$' vf.dump &&
+       grep -q 'uses-virtual-functions-set: .* "set_a"$' vf.dump &&
+       grep -q ' virtual-functions-set: .* "set_a"$' vf.dump; then
         ok "virtual-function sets from C++ for OpenCL"
     else
         cat vf.err; ko "virtual-function sets"
