@@ -490,6 +490,9 @@ static bool analyse_kernel(sxp_module *m, const sxp_entry *e, uint32_t body, sxp
             for (int d = 0; d < 3; d++)
                 k->reqd_wg[d] = word(m, in, 3 + (uint32_t)d);
         }
+        if (in->op == SpvOpExecutionMode && in->wc >= 4 && word(m, in, 1) == e->fn &&
+            word(m, in, 2) == SpvExecutionModeSubgroupSize)
+            k->reqd_sg = word(m, in, 3);  /* intel_reqd_sub_group_size */
     }
     /* DPC++'s sycl-work-group-size (SYCL order, slowest dimension first):
      * how many values the source gave, which LocalSize (always three)
@@ -643,6 +646,15 @@ static bool analyse_global(sxp_module *m, const sxp_options *opt, uint32_t var, 
         ok = false;
     }
     g.image_scope = sc1 || sc2;
+    if (!scope && !scope2 && !sz && !in_prop) {
+        /* Only HostAccessINTEL says it is a device global (sycl-post-link's
+         * SPIR-V as it is): the type tells the kind. DPC++ lowers
+         * device_global<T> to { T addrspace(4)* } and, with
+         * device_image_scope, to { T }. */
+        const sxp_inst *t0 = type_inst(m, word(m, vin, 1));
+        const sxp_inst *ti = t0 && t0->op == SpvOpTypePointer ? type_inst(m, word(m, t0, 3)) : NULL;
+        g.image_scope = !usm_pointee(m, ti);
+    }
     if (in_prop) {
         if ((scope || scope2) && g.image_scope != prop_scope) {
             sxp_error(m->path, vin->off, "device global '%s': device_image_scope %d here but %d in the .prop", shown,
@@ -1107,6 +1119,18 @@ void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated
                                              !memcmp(k->reqd_wg, first->reqd_wg, sizeof k->reqd_wg)));
         first = first ? first : k;
     }
+    /* reqd_sub_group_size likewise (UINT32). */
+    const sxp_kernel *sg = NULL;
+    bool sg_same = true;
+    for (uint32_t i = 0; i < a->nkernels && sg_same; i++) {
+        const sxp_kernel *k = &a->kernels[i];
+        if (k->generated)
+            continue;
+        sg_same = k->reqd_sg && (!sg || k->reqd_sg == sg->reqd_sg);
+        sg = sg ? sg : k;
+    }
+    if (sg && sg_same)
+        sxp_set_u32(sxp_image_set(img, SX_PROP_SET_DEVICE_REQUIREMENTS), "reqd_sub_group_size", sg->reqd_sg);
     if (first && same) {
         uint8_t wg[12];
         put_u32s(wg, first->reqd_wg, first->reqd_wg_dims);

@@ -490,7 +490,7 @@ static bool cross_check(input *ins, size_t n)
                         continue;
                     if (ga->image_scope || gb->image_scope) {
                         sxp_error(ins[j].path, gb->word,
-                                  "device_global variable %s with property \"device_image_scope\" is used in more "
+                                  "device_global variable '%s' with property \"device_image_scope\" is used in more "
                                   "than one device image (also in %s)", ga->uid, ins[i].path);
                         ok = false;
                     } else if (ga->size != gb->size) {

@@ -123,6 +123,7 @@ typedef struct sxp_kernel {
     uint32_t reqd_wg[3];   /* OpenCL order (x first), padded with 1 */
     bool has_reqd_wg;
     uint32_t reqd_wg_dims; /* values the source gave: 3 from LocalSize, 1..3 from sycl-work-group-size */
+    uint32_t reqd_sg;      /* OpExecutionMode SubgroupSize, 0 if none */
     bool generated;   /* added by proptool (accessor kernels): not a user kernel */
 } sxp_kernel;
 void sxp_kernel_encode(const sxp_kernel *k, sxp_buf *payload);

@@ -295,7 +295,7 @@ if [ $have_as = yes ]; then
 fi
 expect_fail "conflicting keys (one string)" "conflict.spv: word [0-9]*: kernel '__sycl_kernel_both': conflicting keys" conflict.spv
 expect_fail "duplicate kernel across inputs" "dup.spv: duplicate kernel name '__sycl_kernel_once': also defined in kernels.spv" kernels.spv dup.spv
-expect_fail "device_image_scope in two images" 'device_global variable dg_scope with property "device_image_scope" is used in more than one device image' kernels.spv scope2.spv
+expect_fail "device_image_scope in two images" "device_global variable 'dg_scope' with property \"device_image_scope\" is used in more than one device image" kernels.spv scope2.spv
 expect_fail "missing input" "nothere.spv: cannot open" nothere.spv
 "$CLANG" $HOSTFLAGS "$D/second.cl" -o second.so 2>/dev/null
 expect_fail "host variant lacking a kernel" "second.so: host variant lacks kernel '__sycl_kernel_scale' of kernels.spv" kernels.spv --host second.so
