@@ -121,7 +121,7 @@ run_case() {
     done
     rc=0
     if [ -z "$why" ] && [ -n "$runs" ]; then
-        ( cd "$d" && P="$P" && export P && echo "$runs" | while IFS= read -r r; do
+        ( cd "$d" && P="$P" B="$B" && export P B && echo "$runs" | while IFS= read -r r; do
             sh -c "$r" || exit 1
           done ) > "$d/out.txt" 2> "$d/err.txt" || rc=1
         if [ $must_fail = no ] && [ $rc != 0 ]; then why="run failed: $(tail -n 3 "$d/err.txt")"; fi
