@@ -224,6 +224,37 @@ fi
 
 # --- hand-written corner cases
 if [ $have_as = yes ]; then
+    # Issue 14: a decoration proptool does not know on a variable is kept
+    # and warned about (never dropped silently); 6147..6149 are known.
+    cat > unknown-decor.spvasm <<'SPV'
+               OpCapability Addresses
+               OpCapability Linkage
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k "k"
+               OpDecorate %g !6147 !0 "dg_legacy"
+               OpDecorate %g !6148 !0
+               OpDecorate %g !6149 !1
+               OpDecorate %g !6300 !7
+       %void = OpTypeVoid
+        %int = OpTypeInt 32 0
+         %pg = OpTypePointer CrossWorkgroup %int
+         %c0 = OpConstant %int 0
+       %fnty = OpTypeFunction %void
+          %g = OpVariable %pg CrossWorkgroup %c0
+          %k = OpFunction %void None %fnty
+          %l = OpLabel
+               OpReturn
+               OpFunctionEnd
+SPV
+    if "$SPIRV_AS" unknown-decor.spvasm -o unknown-decor.spv && "$P" -o ud.sximg unknown-decor.spv 2> ud.err &&
+       [ "$(grep -c 'warning' ud.err)" -eq 1 ] && grep -q 'decoration 6300 on variable .*kept in the SPIR-V' ud.err &&
+       ! "$P" --werror -o ud2.sximg unknown-decor.spv 2>/dev/null &&
+       "$P" --dump ud.sximg | grep -q 'dg_legacy: uint32 0 (read)'; then
+        ok "unknown decoration on a variable: warned, kept; HostAccessINTEL 6147 read as DPC++'s enum"
+    else
+        cat ud.err; ko "unknown decoration on a variable"
+    fi
     if "$P" -o if-host.sximg if-host.spv && "$P" --dump if-host.sximg --extract exh >/dev/null &&
        { [ -z "${SPIRV_VAL:-}" ] || "$SPIRV_VAL" exh/image0.spv; }; then
         ok "if_device on a non-void function with names and decoration groups passes spirv-val"
