@@ -69,6 +69,25 @@ else
 fi
 golden main main.sximg
 
+# --- issue 14: --emit-prop writes sycl-post-link's files; --table reads
+# them back into the same images, property for property (the host variant
+# is no SPIR-V, so only the SPIR-V inputs go round).
+if "$P" -q -o rt1.sximg --emit-prop rt kernels.spv second.spv && "$P" -q -o rt2.sximg --table rt.table &&
+   "$P" --dump rt1.sximg > rt1.dump && "$P" --dump rt2.sximg > rt2.dump && cmp -s rt1.dump rt2.dump &&
+   grep -qx '\[SYCL/device globals\]' rt_0.prop && grep -q '^dg_usm=2|' rt_0.prop && [ -s rt_0.sym ] &&
+   grep -qx 'rt_1.spv|rt_1.prop|rt_1.sym' rt.table; then
+    ok "--emit-prop and --table round trip"
+else
+    diff rt1.dump rt2.dump | head -20; ko "--emit-prop and --table round trip"
+fi
+printf '[SYCL/x]\nk=2|A\n' > bad.prop
+if ! "$P" -o bp.sximg kernels.spv --prop bad.prop 2> bp.err && grep -q 'bad.prop: line 2' bp.err &&
+   ! "$P" --prop bad.prop -o bp.sximg kernels.spv 2>/dev/null && [ ! -e bp.sximg ]; then
+    ok "a damaged .prop is refused with its line"
+else
+    cat bp.err; ko "damaged .prop"
+fi
+
 # spirv-val on every SPIR-V image proptool wrote
 if [ -n "${SPIRV_VAL:-}" ]; then
     "$P" --dump main.sximg --extract ex >/dev/null
