@@ -41,29 +41,8 @@ static void teardown(void)
     unlink(logpath);
 }
 
-static sx_result launch(const char *name)
-{
-    sx_kernel k;
-    sx_result r = sx_kernel_get(name, &k);
-    if (r != SX_SUCCESS)
-        return r;
-    size_t g = 1;
-    r = sx_queue_launch(q, k, 1, NULL, &g, NULL, 0, NULL, 0, NULL, NULL);
-    sx_kernel_release(k);
-    return r;
-}
-
-static unsigned log_count(const char *line)
-{
-    FILE *f = fopen(logpath, "r");
-    unsigned n = 0;
-    char buf[256];
-    while (f && fgets(buf, sizeof(buf), f))
-        n += strncmp(buf, line, strlen(line)) == 0;
-    if (f)
-        fclose(f);
-    return n;
-}
+static sx_result launch(const char *name) { return vf_launch(q, name); }
+static unsigned log_count(const char *line) { return vf_log_count(logpath, line); }
 
 /* ------------------------------------------------ RuntimeLinking.cpp */
 

@@ -83,17 +83,7 @@ static void teardown(void)
     rm_rf(tmpdir);
 }
 
-static sx_result launch(const char *name)
-{
-    sx_kernel k;
-    sx_result r = sx_kernel_get(name, &k);
-    if (r != SX_SUCCESS)
-        return r;
-    size_t g = 1;
-    r = sx_queue_launch(q, k, 1, NULL, &g, NULL, 0, NULL, 0, NULL, NULL);
-    sx_kernel_release(k);
-    return r;
-}
+static sx_result launch(const char *name) { return vf_launch(q, name); }
 
 /* The registered record of image i of a library. */
 static const sxi_image *image_of(const vf_lib *l, unsigned i)
@@ -127,17 +117,7 @@ static bool program_has(const sxi_program *p, const sxi_image *im)
     return false;
 }
 
-static unsigned log_count(const char *word)
-{
-    FILE *f = fopen(linklog, "r");
-    unsigned n = 0;
-    char line[256];
-    while (f && fgets(line, sizeof(line), f))
-        n += strncmp(line, word, strlen(word)) == 0;
-    if (f)
-        fclose(f);
-    return n;
-}
+static unsigned log_count(const char *word) { return vf_log_count(linklog, word); }
 
 /* The counters since this test's setup (they are process-wide). */
 static sxi_program_stats stats(void)

@@ -237,4 +237,30 @@ static const vf_spec vf_example[] = {
     {.bytes = "dummy set image: Base::bar", .set = VF_SET_FP64, .dummy = 1},
 };
 
+/* Launch kernel `name` on one work-item (the fake adapter's tests). */
+static inline sx_result vf_launch(sx_queue q, const char *name)
+{
+    sx_kernel k;
+    sx_result r = sx_kernel_get(name, &k);
+    if (r != SX_SUCCESS)
+        return r;
+    size_t g = 1;
+    r = sx_queue_launch(q, k, 1, NULL, &g, NULL, 0, NULL, 0, NULL, NULL);
+    sx_kernel_release(k);
+    return r;
+}
+
+/* Lines of the fake adapter's FAKE_LINK_LOG at `path` starting with `word`. */
+static inline unsigned vf_log_count(const char *path, const char *word)
+{
+    FILE *f = fopen(path, "r");
+    unsigned n = 0;
+    char line[256];
+    while (f && fgets(line, sizeof(line), f))
+        n += strncmp(line, word, strlen(word)) == 0;
+    if (f)
+        fclose(f);
+    return n;
+}
+
 #endif
