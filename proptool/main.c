@@ -503,6 +503,26 @@ static bool cross_check(input *ins, size_t n)
     return ok;
 }
 
+static void free_inputs(input *ins, size_t nins)
+{
+    for (size_t i = 0; i < nins; i++) {
+        if (ins[i].parsed) {
+            sxp_analysis_free(&ins[i].an);
+            sxp_module_free(&ins[i].mod);
+        }
+        for (size_t k = 0; k < ins[i].nimgs; k++)
+            sxp_image_free(ins[i].imgs[k]);
+        free(ins[i].imgs);
+        for (size_t k = 0; k < ins[i].nvariants; k++)
+            free(ins[i].variants[k].vf_set);
+        free(ins[i].variants);
+        sxp_image_free(ins[i].prop);
+        free(ins[i].owned_path);
+        free(ins[i].sym);
+    }
+    free(ins);
+}
+
 /* Issue 14: the image of a sycl-post-link table row or --prop pair: its
  * DPC++ property sets are the .prop's; entries are the .sym's when given
  * (the offload wrapper's), else the module's kernels. */
@@ -569,7 +589,7 @@ int main(int argc, char **argv)
 {
     const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
     const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL, *emit_prop = NULL;
-    bool spir_bc = false, werror = false;
+    bool spir_bc = false, werror = false, bad_files = false;
     sxp_options opt = {.if_device = true};
     input *ins = NULL;
     size_t nins = 0, ins_cap = 0;
@@ -662,14 +682,15 @@ int main(int argc, char **argv)
             if (!nins || ins[nins - 1].prop)
                 return usage_error("%s", "--prop needs a SPIR-V input before it (one .prop each)");
             ins[nins - 1].prop = sxp_image_new(optarg, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
-            if (!sxp_prop_load(optarg, ins[nins - 1].prop))
-                return 1;
+            bad_files |= !sxp_prop_load(optarg, ins[nins - 1].prop);
             break;
         case OPT_TABLE: {
             sxp_table_row *rows;
             size_t nrows;
-            if (!sxp_table_load(optarg, &rows, &nrows))
-                return 1;
+            if (!sxp_table_load(optarg, &rows, &nrows)) {
+                bad_files = true;
+                break;
+            }
             for (size_t r = 0; r < nrows; r++) {
                 sxp_grow(&ins, &ins_cap, nins, sizeof *ins);
                 input *in = memset(&ins[nins++], 0, sizeof *ins);
@@ -679,10 +700,8 @@ int main(int argc, char **argv)
                 in->link_options = lopts;
                 if (rows[r].prop) {
                     in->prop = sxp_image_new(rows[r].prop, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_SPIRV);
-                    bool loaded = sxp_prop_load(rows[r].prop, in->prop);
+                    bad_files |= !sxp_prop_load(rows[r].prop, in->prop);
                     free(rows[r].prop);
-                    if (!loaded)
-                        return 1;
                 }
             }
             free(rows);
@@ -699,6 +718,12 @@ int main(int argc, char **argv)
         case 'V': printf("proptool (libsycl-ext) %s\n", PACKAGE_VERSION); return 0;
         default: fprintf(stderr, "Try 'proptool --help'.\n"); return 2;
         }
+    }
+    if (bad_files) {  /* a .prop or .table that did not read (diagnosed) */
+        free_inputs(ins, nins);
+        free(manifests);
+        free(opt.aot_aspects);
+        return 1;
     }
     if (dump) {
         if (nins || output || emit_c || nman)
@@ -898,22 +923,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nimgs; i++)
         sxp_image_free(imgs[i]);
     free(imgs);
-    for (size_t i = 0; i < nins; i++) {
-        if (ins[i].parsed) {
-            sxp_analysis_free(&ins[i].an);
-            sxp_module_free(&ins[i].mod);
-        }
-        for (size_t k = 0; k < ins[i].nimgs; k++)
-            sxp_image_free(ins[i].imgs[k]);
-        free(ins[i].imgs);
-        for (size_t k = 0; k < ins[i].nvariants; k++)
-            free(ins[i].variants[k].vf_set);
-        free(ins[i].variants);
-        sxp_image_free(ins[i].prop);
-        free(ins[i].owned_path);
-        free(ins[i].sym);
-    }
-    free(ins);
+    free_inputs(ins, nins);
     free(manifests);
     free(opt.aot_aspects);
     return rc;
