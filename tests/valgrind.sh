@@ -5,7 +5,7 @@ set -u
 b=${SX_TEST_BUILDDIR:-.}
 [ -n "${VALGRIND:-}" ] && [ -x "$VALGRIND" ] || { echo "SKIP: valgrind not found"; exit 77; }
 status=0
-for t in tests/test-api tests/test-register tests/test-ffk tests/e2e/test-e2e-ffk tests/e2e/test-e2e-dg tests/vf/test-vf tests/vf/test-vf-native; do
+for t in tests/test-api tests/test-register tests/test-ffk tests/e2e/test-e2e-ffk tests/e2e/test-e2e-dg tests/vf/test-vf tests/vf/test-vf-native tests/dpcpp/test-dpcpp-runtime; do
     [ -x "$b/$t" ] || { echo "skip $t (not built)"; continue; }
     log=$(mktemp)
     if CK_FORK=no "$b/libtool" --mode=execute "$VALGRIND" -q --leak-check=full --errors-for-leak-kinds=definite \
