@@ -452,6 +452,9 @@ static sx_result serial_program_create(sxa_context c, sxa_device d, sx_image_kin
             r = serial_error(SX_ERROR_OUT_OF_RESOURCES, "cannot stage the %zu-byte image in a memfd", size);
         else if (!(p->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
             r = serial_error(SX_ERROR_BUILD_FAILURE, "dlopen of the image failed: %s", dlerror());
+        else if (dlsym(p->dl, "__sx_wg_abi"))
+            r = serial_error(SX_ERROR_INVALID_BINARY, "a compiled work-group image (doc/host-elf.md): this "
+                             "device runs only images of one function per work-item");
     }
     if (r != SX_SUCCESS) {
         serial_program_release(p);

@@ -133,7 +133,8 @@ typedef struct sx_device_binaries {
  *
  * The records describe the kernel's backend parameters BEFORE dead-argument
  * elimination; "SYCL/kernel param opt" (bit i = record i eliminated) says
- * which the entry point really has. source_index maps each record to the
+ * which the entry point really has. (What an adapter receives in
+ * sxa_program_desc is the list AFTER elimination: adapter.h.) source_index maps each record to the
  * source-level (set_arg) parameter it comes from: a source parameter that
  * owns several consecutive records is decomposed, its value laid out like
  * a C struct of those records (each at the next offset aligned to its
