@@ -74,6 +74,12 @@ SX_API sx_result sx_device_get_info(sx_device d, sx_device_info param, size_t si
     case SX_DEVICE_INFO_BACKEND: r = sxa_info_copy(&d->backend, sizeof(d->backend), size, value, size_ret); break;
     case SX_DEVICE_INFO_TYPE: r = sxa_info_copy(&d->type, sizeof(d->type), size, value, size_ret); break;
     case SX_DEVICE_INFO_NAME: r = sxa_info_string(d->name, size, value, size_ret); break;
+    case SX_DEVICE_INFO_ADAPTER: {
+        sx_adapter a = d->adapter;
+        r = sxa_info_copy(&a, sizeof(a), size, value, size_ret);
+        break;
+    }
+    case SX_DEVICE_INFO_ADAPTER_NAME: r = sxa_info_string(d->adapter->name, size, value, size_ret); break;
     default:
         if (param < SX_DEVICE_INFO_TYPE || param > SX_DEVICE_INFO_PLATFORM)
             return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_get_info(%s): unknown param %u", d->name, param);

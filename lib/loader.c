@@ -25,12 +25,6 @@ struct sx_adapter_s **sxi_adapters(void) { return adapters; }
 uint32_t sxi_num_devices(void) { return num_devices; }
 struct sx_device_s **sxi_devices(void) { return devices; }
 
-/* The adapters looked for by default, sorted. native is built in. */
-static const char *const default_names[] = {
-    "sx-adapter-cuda.so",
-    "sx-adapter-level_zero.so",
-    "sx-adapter-opencl.so",
-};
 
 /* ---- core stubs for optional entries ---- */
 static sx_result unsupported(const char *entry)
@@ -340,37 +334,86 @@ static sx_result load_forced(const char *list)
     return r;
 }
 
-/* Default discovery: the built-in native adapter, then each default name,
- * taken from the first directory that has it: SX_ADAPTERS_PATH (a
- * ':'-separated list), then the configured adapter directory. Nothing is
- * loaded from the current directory unless a path says so. */
+/* One discovered adapter file: its name (the part after "sx-adapter-"
+ * and before ".so") and the path it was found at. */
+typedef struct found_adapter {
+    char name[128];
+    char path[PATH_MAX];
+} found_adapter;
+
+static int found_cmp(const void *a, const void *b)
+{
+    return strcmp(((const found_adapter *)a)->name, ((const found_adapter *)b)->name);
+}
+
+/* Add every sx-adapter-NAME.so of `dir` whose NAME no earlier directory
+ * gave (the first directory that has a name wins). */
+static sx_result scan_dir(const char *dir, size_t dir_len, found_adapter **list, size_t *n, size_t *cap)
+{
+    char path[PATH_MAX];
+    if (dir_len == 0 || dir_len >= sizeof(path) - 64)
+        return SX_SUCCESS;
+    snprintf(path, sizeof(path), "%.*s", (int)dir_len, dir);
+    DIR *d = opendir(path);
+    if (!d) {
+        SXI_LOG(SX_LOG_DEBUG, "adapter directory %s: %s", path, strerror(errno));
+        return SX_SUCCESS;
+    }
+    sx_result r = SX_SUCCESS;
+    for (struct dirent *e; r == SX_SUCCESS && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len <= 14 || strncmp(e->d_name, "sx-adapter-", 11) != 0 || strcmp(e->d_name + len - 3, ".so") != 0 ||
+            len - 14 >= sizeof((*list)->name))
+            continue;
+        found_adapter f;
+        snprintf(f.name, sizeof(f.name), "%.*s", (int)(len - 14), e->d_name + 11);
+        if (strcmp(f.name, "native") == 0)
+            continue; /* built in; the module form is for SX_ADAPTERS and the CTS */
+        bool dup = false;
+        for (size_t i = 0; i < *n && !dup; i++)
+            dup = strcmp((*list)[i].name, f.name) == 0;
+        if (dup || snprintf(f.path, sizeof(f.path), "%s/%s", path, e->d_name) >= (int)sizeof(f.path))
+            continue;
+        if (*n == *cap) {
+            size_t nc = *cap ? *cap * 2 : 8;
+            found_adapter *nl = realloc(*list, nc * sizeof(*nl));
+            if (!nl) {
+                r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory listing adapters");
+                break;
+            }
+            *list = nl;
+            *cap = nc;
+        }
+        (*list)[(*n)++] = f;
+    }
+    closedir(d);
+    return r;
+}
+
+/* Default discovery: the built-in native adapter, then every
+ * sx-adapter-NAME.so found in SX_ADAPTERS_PATH's directories (a
+ * ':'-separated list) and then the configured adapter directory, each NAME
+ * from the first directory that has it, loaded in NAME order (never
+ * readdir order). Nothing is loaded from the current directory unless a
+ * path says so. */
 static sx_result load_default(void)
 {
     sx_result r = add_builtin_native();
     const char *search = sxi_getenv("SX_ADAPTERS_PATH");
-    for (size_t i = 0; i < SXI_ARRAY_SIZE(default_names) && r == SX_SUCCESS; i++) {
-        char path[PATH_MAX];
-        bool found = false;
-        if (search && *search) {
-            const char *p = search;
-            while (!found && *p) {
-                size_t n = strcspn(p, ":");
-                if (n > 0 && n < sizeof(path) - 64) {
-                    snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, default_names[i]);
-                    found = access(path, F_OK) == 0;
-                }
-                p += n + (p[n] == ':');
-            }
-        }
-        if (!found) {
-            snprintf(path, sizeof(path), "%s/%s", SX_ADAPTER_DIR, default_names[i]);
-            found = access(path, F_OK) == 0;
-        }
-        if (found)
-            r = add_file(path);
-        else
-            SXI_LOG(SX_LOG_DEBUG, "adapter %s not installed", default_names[i]);
+    found_adapter *list = NULL;
+    size_t n = 0, cap = 0;
+    for (const char *p = search; r == SX_SUCCESS && p && *p;) {
+        size_t len = strcspn(p, ":");
+        r = scan_dir(p, len, &list, &n, &cap);
+        p += len + (p[len] == ':');
     }
+    if (r == SX_SUCCESS)
+        r = scan_dir(SX_ADAPTER_DIR, strlen(SX_ADAPTER_DIR), &list, &n, &cap);
+    if (n)
+        qsort(list, n, sizeof(*list), found_cmp);
+    for (size_t i = 0; i < n && r == SX_SUCCESS; i++)
+        r = add_file(list[i].path);
+    free(list);
     return r;
 }
 

@@ -1,7 +1,10 @@
 /* selector.c: SX_DEVICE_SELECTOR, in ONEAPI_DEVICE_SELECTOR's style:
  *   term[;term...]   term = [!]backend:dev[,dev...]
- *   backend = * | native | opencl | cuda | level_zero
+ *   backend = * | native | opencl | cuda | level_zero | <adapter name>
  *   dev     = * | cpu | gpu | acc | <index among that backend's devices>
+ * Any other name is an adapter's (SXA_ADAPTER_INFO_NAME, e.g. "serialcpu"
+ * for an out-of-tree adapter, which all share SX_BACKEND_OTHER); its
+ * indices count that adapter's devices.
  * A device passes when a positive term matches it (or there are only
  * negative terms) and no negative term does. */
 #include <ctype.h>
@@ -16,6 +19,7 @@
 typedef struct {
     bool negative;
     sx_backend backend;   /* SX_BACKEND_UNKNOWN = any */
+    char adapter[64];     /* non-empty: this adapter's devices only */
     uint32_t num_devs;
     struct { sx_device_type type; int64_t index; } devs[MAX_DEVS]; /* type ALL + index -1 = any */
 } term;
@@ -40,6 +44,20 @@ static bool parse_backend(const char *s, size_t n, sx_backend *b)
             return true;
         }
     return false;
+}
+
+/* An adapter name: checked for its characters only, since adapters are
+ * not loaded yet when the selector is read. */
+static bool parse_adapter(const char *s, size_t n, term *t)
+{
+    if (n == 0 || n >= sizeof(t->adapter))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr("_-.", s[i]))
+            return false;
+    memcpy(t->adapter, s, n);
+    t->adapter[n] = '\0';
+    return true;
 }
 
 static bool parse_dev(const char *s, size_t n, term *t)
@@ -95,10 +113,11 @@ sx_result sxi_selector_parse(const char *text)
         if (!colon)
             return sxi_error(SX_ERROR_INVALID_VALUE, "'%s': term '%.*s' has no ':' (want backend:devices, e.g. native:cpu)",
                              text, (int)tn, p);
-        if (!parse_backend(s, (size_t)(colon - s), &t->backend))
+        if (!parse_backend(s, (size_t)(colon - s), &t->backend) && !parse_adapter(s, (size_t)(colon - s), t))
             return sxi_error(SX_ERROR_INVALID_VALUE,
-                             "'%s': unknown backend '%.*s' (want *, native, opencl, cuda or level_zero)", text,
-                             (int)(colon - s), s);
+                             "'%s': '%.*s' is neither a backend (*, native, opencl, cuda, level_zero) nor an "
+                             "adapter name (letters, digits, '_', '-', '.'; at most %zu)", text,
+                             (int)(colon - s), s, sizeof(t->adapter) - 1);
         for (const char *d = colon + 1; d <= end;) {
             size_t dn = strcspn(d, ",;");
             if (d + dn > end)
@@ -115,10 +134,27 @@ sx_result sxi_selector_parse(const char *text)
     return SX_SUCCESS;
 }
 
+/* The device's position among its adapter's devices. */
+static uint32_t index_in_adapter(const struct sx_device_s *d)
+{
+    const struct sx_adapter_s *a = d->adapter;
+    uint32_t n = 0;
+    for (uint32_t p = 0; p < a->num_platforms; p++)
+        for (uint32_t k = 0; k < a->platforms[p]->num_devices; k++, n++)
+            if (a->platforms[p]->devices[k] == d)
+                return n;
+    return n;
+}
+
 static bool term_matches(const term *t, const struct sx_device_s *d, uint32_t index)
 {
-    if (t->backend != SX_BACKEND_UNKNOWN && t->backend != d->backend)
+    if (t->adapter[0]) {
+        if (!d->adapter->name || strcmp(t->adapter, d->adapter->name) != 0)
+            return false;
+        index = index_in_adapter(d);
+    } else if (t->backend != SX_BACKEND_UNKNOWN && t->backend != d->backend) {
         return false;
+    }
     for (uint32_t i = 0; i < t->num_devs; i++) {
         if (t->devs[i].index >= 0 ? (uint64_t)t->devs[i].index == index : (t->devs[i].type & d->type) != 0)
             return true;

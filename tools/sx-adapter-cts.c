@@ -16,6 +16,7 @@
 #include <sycl-ext/sx.h>
 
 #include "sx-internal.h"
+#include "sx-adapter-cts.h"
 
 /* The built-in host-ELF image (sx-adapter-cts-host.c, embedded by tools/cts.inc). */
 extern const unsigned char sx_cts_host[];
@@ -26,7 +27,7 @@ extern const size_t sx_cts_host_size;
 static int npass, nfail, nskip;
 static bool verbose;
 /* --launch-only: the device does not really run kernels (a test driver). */
-static bool launch_only;
+bool launch_only;
 
 static void report(const char *status, const char *check, const char *fmt, va_list ap)
 {
@@ -38,8 +39,8 @@ static void report(const char *status, const char *check, const char *fmt, va_li
     printf("\n");
     fflush(stdout);
 }
-static void pass(const char *check, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pass(const char *check, const char *fmt, ...)
+void pass(const char *check, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pass(const char *check, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -47,8 +48,8 @@ static void pass(const char *check, const char *fmt, ...)
     va_end(ap);
     npass++;
 }
-static void fail(const char *check, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(const char *check, const char *fmt, ...)
+void fail(const char *check, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fail(const char *check, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -56,8 +57,8 @@ static void fail(const char *check, const char *fmt, ...)
     va_end(ap);
     nfail++;
 }
-static void skip(const char *check, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void skip(const char *check, const char *fmt, ...)
+void skip(const char *check, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void skip(const char *check, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -68,11 +69,10 @@ static void skip(const char *check, const char *fmt, ...)
 
 /* --------------------------------------------------- the services table */
 
-static const char cts_dispatch_mark[16] = "sx-adapter-cts";
-#define CTS_DISPATCH ((const struct sxa_dispatch *)(const void *)cts_dispatch_mark)
-static int err_calls;
-static sx_result err_code;
-static char err_msg[1024];
+const char cts_dispatch_mark[16] = "sx-adapter-cts";
+_Thread_local int err_calls;
+_Thread_local sx_result err_code;
+_Thread_local char err_msg[1024];
 
 static void svc_log(sx_log_level level, const char *fmt, ...)
 {
@@ -108,18 +108,18 @@ static const sxa_services services = {
     .getenv = svc_getenv,
 };
 
-static const char *rn(sx_result r)
+const char *rn(sx_result r)
 {
     return sx_result_name(r);
 }
-static void err_reset(void)
+void err_reset(void)
 {
     err_calls = 0;
     err_code = SX_SUCCESS;
     err_msg[0] = '\0';
 }
 /* An expected error: the right family, and reported through services->error. */
-static void expect_error(const char *check, sx_result r, sx_result want1, sx_result want2)
+void expect_error(const char *check, sx_result r, sx_result want1, sx_result want2)
 {
     if (r != want1 && r != want2) {
         fail(check, "returned %s, expected %s%s%s", rn(r), rn(want1), want2 != want1 ? " or " : "",
@@ -131,7 +131,7 @@ static void expect_error(const char *check, sx_result r, sx_result want1, sx_res
     }
 }
 /* A call that must succeed; on failure prints the adapter's message. */
-static bool ok(const char *check, sx_result r, bool quiet)
+bool ok(const char *check, sx_result r, bool quiet)
 {
     if (r == SX_SUCCESS) {
         if (!quiet)
@@ -141,7 +141,7 @@ static bool ok(const char *check, sx_result r, bool quiet)
     fail(check, "%s: %s", rn(r), err_calls ? err_msg : "(no error message)");
     return false;
 }
-static bool dispatch_ok(const char *check, const void *obj)
+bool dispatch_ok(const char *check, const void *obj)
 {
     if (!obj) {
         fail(check, "NULL handle returned");
@@ -159,19 +159,6 @@ static bool dispatch_ok(const char *check, const void *obj)
 
 /* ----------------------------------------------------------- the tables */
 
-typedef struct tables {
-    sxa_adapter_table adapter;
-    sxa_platform_table platform;
-    sxa_device_table device;
-    sxa_context_table context;
-    sxa_queue_table queue;
-    sxa_usm_table usm;
-    sxa_program_table program;
-    sxa_kernel_table kernel;
-    sxa_enqueue_table enqueue;
-    sxa_event_table event;
-    sxa_global_table global; /* ABI 1.1, optional */
-} tables;
 
 static const struct {
     sxa_table_id id;
@@ -278,13 +265,6 @@ static void check_exports(const char *path)
 
 /* ------------------------------------------------------------ the images */
 
-typedef struct cts_image {
-    sx_image_kind kind;
-    const void *data;
-    size_t size;
-    const sxa_program_desc *desc;
-    const char *from;
-} cts_image;
 
 #define MAX_IMAGES 16
 static cts_image images[MAX_IMAGES];
@@ -305,12 +285,29 @@ static const sxa_kernel_param host_args_global_params[] = {
     {SX_PARAM_VALUE, SX_SCALAR_I32, 4, 4, SX_ADDRESS_SPACE_PRIVATE, 0, NULL},
     {SX_PARAM_LOCAL, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_LOCAL, 0, NULL},
 };
+static const sxa_param_member host_pair_members[] = {{SX_SCALAR_I32, 0}, {SX_SCALAR_F32, 4}};
+static const sxa_kernel_param host_scalars_params[] = {
+    {SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL},
+    {SX_PARAM_VALUE, SX_SCALAR_F32, 4, 4, SX_ADDRESS_SPACE_PRIVATE, 0, NULL},
+    {SX_PARAM_STRUCT, SX_SCALAR_NONE, 8, 4, SX_ADDRESS_SPACE_PRIVATE, 2, host_pair_members},
+    {SX_PARAM_VALUE, SX_SCALAR_I8, 1, 1, SX_ADDRESS_SPACE_PRIVATE, 0, NULL},
+    {SX_PARAM_VALUE, SX_SCALAR_I64, 8, 8, SX_ADDRESS_SPACE_PRIVATE, 0, NULL},
+};
+static const sxa_kernel_param host_double_params[] = {
+    {SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL},
+    {SX_PARAM_VALUE, SX_SCALAR_F64, 8, 8, SX_ADDRESS_SPACE_PRIVATE, 0, NULL},
+};
 static const sxa_kernel_signature host_sigs[] = {
     {"sx_cts_args", 3, host_args_params},
     {"sx_cts_global_get", 1, host_get_params},
     {"sx_cts_args_global", 2, host_args_global_params},
+    {"sx_cts_local", 3, host_args_params},
+    {"sx_cts_scalars", 5, host_scalars_params},
+    {"sx_cts_double", 2, host_double_params},
+    {"sx_cts_nd", 1, host_get_params},
 };
-static const sxa_program_desc host_desc = {sizeof(sxa_program_desc), 3, host_sigs, NULL, NULL};
+static const sxa_program_desc host_desc = {sizeof(sxa_program_desc), sizeof host_sigs / sizeof host_sigs[0],
+                                           host_sigs, NULL, NULL};
 
 /* Images of an image file (made by proptool from sx-adapter-cts.cl), read
  * with the core's own parser and registry. */
@@ -353,17 +350,7 @@ static const cts_image *image_of_kind(sx_image_kind kind)
 
 /* ------------------------------------------------------ the direct checks */
 
-typedef struct run {
-    tables t;
-    sxa_adapter adapter;
-    sxa_context ctx;
-    sxa_queue q;
-    sxa_device dev;
-    void *out;       /* 64 ints of USM the kernels write */
-    sx_usm_type out_type;
-} run;
 
-static const size_t N = 64, LOCAL = 16;
 
 static void check_handshake(sxa_get_proc_table_fn get, tables *t)
 {
@@ -508,7 +495,7 @@ static const char *kind_name(sx_image_kind k)
 }
 
 /* Read back `n` ints of USM through usm_memcpy. */
-static bool read_back(run *R, const char *check, int *host, size_t n)
+bool read_back(run *R, const char *check, int *host, size_t n)
 {
     err_reset();
     sx_result r = R->t.enqueue.usm_memcpy(R->q, 1, host, R->out, n * sizeof(int), 0, NULL, NULL);
@@ -527,6 +514,10 @@ static void launch_args(run *R, sxa_kernel k, const char *check)
     sxa_event ev = NULL;
     err_reset();
     sx_result r = R->t.enqueue.kernel_launch(R->q, k, 1, NULL, &global, &local, 3, args, 0, NULL, &ev);
+    if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
+        skip(check, "the device runs no kernel that calls barrier() (sx_cts_args does): %s", err_msg);
+        return;
+    }
     if (!ok(check, r, true))
         return;
     v = 99; /* VALUE arguments were copied before the call returned */
@@ -765,13 +756,18 @@ static void check_program_kind(run *R, sx_image_kind kind)
         skip(check, "kernel.get_info not provided");
     }
 
-    snprintf(check, sizeof check, "launch.args[%s]", kn);
-    if (k && R->out)
-        launch_args(R, k, check);
-    else if (k)
+    if (R->out) {
+        snprintf(check, sizeof check, "launch.barrier[%s]", kn);
+        if (k)
+            launch_args(R, k, check);
+        else
+            skip(check, "no kernel sx_cts_args");
+        check_launches(R, p, kn);
+    } else {
+        /* Without USM the output goes through a program variable. */
+        snprintf(check, sizeof check, "launch.args[%s]", kn);
         launch_args_global(R, p, check);
-    else
-        skip(check, "no kernel");
+    }
 
     check_globals(R, p, gk, kn);
 
@@ -828,9 +824,9 @@ static void check_program_kind(run *R, sx_image_kind kind)
                 } else if (ok(check, r, true) && dispatch_ok("dispatch.program-linked", l)) {
                     sxa_kernel lk = NULL;
                     err_reset();
-                    if (ok(check, R->t.kernel.create(l, "sx_cts_args", &lk), true)) {
+                    if (ok(check, R->t.kernel.create(l, R->out ? "sx_cts_local" : "sx_cts_args", &lk), true)) {
                         if (R->out)
-                            launch_args(R, lk, check);
+                            launch_local(R, lk, check);
                         else
                             pass(check, "compiled, linked, kernel found");
                         R->t.kernel.release(lk);

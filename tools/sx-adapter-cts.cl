@@ -52,3 +52,42 @@ kernel void sx_cts_args_global(int v, local int *tmp)
     barrier(CLK_LOCAL_MEM_FENCE);
     sx_cts_out[g] = tmp[n - 1 - l] + 1;
 }
+
+/* ---- the launch checks (sx-adapter-cts-launch.c); none uses barrier() ---- */
+
+/* Pointer, value and local arguments; each work-item uses its own slot. */
+kernel void sx_cts_local(global int *out, int v, local int *tmp)
+{
+    size_t g = get_global_id(0), l = get_local_id(0);
+    tmp[l] = (int)g * v;
+    out[g] = tmp[l] + 1;
+}
+
+typedef struct sx_cts_pair {
+    int i;
+    float f;
+} sx_cts_pair;
+
+/* float, a struct by value, char and long values. */
+kernel void sx_cts_scalars(global float *out, float f, sx_cts_pair s, char c, long l)
+{
+    size_t g = get_global_id(0);
+    out[g] = (float)g * f + (float)s.i + s.f + (float)c + (float)l;
+}
+
+kernel void sx_cts_double(global double *out, double d)
+{
+    size_t g = get_global_id(0);
+    out[g] = (double)g * d + 0.25;
+}
+
+/* Global, local and group ids of 1-, 2- and 3-D ranges, with offsets. */
+kernel void sx_cts_nd(global int *out)
+{
+    size_t x = get_global_id(0) - get_global_offset(0), y = get_global_id(1) - get_global_offset(1),
+           z = get_global_id(2) - get_global_offset(2);
+    size_t i = (z * get_global_size(1) + y) * get_global_size(0) + x;
+    out[2 * i] = (int)(get_global_id(0) + 100 * get_global_id(1) + 10000 * get_global_id(2));
+    out[2 * i + 1] = (int)(get_local_id(0) + 4 * get_local_id(1) + 16 * get_local_id(2) +
+                           64 * (get_group_id(0) + 4 * get_group_id(1) + 16 * get_group_id(2)));
+}

@@ -3,10 +3,16 @@
  * SX_ERROR_UNSUPPORTED_FEATURE everywhere else. Rename the tmpl_ prefix,
  * then replace each stub by the real thing; the comment above each says
  * what it must do (doc/adapters.md has every entry's full contract).
- * Build it as a shared object exporting only sxa_get_proc_table:
- *   cc -std=c11 -fPIC -shared -fvisibility=hidden -I include template.c \
- *      -Wl,--version-script=adapters/adapter.map -o sx-adapter-mine.so
- * and check it with `sx-adapter-cts ./sx-adapter-mine.so`. */
+ * Build it as a shared object exporting only sxa_get_proc_table, against
+ * the installed kit:
+ *   cc -std=c11 $(pkg-config --cflags sycl-ext-adapter) template.c \
+ *      $(pkg-config --libs sycl-ext-adapter) -o sx-adapter-mine.so
+ * check it with `sx-adapter-cts ./sx-adapter-mine.so`, and install it as
+ * $(pkg-config --variable=adapterdir sycl-ext-adapter)/sx-adapter-mine.so
+ * to have it discovered. serialcpu.c beside this file is a complete small
+ * adapter grown from this template. */
+
+#include <stdio.h>
 
 #include <sycl-ext/adapter.h>
 
@@ -46,11 +52,23 @@ static struct sxa_adapter_s the_adapter;
 /* Every error goes through services->error() with one sentence naming the
  * entry, the object and the backend's native code by name and number, e.g.
  * "clBuildProgram: CL_BUILD_PROGRAM_FAILURE (-11) for program 0x..: <log>". */
+static sx_result tmpl_error(sx_result code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static sx_result tmpl_error(sx_result code, const char *fmt, ...)
+{
+    /* svc is NULL before init and after fini: never call through it unchecked */
+    if (!svc)
+        return code;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return svc->error(code, "template: %s", msg);
+}
+
 static sx_result unsupported(const char *entry)
 {
-    if (!svc)
-        return SX_ERROR_UNSUPPORTED_FEATURE;
-    return svc->error(SX_ERROR_UNSUPPORTED_FEATURE, "template: %s is not implemented", entry);
+    return tmpl_error(SX_ERROR_UNSUPPORTED_FEATURE, "%s is not implemented", entry);
 }
 
 /* ------------------------------------------------------------ adapter (M) */
@@ -98,7 +116,7 @@ static sx_result tmpl_adapter_get_info(sxa_adapter adapter, sxa_adapter_info par
     case SXA_ADAPTER_INFO_STATUS:
         return sxa_info_string("template adapter: nothing implemented: 0 platforms", size, value, size_ret);
     }
-    return svc->error(SX_ERROR_INVALID_ENUMERATION, "template: adapter info %u unknown", param);
+    return tmpl_error(SX_ERROR_INVALID_ENUMERATION, "adapter info %u unknown", param);
 }
 
 /* ---------------------------------------------------------- platform (M) */
@@ -359,7 +377,13 @@ static sx_result tmpl_event_get_profiling(sxa_event event, sxa_profiling_info pa
 /* For devices without USM only: the core asks usm.alloc for a device
  * global's instance first and comes here when it answers
  * SX_ERROR_UNSUPPORTED_FEATURE. An adapter whose devices all have USM
- * leaves this table out (answer SX_ERROR_INVALID_ENUMERATION for it). */
+ * leaves this table out, as the template does by default: it is not
+ * served, so the core sees SX_ERROR_INVALID_ENUMERATION for it. Build with
+ * -DTMPL_DEVICES_WITHOUT_USM=1 (or delete the #if) if yours need it. */
+#ifndef TMPL_DEVICES_WITHOUT_USM
+#define TMPL_DEVICES_WITHOUT_USM 0
+#endif
+#if TMPL_DEVICES_WITHOUT_USM
 
 /* Memory the adapter owns (an OpenCL buffer, say), zero-filled. */
 static sx_result tmpl_instance_create(sxa_context context, sxa_device device, size_t size, void **instance)
@@ -387,6 +411,7 @@ static sx_result tmpl_bind(sxa_queue queue, sxa_program program, const char *nam
 {
     return unsupported("global.bind");
 }
+#endif
 
 /* ------------------------------------------------------------- tables */
 
@@ -455,6 +480,7 @@ static const sxa_event_table event_table = {
     .release = tmpl_event_release,
     .get_profiling = tmpl_event_get_profiling,
 };
+#if TMPL_DEVICES_WITHOUT_USM
 static const sxa_global_table global_table = {
     .size = sizeof(sxa_global_table),
     .instance_create = tmpl_instance_create,
@@ -462,6 +488,7 @@ static const sxa_global_table global_table = {
     .instance_copy = tmpl_instance_copy,
     .bind = tmpl_bind,
 };
+#endif
 
 /* The one export. Refuse a major version you do not speak (any minor of a
  * known major is fine: minors only append entries); refuse unknown tables
@@ -480,7 +507,9 @@ SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, v
         [SXA_TABLE_KERNEL] = &kernel_table,
         [SXA_TABLE_ENQUEUE] = &enqueue_table,
         [SXA_TABLE_EVENT] = &event_table,
+#if TMPL_DEVICES_WITHOUT_USM
         [SXA_TABLE_GLOBAL] = &global_table,
+#endif
     };
     return sxa_serve_table(abi_version, id, table, tables, SXA_TABLE_COUNT_);
 }

@@ -94,7 +94,10 @@ typedef struct sxa_param_member {
     uint32_t offset;
 } sxa_param_member;
 
-/* One backend parameter, from the image's "SX/kernel signatures" set. */
+/* One backend parameter of the kernel's entry point as the backend calls
+ * it: the image's "SX/kernel signatures" records with the eliminated ones
+ * ("SYCL/kernel param opt") already removed, so params[i] is launch
+ * argument i. */
 typedef struct sxa_kernel_param {
     uint32_t kind;          /* SX_PARAM_* */
     uint32_t scalar;        /* SX_SCALAR_* for SX_PARAM_VALUE, else SX_SCALAR_NONE */
@@ -112,7 +115,11 @@ typedef struct sxa_kernel_signature {
 } sxa_kernel_signature;
 
 /* Extra inputs to program creation. Adapters that need no metadata ignore
- * it; the native adapter needs the signatures to call kernels. */
+ * it; host-ELF adapters need the signatures to call kernels. The desc and
+ * everything it points to are valid ONLY during the program.create call
+ * (the core frees them when it returns): copy what you keep. It lists the
+ * kernels of every image that went into the program that have a signature;
+ * a kernel without one is absent. */
 typedef struct sxa_program_desc {
     uint32_t size;                /* sizeof(sxa_program_desc) as the core knows it */
     uint32_t num_kernels;

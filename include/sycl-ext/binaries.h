@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sycl-ext/types.h>  /* SX_PARAM_*, SX_SCALAR_*, SX_ADDRESS_SPACE_* */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -131,7 +133,8 @@ typedef struct sx_device_binaries {
  *
  * The records describe the kernel's backend parameters BEFORE dead-argument
  * elimination; "SYCL/kernel param opt" (bit i = record i eliminated) says
- * which the entry point really has. source_index maps each record to the
+ * which the entry point really has. (What an adapter receives in
+ * sxa_program_desc is the list AFTER elimination: adapter.h.) source_index maps each record to the
  * source-level (set_arg) parameter it comes from: a source parameter that
  * owns several consecutive records is decomposed, its value laid out like
  * a C struct of those records (each at the next offset aligned to its
@@ -143,26 +146,6 @@ enum {
     SX_KERNEL_KIND_SINGLE_TASK = 1,  /* sycl-single-task-kernel */
     SX_KERNEL_KIND_ND_RANGE = 2      /* sycl-nd-range-kernel=<dims> */
 };
-enum {
-    SX_PARAM_VALUE = 0,    /* a scalar */
-    SX_PARAM_POINTER = 1,  /* a global/constant/generic pointer */
-    SX_PARAM_LOCAL = 2,    /* a local-address-space pointer: a local size at launch */
-    SX_PARAM_STRUCT = 3    /* a struct passed by value */
-};
-enum {
-    SX_SCALAR_NONE = 0,
-    SX_SCALAR_I8 = 1, SX_SCALAR_U8 = 2, SX_SCALAR_I16 = 3, SX_SCALAR_U16 = 4,
-    SX_SCALAR_I32 = 5, SX_SCALAR_U32 = 6, SX_SCALAR_I64 = 7, SX_SCALAR_U64 = 8,
-    SX_SCALAR_F16 = 9, SX_SCALAR_F32 = 10, SX_SCALAR_F64 = 11, SX_SCALAR_PTR = 12
-};
-enum {
-    SX_ADDRESS_SPACE_PRIVATE = 0,
-    SX_ADDRESS_SPACE_GLOBAL = 1,
-    SX_ADDRESS_SPACE_CONSTANT = 2,
-    SX_ADDRESS_SPACE_LOCAL = 3,
-    SX_ADDRESS_SPACE_GENERIC = 4
-};
-
 #ifdef __cplusplus
 }
 #endif

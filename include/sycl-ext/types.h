@@ -180,7 +180,10 @@ enum {
     SX_DEVICE_INFO_ASPECTS = 11,             /* sx_aspect_set */
     SX_DEVICE_INFO_IMAGE_KINDS = 12,         /* sx_image_kind[], most preferred first */
     SX_DEVICE_INFO_NONUNIFORM_WORK_GROUPS = 13, /* uint32_t: 1 if a local size need not divide the global size */
-    SX_DEVICE_INFO_PLATFORM = 14             /* the platform handle (API: sx_platform; ABI: sxa_platform) */
+    SX_DEVICE_INFO_PLATFORM = 14,            /* the platform handle (API: sx_platform; ABI: sxa_platform) */
+    /* Answered by the core; adapters are never asked these. */
+    SX_DEVICE_INFO_ADAPTER = 15,             /* API only: the sx_adapter serving the device */
+    SX_DEVICE_INFO_ADAPTER_NAME = 16         /* API only: char[], that adapter's name ("opencl", "serialcpu") */
 };
 
 /* A backend-level kernel argument, given at launch. The same layout is
@@ -201,6 +204,29 @@ typedef struct sx_arg {
     size_t size;         /* bytes: VALUE and LOCAL; sizeof(void *) for POINTER */
     const void *value;
 } sx_arg;
+
+/* Kernel parameter records: what "SX/kernel signatures" (binaries.h)
+ * stores and what the core hands an adapter in sxa_kernel_param
+ * (adapter.h). Here so that an adapter compiles against adapter.h alone. */
+enum {
+    SX_PARAM_VALUE = 0,    /* a scalar */
+    SX_PARAM_POINTER = 1,  /* a global/constant/generic pointer */
+    SX_PARAM_LOCAL = 2,    /* a local-address-space pointer: a local size at launch */
+    SX_PARAM_STRUCT = 3    /* a struct passed by value */
+};
+enum {
+    SX_SCALAR_NONE = 0,
+    SX_SCALAR_I8 = 1, SX_SCALAR_U8 = 2, SX_SCALAR_I16 = 3, SX_SCALAR_U16 = 4,
+    SX_SCALAR_I32 = 5, SX_SCALAR_U32 = 6, SX_SCALAR_I64 = 7, SX_SCALAR_U64 = 8,
+    SX_SCALAR_F16 = 9, SX_SCALAR_F32 = 10, SX_SCALAR_F64 = 11, SX_SCALAR_PTR = 12
+};
+enum {
+    SX_ADDRESS_SPACE_PRIVATE = 0,
+    SX_ADDRESS_SPACE_GLOBAL = 1,
+    SX_ADDRESS_SPACE_CONSTANT = 2,
+    SX_ADDRESS_SPACE_LOCAL = 3,
+    SX_ADDRESS_SPACE_GENERIC = 4
+};
 
 #ifdef __cplusplus
 }

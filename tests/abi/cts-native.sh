@@ -11,6 +11,9 @@ echo "$out"
 [ $rc -eq 0 ] || exit 1
 # What must have run, not merely not failed.
 for c in handshake.wrong-major handshake.mandatory dispatch.kernel 'launch.args\[host ELF\]' \
+         'launch.barrier\[host ELF\]' 'launch.null-local\[host ELF\]' 'launch.scalars\[host ELF\]' \
+         'launch.double\[host ELF\]' 'launch.nd\[host ELF\]' 'launch.offset\[host ELF\]' \
+         'launch.threads\[host ELF\]' 'launch.wait-list\[host ELF\]' \
          'global.bounds\[host ELF\]' 'global.kernel-sees-write\[host ELF\]' 'usm.round-trip\[device\]' loader.adapter; do
     echo "$out" | grep -q "^PASS $c" || { echo "FAIL: check $c did not pass"; exit 1; }
 done

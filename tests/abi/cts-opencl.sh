@@ -42,7 +42,8 @@ for driver in pocl oclgrind; do
     echo "$out"
     musts="handshake.mandatory dispatch.program dispatch.kernel loader.adapter"
     # PoCL has SVM: the launch with every argument kind runs there.
-    [ $driver = pocl ] && musts="$musts launch.args usm.round-trip"
+    [ $driver = pocl ] && musts="$musts launch.args usm.round-trip launch.barrier launch.null-local launch.scalars
+        launch.double launch.nd launch.offset launch.threads launch.wait-list"
     # Oclgrind shares program variables: host reads and writes work, and the
     # launch writes its output to one (it has no USM).
     [ $driver = oclgrind ] && musts="$musts global.write-read global.bounds launch.args"
