@@ -1,12 +1,18 @@
-/* pcache.c: the persistent cache of linked program binaries: one file per
+/* pcache.c: the persistent cache of program binaries: one file per
  * (input images, options, adapter, device), named by a SHA-256 of those,
- * written atomically, checked (header and payload checksum) before use. */
+ * written atomically, checked (header and payload checksum) before use,
+ * bounded in bytes (least recently used entries evicted) and shared safely
+ * by processes using one directory at once. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sx-internal.h"
@@ -284,7 +290,6 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
             break;
         got += (size_t)r;
     }
-    close(fd);
     const char *why = NULL;
     uint64_t len = 0;
     uint8_t sum[32];
@@ -313,10 +318,14 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
             why = "payload checksum mismatch";
     }
     if (why) {
+        close(fd);
         free(buf);
         rejected(path, why);
         return SX_ERROR_INVALID_VALUE;
     }
+    /* Least recently used first out: a hit makes the entry young again. */
+    futimens(fd, NULL);
+    close(fd);
     memmove(buf, buf + HEADER_SIZE, (size_t)len);
     *kind = (sx_image_kind)rd32(h + 12);
     *data = buf;
@@ -325,6 +334,148 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
     return SX_SUCCESS;
 }
 
+/* ------------------------------------------------------ the size bound */
+
+/* SX_CACHE_MAX_SIZE: bytes, with an optional K, M or G (powers of 1024);
+ * 0 for no bound. */
+uint64_t sxi_pcache_max_size(void)
+{
+    const char *v = sxi_getenv("SX_CACHE_MAX_SIZE");
+    if (!v || !*v)
+        return SXI_PCACHE_DEFAULT_MAX_SIZE;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno || end == v || *end || *v == '-' || (shift && n > (UINT64_MAX >> shift))) {
+        SXI_LOG(SX_LOG_WARN, "program cache: SX_CACHE_MAX_SIZE='%s' is not a size (bytes, or with K, M, G); using %llu",
+                v, (unsigned long long)SXI_PCACHE_DEFAULT_MAX_SIZE);
+        return SXI_PCACHE_DEFAULT_MAX_SIZE;
+    }
+    return (uint64_t)n << shift;
+}
+
+/* A temporary file older than this whose writer holds no lock on it was
+ * left by a process that died writing (SIGKILL, a power cut). */
+#define STALE_TMP_SECONDS 10
+
+static bool is_entry_name(const char *n)
+{
+    size_t l = strlen(n);
+    if (l != 64 + 4 || strcmp(n + 64, ".bin") != 0)
+        return false;
+    for (size_t i = 0; i < 64; i++)
+        if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+            return false;
+    return true;
+}
+
+static void remove_if_stale(int dfd, const char *name, time_t now)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct stat st;
+    /* A live writer holds an exclusive lock on its file until it renames it. */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime >= STALE_TMP_SECONDS &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dfd, name, 0) == 0) {
+        SXI_STAT(disk_stale_removed);
+        SXI_LOG(SX_LOG_INFO, "program cache: removed '%s', left by a process that died writing it", name);
+    }
+    close(fd);
+}
+
+typedef struct {
+    char name[72];
+    uint64_t size;
+    struct timespec used;
+} entry_info;
+
+static int cmp_used(const void *a, const void *b)
+{
+    const struct timespec *x = &((const entry_info *)a)->used, *y = &((const entry_info *)b)->used;
+    if (x->tv_sec != y->tv_sec)
+        return x->tv_sec < y->tv_sec ? -1 : 1;
+    return x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec;
+}
+
+/* Remove stale temporary files, then the least recently used entries until
+ * the directory holds at most `limit` bytes (0: no bound). One process at a
+ * time (a lock file), so two do not both evict for the same excess;
+ * readers never lock: an entry unlinked while open still reads whole. */
+static void evict(const char *dir, uint64_t limit)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    int lk = openat(dfd, ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lk < 0 || flock(lk, LOCK_EX) != 0) {
+        if (lk >= 0)
+            close(lk);
+        close(dfd);
+        return;
+    }
+    int dfd2 = dup(dfd);
+    DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
+    entry_info *es = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strstr(e->d_name, ".bin.tmp.")) {
+            remove_if_stale(dfd, e->d_name, now);
+            continue;
+        }
+        struct stat st;
+        if (!is_entry_name(e->d_name) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            entry_info *ne = realloc(es, nc * sizeof(*ne));
+            if (!ne)
+                break;
+            es = ne;
+            cap = nc;
+        }
+        memcpy(es[n].name, e->d_name, strlen(e->d_name) + 1);
+        es[n].size = (uint64_t)st.st_size;
+        es[n].used = st.st_mtim;
+        total += es[n].size;
+        n++;
+    }
+    if (d)
+        closedir(d);
+    else if (dfd2 >= 0)
+        close(dfd2);
+    if (limit && total > limit) {
+        qsort(es, n, sizeof(*es), cmp_used);
+        for (size_t i = 0; i < n && total > limit; i++) {
+            /* ENOENT: another process removed it (a damaged entry): already gone. */
+            if (unlinkat(dfd, es[i].name, 0) == 0 || errno == ENOENT) {
+                total -= es[i].size;
+                SXI_STAT(disk_evictions);
+                SXI_LOG(SX_LOG_INFO, "program cache: evicted '%s' (%llu bytes; the cache holds at most %llu)",
+                        es[i].name, (unsigned long long)es[i].size, (unsigned long long)limit);
+            }
+        }
+    }
+    free(es);
+    close(lk); /* releases the lock */
+    close(dfd);
+}
+
+/* ------------------------------------------------------------- writing */
+
 static bool write_all(int fd, const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -332,12 +483,39 @@ static bool write_all(int fd, const void *p, size_t n)
         ssize_t r = write(fd, b, n);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (r <= 0) {
+            if (r == 0)
+                errno = ENOSPC;
             return false;
+        }
         b += r;
         n -= (size_t)r;
     }
     return true;
+}
+
+/* Write with SIGXFSZ blocked in this thread: past the file size limit
+ * (ulimit -f) the write fails with EFBIG instead of the default action
+ * killing the application; a signal this raised is taken back. */
+static bool write_entry(int fd, const uint8_t *h, const void *data, size_t size)
+{
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    bool masked = pthread_sigmask(SIG_BLOCK, &xfsz, &old) == 0;
+    bool was_pending = masked && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    bool ok = write_all(fd, h, HEADER_SIZE) && write_all(fd, data, size);
+    int e = errno;
+    if (masked) {
+        if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+            static const struct timespec zero = {0, 0};
+            while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
+                ;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    errno = e;
+    return ok;
 }
 
 void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size)
@@ -345,6 +523,12 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
     char path[4096], tmp[4200];
     if ((uint64_t)size > MAX_PAYLOAD || !entry_path(key, path, sizeof(path)))
         return;
+    uint64_t limit = sxi_pcache_max_size(), total = (uint64_t)size + HEADER_SIZE;
+    if (limit && total > limit) {
+        SXI_LOG(SX_LOG_INFO, "program cache: a binary of %zu bytes is larger than the cache's bound (%llu bytes); not cached",
+                size, (unsigned long long)limit);
+        return;
+    }
     uint8_t h[HEADER_SIZE];
     uint32_t v = FORMAT_VERSION, k = kind;
     uint64_t len = size;
@@ -363,51 +547,60 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
         SXI_LOG(SX_LOG_WARN, "program cache: cannot create a file beside '%s': %s", path, strerror(errno));
         return;
     }
+    /* Held until the rename: cleaners leave a file alone while its writer lives. */
+    flock(fd, LOCK_EX | LOCK_NB);
     /* Readers see the old entry or the whole new one, never a part. */
-    bool ok = write_all(fd, h, sizeof(h)) && write_all(fd, data, size);
+    bool ok = write_entry(fd, h, data, size);
     int e = errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
     if (ok && rename(tmp, path) != 0) {
         ok = false;
         e = errno;
     }
+    if (close(fd) != 0 && ok)
+        SXI_LOG(SX_LOG_WARN, "program cache: closing '%s': %s", path, strerror(errno));
     if (!ok) {
-        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' failed: %s", path, strerror(e));
+        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' failed: %s; not cached", path, strerror(e));
         unlink(tmp);
-        return;
+    } else {
+        SXI_STAT(disk_writes);
+        SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
     }
-    SXI_STAT(disk_writes);
-    SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
+    /* Whatever happened, keep the directory bounded and clean. */
+    char dir[4096];
+    if (cache_dir(dir, sizeof(dir)))
+        evict(dir, limit);
 }
 
-/* ".nobinary-<adapter>-<version>": that adapter gives no binary of a
- * linked program, so later processes skip hashing and lookups for it. */
-static bool marker_path(const struct sx_adapter_s *a, char *path, size_t size)
+/* Markers in the cache directory that spare later processes hashing and
+ * lookups for nothing:
+ *   ".nobinary-<adapter>-<version>": no binary of a linked program;
+ *   ".nobinary-<adapter>-<version>-k<kind>": a one-image program of that
+ *   image kind has no binary, or its binary is the image itself. */
+static bool marker_path(const struct sx_adapter_s *a, sx_image_kind kind, char *path, size_t size)
 {
     if (!cache_dir(path, size))
         return false;
     size_t w = strlen(path);
     w += (size_t)snprintf(path + w, size - w, "/.nobinary-");
-    for (const char *c = a->name; *c && w < size - 16; c++)
+    for (const char *c = a->name; *c && w < size - 32; c++)
         path[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
-    snprintf(path + w, size - w, "-%x", a->version);
+    w += (size_t)snprintf(path + w, size - w, "-%x", a->version);
+    if (kind != SX_IMAGE_KIND_UNKNOWN)
+        snprintf(path + w, size - w, "-k%u", (unsigned)kind);
     return true;
 }
 
-bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a)
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind)
 {
     char path[4200];
     struct stat st;
-    return marker_path(a, path, sizeof(path)) && lstat(path, &st) == 0;
+    return marker_path(a, kind, path, sizeof(path)) && lstat(path, &st) == 0;
 }
 
-void sxi_pcache_adapter_refused(const struct sx_adapter_s *a)
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind)
 {
     char path[4200];
-    if (!marker_path(a, path, sizeof(path)))
+    if (!marker_path(a, kind, path, sizeof(path)))
         return;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)

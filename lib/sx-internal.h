@@ -407,6 +407,8 @@ typedef struct sxi_program_stats {
     uint64_t disk_hits;     /* a linked program made from the persistent cache */
     uint64_t disk_writes;   /* entries written to the persistent cache */
     uint64_t disk_rejects;  /* damaged or unusable entries ignored */
+    uint64_t disk_evictions;     /* entries removed to keep the cache under its bound */
+    uint64_t disk_stale_removed; /* temporary files of dead writers removed */
 } sxi_program_stats;
 void sxi_program_stats_get(sxi_program_stats *out);
 void sxi_program_stats_count(size_t field_offset);
@@ -414,7 +416,10 @@ void sxi_program_stats_count(size_t field_offset);
 
 /* ------------------------------------- persistent program cache (pcache.c) */
 
-/* A key for a linked program of `n` images for `dev`, from the images'
+/* The bound on the cache directory's bytes when SX_CACHE_MAX_SIZE is unset. */
+#define SXI_PCACHE_DEFAULT_MAX_SIZE ((uint64_t)1 << 30)
+uint64_t sxi_pcache_max_size(void);
+/* A key for a program of `n` images for `dev`, from the images'
  * bytes and kinds, the options, the adapter and the device. */
 typedef struct sxi_pcache_key {
     uint8_t digest[32];
@@ -427,15 +432,17 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
  * SX_ERROR_INVALID_VALUE when absent; a damaged one is logged, removed and
  * counted, and reads as absent. */
 sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void **data, size_t *size);
-/* Write an entry atomically (temp file + rename); failures are logged only. */
+/* Write an entry atomically (temp file + rename), then evict to the bound;
+ * failures (a full disk, the file size limit) are logged only. */
 void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size);
 /* Forget an entry the adapter refused (logged by the caller). */
 void sxi_pcache_remove(const sxi_pcache_key *key);
 /* An adapter (name and version) that gives no binary of a linked program
- * (SX_ERROR_UNSUPPORTED_FEATURE): remembered in the cache directory, so
- * later processes do not hash and look up for nothing. */
-bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a);
-void sxi_pcache_adapter_refused(const struct sx_adapter_s *a);
+ * (kind SX_IMAGE_KIND_UNKNOWN), or none worth keeping of a one-image
+ * program of `kind`: remembered in the cache directory, so later processes
+ * do not hash and look up for nothing. */
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind);
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind);
 
 /* Cached per-(context, device) state of a kernel: the adapter kernel and
  * its program. Slots are published once and read without locks. */
