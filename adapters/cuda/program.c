@@ -330,11 +330,21 @@ static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const 
     return rc;
 }
 
-/* Does the PTX refer to anything outside itself? (A mention in a comment
- * only sends it the slower, equally correct way.) */
+/* Does the PTX refer to a function or variable outside itself? Dynamic
+ * shared memory (.extern .shared) does not count; a mention in a comment
+ * only sends it the slower, equally correct way. */
 static int ptx_has_extern(const sxc_program_t *p)
 {
-    return memmem(p->image, p->image_size, ".extern", 7) != NULL;
+    const char *s = (const char *)p->image, *end = s + p->image_size;
+    while ((s = memmem(s, (size_t)(end - s), ".extern", 7)) != NULL) {
+        s += 7;
+        const char *t = s;
+        while (t < end && (*t == ' ' || *t == '\t'))
+            t++;
+        if ((size_t)(end - t) < 7 || memcmp(t, ".shared", 7) != 0)
+            return 1;
+    }
+    return 0;
 }
 
 static sx_result program_current(sxc_program_t *p)
