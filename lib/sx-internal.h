@@ -158,14 +158,20 @@ struct sx_device_s {
 };
 
 bool sxi_initialized(void);
-/* Loading and unloading every adapter (loader.c). */
+/* Finding every adapter (sx_init) and unloading them (loader.c). */
 sx_result sxi_adapters_load(void);
 void sxi_adapters_unload(void);
 uint32_t sxi_num_adapters(void);
 struct sx_adapter_s **sxi_adapters(void);
-/* All devices of all usable adapters, selected or not. */
-uint32_t sxi_num_devices(void);
-struct sx_device_s **sxi_devices(void);
+/* Lazy loading: load (once) every adapter serving one of `backends` (a
+ * mask of 1 << sx_backend) and those whose backend is unknown. */
+#define SXI_BACKENDS_ALL 0xffffffffu
+sx_result sxi_adapters_need(uint32_t backends);
+bool sxi_adapter_loaded(uint32_t index);
+bool sxi_adapter_wanted(uint32_t index, uint32_t backends);
+/* The devices of the loaded adapters, selected or not: a list that stays
+ * valid until sx_fini. */
+struct sx_device_s **sxi_devices_snapshot(uint32_t *n);
 /* Builds platform and device records once adapters are loaded (platform.c). */
 sx_result sxi_platforms_discover(struct sx_adapter_s *a);
 void sxi_platforms_free(struct sx_adapter_s *a);
@@ -173,6 +179,8 @@ void sxi_platforms_free(struct sx_adapter_s *a);
 sx_result sxi_selector_parse(const char *text);
 bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index_in_backend);
 void sxi_selector_reset(void);
+/* The backends (mask of 1 << sx_backend) whose devices the selector can accept. */
+uint32_t sxi_selector_backends(void);
 /* The image kinds a device accepts, preferred first; 0 if none. */
 int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind);
 

@@ -48,7 +48,10 @@ step() { # name command...: run, log, count
     [ "$r" = PASS ] || tail -n 15 "$log"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-step sx-info "$(bin tools/sx-info)"
+# sx-info shows every adapter of the build (default discovery, search path
+# first), each loaded on the spot.
+SX_ADAPTERS_PATH=$B/adapters/cuda/.libs:$B/adapters/opencl/.libs:$B/adapters/level_zero/.libs \
+    step sx-info "$(bin tools/sx-info)"
 cat "$OUT/sx-info.log"
 for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-cuda-core tests/cuda/test-cuda-e2e \
          tests/vf/test-vf-cuda; do
