@@ -309,7 +309,7 @@ typedef struct sxi_image {
     const char **vf_creates;           /* sets its vtables reference (creates-virtual-functions-set) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
-    bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
+    bool has_digest;                   /* digest: 256-bit hash of kind and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */
 } sxi_image;
 
