@@ -33,12 +33,6 @@ int sxc_driver_load(char *status, size_t status_size)
     SXC_DRIVER_ENTRIES(SXC_LOAD, SXC_LOAD_OPT)
 #undef SXC_LOAD
 #undef SXC_LOAD_OPT
-    sxc_cu.htod_sync = (__typeof__(sxc_cu.htod_sync))dlsym(libcuda, "cuMemcpyHtoD_v2_ptds");
-    if (!sxc_cu.htod_sync)
-        sxc_cu.htod_sync = (__typeof__(sxc_cu.htod_sync))dlsym(libcuda, "cuMemcpyHtoD_v2");
-    sxc_cu.dtoh_sync = (__typeof__(sxc_cu.dtoh_sync))dlsym(libcuda, "cuMemcpyDtoH_v2_ptds");
-    if (!sxc_cu.dtoh_sync)
-        sxc_cu.dtoh_sync = (__typeof__(sxc_cu.dtoh_sync))dlsym(libcuda, "cuMemcpyDtoH_v2");
     sxc_cu.elapsed = sxc_cu.cuEventElapsedTime_v2;
     if (!sxc_cu.elapsed)
         sxc_cu.elapsed = (__typeof__(sxc_cu.elapsed))dlsym(libcuda, "cuEventElapsedTime");

@@ -363,44 +363,6 @@ static sx_result global_range(sxc_queue_t *q, sxc_program_t *p, const char *name
     return SX_SUCCESS;
 }
 
-/* A blocking copy with nothing to wait for and no event, on a queue with
- * nothing in flight, is one synchronous driver copy (as cheap as
- * cuMemcpyHtoD itself) instead of an async copy on the stream and
- * cuStreamSynchronize. Host to device goes from the queue's pinned staging
- * buffer: from pageable memory the synchronous copy may return before the
- * DMA lands, and later work on our non-blocking stream would not be
- * ordered after it; from pinned memory it returns when the copy is done.
- * 1: done (*rc says how); 0: does not apply, go the stream way. */
-static int sync_copy(sxc_queue_t *q, CUdeviceptr dp, void *host, size_t count, int to_device, sx_result *rc)
-{
-    if (!count || count > SXC_STAGE_SIZE || !sxc_cu.cuStreamQuery || !sxc_cu.htod_sync || !sxc_cu.dtoh_sync)
-        return 0;
-    if (sxc_make_current(q->cuctx) != CUDA_SUCCESS || sxc_cu.cuStreamQuery(q->stream) != CUDA_SUCCESS)
-        return 0;
-    CUresult r;
-    if (to_device) {
-        pthread_mutex_lock(&q->stage_lock);
-        if (!q->stage && !q->stage_failed &&
-            sxc_cu.cuMemHostAlloc(&q->stage, SXC_STAGE_SIZE, CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS) {
-            q->stage = NULL;
-            q->stage_failed = 1;
-        }
-        if (!q->stage) {
-            pthread_mutex_unlock(&q->stage_lock);
-            return 0;
-        }
-        memcpy(q->stage, host, count);
-        r = sxc_cu.htod_sync(dp, q->stage, count);
-        pthread_mutex_unlock(&q->stage_lock);
-    } else {
-        r = sxc_cu.dtoh_sync(host, dp, count);
-    }
-    *rc = r == CUDA_SUCCESS ? SX_SUCCESS
-                            : sxc_error(SX_SUCCESS, r, "%s of %zu bytes on queue %p",
-                                        to_device ? "cuMemcpyHtoD" : "cuMemcpyDtoH", count, (void *)q);
-    return 1;
-}
-
 static sx_result global_write(sxa_queue queue, sxa_program program, const char *name, int blocking,
                               size_t count, size_t offset, const void *src, uint32_t num_events,
                               const sxa_event *wait_list, sxa_event *out_event)
@@ -412,8 +374,6 @@ static sx_result global_write(sxa_queue queue, sxa_program program, const char *
         return rc;
     if (count && !src)
         return sxc_services->error(SX_ERROR_INVALID_NULL_POINTER, "write of '%s' from NULL", name);
-    if (blocking && !num_events && !out_event && sync_copy(q, dp, (void *)src, count, 1, &rc))
-        return rc;
     sxc_event_t *ev;
     rc = begin_cmd(q, num_events, wait_list, out_event, &ev);
     if (rc != SX_SUCCESS)
@@ -456,8 +416,6 @@ static sx_result global_read(sxa_queue queue, sxa_program program, const char *n
         return rc;
     if (count && !dst)
         return sxc_services->error(SX_ERROR_INVALID_NULL_POINTER, "read of '%s' into NULL", name);
-    if (blocking && !num_events && !out_event && sync_copy(q, dp, dst, count, 0, &rc))
-        return rc;
     sxc_event_t *ev;
     rc = begin_cmd(q, num_events, wait_list, out_event, &ev);
     if (rc != SX_SUCCESS)

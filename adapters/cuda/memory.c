@@ -66,7 +66,6 @@ static sx_result queue_create(sxa_context ctx, sxa_device dev, uint32_t flags, s
     q->base.dispatch = SXC_DISPATCH();
     q->context = c;
     q->device = d;
-    pthread_mutex_init(&q->stage_lock, NULL);
     sx_result rc = sxc_device_context(d, &q->cuctx);
     if (rc != SX_SUCCESS)
         goto fail;
@@ -108,7 +107,6 @@ static sx_result queue_create(sxa_context ctx, sxa_device dev, uint32_t flags, s
     *out = (sxa_queue)q;
     return SX_SUCCESS;
 fail:
-    pthread_mutex_destroy(&q->stage_lock);
     free(q);
     return rc;
 }
@@ -137,9 +135,6 @@ static sx_result queue_release(sxa_queue queue)
     sx_result rc = SX_SUCCESS;
     if (r != CUDA_SUCCESS)
         rc = sxc_error(SX_SUCCESS, r, "cuStreamDestroy for queue %p", (void *)q);
-    if (q->stage)
-        sxc_cu.cuMemFreeHost(q->stage);
-    pthread_mutex_destroy(&q->stage_lock);
     free(q);
     return rc;
 }

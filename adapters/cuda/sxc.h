@@ -64,7 +64,6 @@
     X(cuFuncSetAttribute)                                                          \
     X(cuLaunchKernel)                                                              \
     O(cuFuncGetParamInfo)                                                          \
-    O(cuStreamQuery)                                                               \
     O(cuEventElapsedTime_v2)
 
 typedef struct sxc_driver {
@@ -74,11 +73,6 @@ typedef struct sxc_driver {
     /* cuEventElapsedTime_v2 where the driver has it, else the old name
      * (a macro in cuda.h 13, so it cannot go through the list above). */
     __typeof__(cuEventElapsedTime_v2) *elapsed;
-    /* Synchronous copies on the per-thread default stream where the driver
-     * has them (_ptds: no implicit sync with other blocking streams), else
-     * the legacy ones: for blocking copies on an idle queue (enqueue.c). */
-    __typeof__(cuMemcpyHtoD_v2) *htod_sync;
-    __typeof__(cuMemcpyDtoH_v2) *dtoh_sync;
 } sxc_driver;
 
 /* ---- objects; each starts with the core's dispatch pointer ---- */
@@ -135,13 +129,7 @@ typedef struct sxc_queue_s {
     CUcontext cuctx;
     CUstream stream;
     int profiling;
-    /* Pinned staging for blocking host-to-device copies (enqueue.c). */
-    pthread_mutex_t stage_lock;
-    void *stage;
-    int stage_failed;
 } sxc_queue_t;
-
-#define SXC_STAGE_SIZE 4096
 
 typedef struct sxc_event_s {
     sxa_object base;

@@ -16,7 +16,6 @@
  * ratios to raw.
  * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
 #include <dlfcn.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +28,10 @@
 
 #include "../bench.h"
 
-enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_LOGS, KINDS };
+enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, KINDS };
 static const char *const kind_name[KINDS] = {"raw cuModuleLoadDataEx", "sx, persistent cache off",
                                              "sx, persistent cache", "sx, cache, driver JIT cache off",
-                                             "raw, driver JIT cache off", "raw, with JIT log buffers"};
+                                             "raw, driver JIT cache off"};
 /* What nvcc -ptx makes of `extern "C" __global__ void __sycl_kernel_set42(int *p) { *p = 42; }`. */
 static const char ptx[] = ".version 7.0\n"
                           ".target sm_52\n"
@@ -57,7 +56,7 @@ static const char ptx[] = ".version 7.0\n"
         }                                                                           \
     } while (0)
 
-static double raw(int logs)
+static double raw(void)
 {
     void *cu = dlopen("libcuda.so.1", RTLD_NOW);
     if (!cu)
@@ -84,12 +83,7 @@ static double raw(int logs)
     double t0 = bench_now();
     CUmodule m;
     CUfunction fn;
-    /* The adapter asks for the JIT's logs (for its error messages). */
-    static char info[16384], err[16384];
-    CUjit_option keys[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[4] = {info, (void *)(uintptr_t)sizeof(info), err, (void *)(uintptr_t)sizeof(err)};
-    CU(load(&m, ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
+    CU(load(&m, ptx, 0, NULL, NULL));
     CU(getfn(&fn, m, "__sycl_kernel_set42"));
     void *params[] = {&d};
     CU(launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
@@ -152,7 +146,7 @@ static double sample(int kind)
             setenv("SX_CACHE", "0", 1);
         if (kind == SX_NOJIT || kind == RAW_NOJIT)
             setenv("CUDA_CACHE_DISABLE", "1", 1);
-        double ms = kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
+        double ms = kind == RAW || kind == RAW_NOJIT ? raw() : ours();
         _exit(write(fd[1], &ms, sizeof(ms)) == sizeof(ms) ? 0 : 1);
     }
     close(fd[1]);
@@ -219,6 +213,5 @@ int main(int argc, char **argv)
     bench_print_ratio("  sx, persistent cache off / raw:         ", ratio[SX_NOCACHE], rounds);
     bench_print_ratio("  sx, persistent cache / raw:             ", ratio[SX_CACHE], rounds);
     bench_print_ratio("  sx, cache / raw, both driver JIT off:   ", ratio[SX_NOJIT], rounds);
-    bench_print_ratio("  raw with JIT log buffers / raw:         ", ratio[RAW_LOGS], rounds);
     return 0;
 }
