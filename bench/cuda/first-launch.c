@@ -16,6 +16,7 @@
  * ratios to raw.
  * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,10 @@
 
 #include "../bench.h"
 
-enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, KINDS };
+enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_LOGS, KINDS };
 static const char *const kind_name[KINDS] = {"raw cuModuleLoadDataEx", "sx, persistent cache off",
                                              "sx, persistent cache", "sx, cache, driver JIT cache off",
-                                             "raw, driver JIT cache off"};
+                                             "raw, driver JIT cache off", "raw, with JIT log buffers"};
 /* What nvcc -ptx makes of `extern "C" __global__ void __sycl_kernel_set42(int *p) { *p = 42; }`. */
 static const char ptx[] = ".version 7.0\n"
                           ".target sm_52\n"
@@ -56,7 +57,7 @@ static const char ptx[] = ".version 7.0\n"
         }                                                                           \
     } while (0)
 
-static double raw(void)
+static double raw(int logs)
 {
     void *cu = dlopen("libcuda.so.1", RTLD_NOW);
     if (!cu)
@@ -83,7 +84,12 @@ static double raw(void)
     double t0 = bench_now();
     CUmodule m;
     CUfunction fn;
-    CU(load(&m, ptx, 0, NULL, NULL));
+    /* The adapter asks for the JIT's logs (for its error messages). */
+    static char info[16384], err[16384];
+    CUjit_option keys[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[4] = {info, (void *)(uintptr_t)sizeof(info), err, (void *)(uintptr_t)sizeof(err)};
+    CU(load(&m, ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
     CU(getfn(&fn, m, "__sycl_kernel_set42"));
     void *params[] = {&d};
     CU(launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
@@ -146,7 +152,7 @@ static double sample(int kind)
             setenv("SX_CACHE", "0", 1);
         if (kind == SX_NOJIT || kind == RAW_NOJIT)
             setenv("CUDA_CACHE_DISABLE", "1", 1);
-        double ms = kind == RAW || kind == RAW_NOJIT ? raw() : ours();
+        double ms = kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
         _exit(write(fd[1], &ms, sizeof(ms)) == sizeof(ms) ? 0 : 1);
     }
     close(fd[1]);
@@ -213,5 +219,6 @@ int main(int argc, char **argv)
     bench_print_ratio("  sx, persistent cache off / raw:         ", ratio[SX_NOCACHE], rounds);
     bench_print_ratio("  sx, persistent cache / raw:             ", ratio[SX_CACHE], rounds);
     bench_print_ratio("  sx, cache / raw, both driver JIT off:   ", ratio[SX_NOJIT], rounds);
+    bench_print_ratio("  raw with JIT log buffers / raw:         ", ratio[RAW_LOGS], rounds);
     return 0;
 }
