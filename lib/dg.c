@@ -46,7 +46,9 @@ typedef struct {
     const void *global;
     const struct sx_context_s *context;
     const struct sx_device_s *device;
-    char *usm;                 /* the instance */
+    char *usm;                 /* the instance, or NULL for a device_image_scope variable: */
+    sxa_program program;       /* its program (valid while the registry lock is held and */
+    const char *symbol;        /* the generation holds: unregistration bumps it) */
     uint32_t size, access;
 } copy_memo;
 /* initial-exec: no __tls_get_addr call on the copy path (a few dozen bytes of
@@ -382,6 +384,7 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
 {
     sx_result r = SX_SUCCESS;
     pthread_mutex_lock(&dg_lock);
+    DG_CHANGED(); /* device_image_scope copies resolve to exactly one program */
     /* Every image of the program, dependencies included. */
     for (uint32_t i = 0; i < p->num_images && r == SX_SUCCESS; i++) {
         const sxi_image *im = p->images[i];
@@ -459,11 +462,31 @@ static sx_result copy_host_storage(dg *d, const copy_req *c)
     return c->ev ? sxi_event_wrap(c->q, NULL, c->ev) : SX_SUCCESS;
 }
 
-static sx_result copy_image_scope(const char *uid, const copy_req *c)
+/* A device_image_scope variable through its one program's variable. */
+static sx_result copy_program_variable(const copy_req *c, sxa_program prog, const char *symbol)
+{
+    struct sx_queue_s *q = c->q;
+    sxa_event stack[16], *waits, out = NULL;
+    uint32_t nwaits;
+    sx_result r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits);
+    if (r != SX_SUCCESS)
+        return r;
+    r = c->write ? SXA_CALL(q->adapter, enqueue, global_write, q->handle, prog, symbol, c->blocking, c->bytes,
+                            c->offset, c->host, nwaits, waits, c->ev ? &out : NULL)
+                 : SXA_CALL(q->adapter, enqueue, global_read, q->handle, prog, symbol, c->blocking, c->bytes,
+                            c->offset, c->host, nwaits, waits, c->ev ? &out : NULL);
+    sxi_wait_list_free(waits, stack);
+    if (r == SX_SUCCESS && c->ev)
+        r = sxi_event_wrap(q, out, c->ev);
+    return r;
+}
+
+static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t access, const copy_req *c)
 {
     struct sx_queue_s *q = c->q;
     sxi_registry_lock();
     pthread_mutex_lock(&dg_lock);
+    uint64_t gen = atomic_load_explicit(&dg_generation, memory_order_relaxed);
     dg *d = sxi_strmap_get(&by_uid, uid);
     sx_result r = SX_SUCCESS;
     const sxi_image *img = NULL;
@@ -504,20 +527,11 @@ static sx_result copy_image_scope(const char *uid, const copy_req *c)
             r = sxi_program_get(q, img, &p); /* the value then starts from its initial value */
     }
     if (r == SX_SUCCESS) {
-        sxa_event stack[16], *waits, out = NULL;
-        uint32_t nwaits;
-        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) == SX_SUCCESS) {
-            r = c->write ? SXA_CALL(q->adapter, enqueue, global_write, q->handle, p->handle, g->symbol, c->blocking,
-                                    c->bytes, c->offset, c->host, nwaits, waits, c->ev ? &out : NULL)
-                         : SXA_CALL(q->adapter, enqueue, global_read, q->handle, p->handle, g->symbol, c->blocking,
-                                    c->bytes, c->offset, c->host, nwaits, waits, c->ev ? &out : NULL);
-            sxi_wait_list_free(waits, stack);
-            if (r != SX_SUCCESS)
-                sxi_error_prefix("device_global '%s': %s its program variable on %s", uid,
-                                 c->write ? "writing" : "reading", q->device->name);
-            else if (c->ev)
-                r = sxi_event_wrap(q, out, c->ev);
-        }
+        memo = (copy_memo){gen, c->global, q->context, q->device, NULL, p->handle, g->symbol, size, access};
+        r = copy_program_variable(c, p->handle, g->symbol);
+        if (r != SX_SUCCESS)
+            sxi_error_prefix("device_global '%s': %s its program variable on %s", uid,
+                             c->write ? "writing" : "reading", q->device->name);
     }
     sxi_registry_unlock();
     return r;
@@ -546,8 +560,6 @@ static sx_result copy_usm(const copy_req *c, char *usm)
         if (r == SX_SUCCESS && c->ev)
             return sxi_event_wrap(q, out, c->ev);
     }
-    if (r != SX_SUCCESS)
-        sxi_error_prefix("device_global copy of %zu bytes on %s", c->bytes, q->device->name);
     return r;
 }
 
@@ -560,8 +572,23 @@ static sx_result copy(const copy_req *c)
         memo.context == q->context && memo.device == q->device && c->offset <= memo.size &&
         c->bytes <= memo.size - c->offset && (c->host || !c->bytes) &&
         (c->write ? memo.access != SX_HOST_ACCESS_READ && memo.access != SX_HOST_ACCESS_NONE
-                  : memo.access != SX_HOST_ACCESS_WRITE && memo.access != SX_HOST_ACCESS_NONE))
-        return copy_usm(c, memo.usm + c->offset);
+                  : memo.access != SX_HOST_ACCESS_WRITE && memo.access != SX_HOST_ACCESS_NONE)) {
+        sx_result r;
+        if (memo.usm) {
+            r = copy_usm(c, memo.usm + c->offset);
+        } else {
+            /* The program stays while the registry lock is held and the generation holds. */
+            sxi_registry_lock();
+            r = memo.generation == atomic_load_explicit(&dg_generation, memory_order_acquire)
+                    ? copy_program_variable(c, memo.program, memo.symbol)
+                    : SX_ERROR_UNKNOWN;
+            sxi_registry_unlock();
+        }
+        if (r == SX_SUCCESS)
+            return r;
+        /* Failed (or just changed): the full way, whose message names the variable. */
+        memo.generation = 0;
+    }
     pthread_mutex_lock(&dg_lock);
     uint64_t gen = atomic_load_explicit(&dg_generation, memory_order_relaxed);
     dg *d = find_host(c->global);
@@ -587,7 +614,7 @@ static sx_result copy(const copy_req *c)
         char uid[1024];
         snprintf(uid, sizeof(uid), "%s", d->uid);
         pthread_mutex_unlock(&dg_lock);
-        return r != SX_SUCCESS ? r : copy_image_scope(uid, c);
+        return r != SX_SUCCESS ? r : copy_image_scope(uid, size, access, c);
     }
     dg_instance *in;
     r = instance_get(d, q, &in);
@@ -609,10 +636,15 @@ static sx_result copy(const copy_req *c)
         pthread_mutex_unlock(&dg_lock);
         return r;
     }
-    memo = (copy_memo){gen, c->global, q->context, q->device, in->usm, size, access};
+    memo = (copy_memo){gen, c->global, q->context, q->device, in->usm, NULL, NULL, size, access};
     char *usm = (char *)in->usm + c->offset;
+    char uid[1024];
+    snprintf(uid, sizeof(uid), "%s", d->uid);
     pthread_mutex_unlock(&dg_lock);
-    return copy_usm(c, usm);
+    r = copy_usm(c, usm);
+    if (r != SX_SUCCESS)
+        sxi_error_prefix("device_global '%s': %s of %zu bytes on %s", uid, what, c->bytes, q->device->name);
+    return r;
 }
 
 SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, const void *src, size_t bytes,

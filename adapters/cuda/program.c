@@ -241,9 +241,22 @@ static sx_result program_create(sxa_context ctx, sxa_device dev, sx_image_kind k
     return SX_SUCCESS;
 }
 
+/* The log buffers are jit_init's first four options. Asking for them costs
+ * the driver's JIT-cache hit about a tenth (H100), so a load goes without
+ * them and only a failed one is retried with them, for its message
+ * (unless -v asked for the log). */
+#define JIT_LOG_OPTS 4
+
 static sx_result load_module(sxc_program_t *p, jit_opts *o)
 {
-    CUresult r = sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n, o->keys, o->values);
+    int verbose = 0;
+    for (unsigned i = JIT_LOG_OPTS; i < o->n; i++)
+        verbose |= o->keys[i] == CU_JIT_LOG_VERBOSE;
+    CUresult r = verbose ? CUDA_ERROR_UNKNOWN
+                         : sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n - JIT_LOG_OPTS,
+                                                     o->keys + JIT_LOG_OPTS, o->values + JIT_LOG_OPTS);
+    if (r != CUDA_SUCCESS)
+        r = sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n, o->keys, o->values);
     if (r != CUDA_SUCCESS) {
         p->module = NULL;
         return sxc_error(SX_ERROR_BUILD_FAILURE, r, "cuModuleLoadDataEx for program %p (%s, %zu bytes): %s",
@@ -605,20 +618,23 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
      * driver read past an argument. */
     k->num_params = UINT32_MAX;
     if (sxc_cu.cuFuncGetParamInfo) {
-        uint32_t n = 0;
+        /* One driver call per parameter (and one past the last). */
+        uint32_t n = 0, cap = 0, *sizes = NULL;
         size_t off, sz;
-        while (n < 65536 && sxc_cu.cuFuncGetParamInfo(fn, n, &off, &sz) == CUDA_SUCCESS)
-            n++;
-        k->param_size = n ? malloc(n * sizeof(uint32_t)) : NULL;
-        if (n && !k->param_size) {
-            pthread_mutex_destroy(&k->lock);
-            free(k);
-            return SX_ERROR_OUT_OF_HOST_MEMORY;
+        while (n < 65536 && sxc_cu.cuFuncGetParamInfo(fn, n, &off, &sz) == CUDA_SUCCESS) {
+            if (n == cap) {
+                uint32_t *g = realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(uint32_t));
+                if (!g) {
+                    free(sizes);
+                    pthread_mutex_destroy(&k->lock);
+                    free(k);
+                    return SX_ERROR_OUT_OF_HOST_MEMORY;
+                }
+                sizes = g;
+            }
+            sizes[n++] = (uint32_t)sz;
         }
-        for (uint32_t i = 0; i < n; i++) {
-            sxc_cu.cuFuncGetParamInfo(fn, i, &off, &sz);
-            k->param_size[i] = (uint32_t)sz;
-        }
+        k->param_size = sizes;
         k->num_params = n;
     }
     *out = (sxa_kernel)k;

@@ -155,6 +155,22 @@ START_TEST(image_scope_two_images)
     CK_MSG_HAS("is in 2 images");
     CK_OK(sx_image_file_release(second));
     CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    /* The other way round: copies repeated (the resolution reused), then
+     * the second image comes: seen at once. */
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/scope2.sximg"), &second));
+    CK_ERR(sx_queue_device_global_write(t.q, &tile, v, sizeof(v), 0, 1, 0, NULL, NULL), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("is in 2 images");
+    CK_OK(sx_image_file_release(second));
+    /* Unregistered under a remembered program: the host object is the
+     * storage then; registered again, a new program starts from the
+     * initialiser. */
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_image_file_release(t.file));
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/dg.sximg"), &t.file));
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    ck_assert(v[0] == 1 && v[3] == 4); /* a fresh program: the initialiser again */
 }
 END_TEST
 
