@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "bench.h"
 
@@ -76,35 +74,18 @@ static int raw(const char *host_so)
     return 0;
 }
 
-/* One sample in a child: its milliseconds, or a negative on failure. */
-static double sample(int kind, const char *image, const char *host_so)
+static const char *image_path, *host_path;
+
+/* One sample (in a child): its milliseconds, or a negative on failure. */
+static double run_kind(int kind)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        if (kind == LAZY_SELECTOR)
-            setenv("SX_DEVICE_SELECTOR", "native:*", 1);
-        if (kind == EAGER)
-            setenv("SX_ADAPTERS_EAGER", "1", 1);
-        double t0 = bench_now();
-        int rc = kind == RAW ? raw(host_so) : ours(image);
-        double ms = (bench_now() - t0) * 1e3;
-        if (rc == 0 && write(fd[1], &ms, sizeof(ms)) != sizeof(ms))
-            rc = 1;
-        _exit(rc);
-    }
-    close(fd[1]);
-    double ms = -1;
-    if (pid < 0 || read(fd[0], &ms, sizeof(ms)) != sizeof(ms))
-        ms = -1;
-    close(fd[0]);
-    int st;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
-    return ms;
+    if (kind == LAZY_SELECTOR)
+        setenv("SX_DEVICE_SELECTOR", "native:*", 1);
+    if (kind == EAGER)
+        setenv("SX_ADAPTERS_EAGER", "1", 1);
+    double t0 = bench_now();
+    int rc = kind == RAW ? raw(host_path) : ours(image_path);
+    return rc == 0 ? (bench_now() - t0) * 1e3 : -1;
 }
 
 int main(int argc, char **argv)
@@ -116,15 +97,17 @@ int main(int argc, char **argv)
     int rounds = argc > 3 ? atoi(argv[3]) : 31;
     if (rounds < 1 || rounds > 10000)
         return 2;
+    image_path = argv[1];
+    host_path = argv[2];
     unsetenv("SX_DEVICE_SELECTOR");
     unsetenv("SX_ADAPTERS_EAGER");
     double *t[KINDS], *r_raw = calloc((size_t)rounds, sizeof(double)), *r_eager = calloc((size_t)rounds, sizeof(double));
     for (int k = 0; k < KINDS; k++)
         t[k] = calloc((size_t)rounds, sizeof(double));
-    sample(LAZY, argv[1], argv[2]); /* warm the page cache and the program cache's markers */
+    bench_in_child(run_kind, LAZY); /* warm the page cache and the program cache's markers */
     for (int i = 0; i < rounds; i++)
         for (int k = 0; k < KINDS; k++)
-            if ((t[k][i] = sample(k, argv[1], argv[2])) < 0) {
+            if ((t[k][i] = bench_in_child(run_kind, k)) < 0) {
                 fprintf(stderr, "startup: a %s sample failed\n", kind_name[k]);
                 return 1;
             }

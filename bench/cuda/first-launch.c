@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cuda.h>
 
@@ -140,30 +138,14 @@ static double ours(void)
     return back == 42 ? ms : -1;
 }
 
-static double sample(int kind)
+/* One sample (in a child): its milliseconds, or a negative on failure. */
+static double run_kind(int kind)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        if (kind == SX_NOCACHE)
-            setenv("SX_CACHE", "0", 1);
-        if (kind == SX_NOJIT || kind == RAW_NOJIT)
-            setenv("CUDA_CACHE_DISABLE", "1", 1);
-        double ms = kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
-        _exit(write(fd[1], &ms, sizeof(ms)) == sizeof(ms) ? 0 : 1);
-    }
-    close(fd[1]);
-    double ms = -1;
-    if (pid < 0 || read(fd[0], &ms, sizeof(ms)) != sizeof(ms))
-        ms = -1;
-    close(fd[0]);
-    int st;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
-    return ms;
+    if (kind == SX_NOCACHE)
+        setenv("SX_CACHE", "0", 1);
+    if (kind == SX_NOJIT || kind == RAW_NOJIT)
+        setenv("CUDA_CACHE_DISABLE", "1", 1);
+    return kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
 }
 
 int main(int argc, char **argv)
@@ -183,7 +165,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < KINDS; k++) {
         t[k] = calloc((size_t)rounds, sizeof(double));
         ratio[k] = calloc((size_t)rounds, sizeof(double));
-        double w = sample(k); /* warms the driver's JIT cache and ours */
+        double w = bench_in_child(run_kind, k); /* warms the driver's JIT cache and ours */
         if (w == -77) {
             printf("SKIP: no CUDA GPU\n");
             return 77;
@@ -198,13 +180,13 @@ int main(int argc, char **argv)
     setenv("SX_LOG", "debug", 1);
     for (int k = SX_NOCACHE; k <= SX_NOJIT; k++) {
         fprintf(stderr, "---- traced: %s\n", kind_name[k]);
-        sample(k);
+        bench_in_child(run_kind, k);
     }
     unsetenv("SX_TRACE");
     unsetenv("SX_LOG");
     for (int i = 0; i < rounds; i++)
         for (int k = 0; k < KINDS; k++)
-            if ((t[k][i] = sample(k)) < 0) {
+            if ((t[k][i] = bench_in_child(run_kind, k)) < 0) {
                 fprintf(stderr, "first-launch: a %s sample failed\n", kind_name[k]);
                 return 1;
             }
