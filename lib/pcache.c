@@ -21,6 +21,7 @@
 #define FORMAT_VERSION 2u            /* 2: the payload checksum is wide_hash, not SHA-256 */
 #define HEADER_SIZE 88u              /* magic 8, version 4, kind 4, size 8, key 32, payload checksum 32 */
 #define MAX_PAYLOAD ((uint64_t)1 << 32)
+#define LRU_GRANULE_SECONDS 3600
 
 /* ------------------------------------------------------------ SHA-256 */
 
@@ -388,8 +389,10 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
         rejected(path, why);
         return SX_ERROR_INVALID_VALUE;
     }
-    /* Least recently used first out: a hit makes the entry young again. */
-    futimens(fd, NULL);
+    /* Least recently used first out: a hit makes the entry young again
+     * (at most once an hour: a hit need not write the inode each time). */
+    if (time(NULL) - st.st_mtime >= LRU_GRANULE_SECONDS)
+        futimens(fd, NULL);
     close(fd);
     memmove(buf, buf + HEADER_SIZE, (size_t)len);
     *kind = (sx_image_kind)rd32(h + 12);

@@ -141,7 +141,7 @@ START_TEST(least_recently_used_evicted)
     setenv("SX_CACHE_MAX_SIZE", limit, 1);
     for (unsigned i = 0; i < 3; i++) {
         store(0, i);
-        age_entry(0, i, 100 - (int)i); /* 0 oldest, 2 youngest */
+        age_entry(0, i, 3 * 3600 - (int)i * 3600); /* 0 oldest, 2 youngest (hits refresh hourly) */
     }
     /* A hit makes entry 0 the youngest. */
     ck_assert(loads(0, 0));
