@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sycl-ext/sx.h>
 
@@ -22,6 +24,59 @@ static inline double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* This thread's CPU time: a round preempted by other processes on a busy
+ * machine is not charged for the time it did not run. */
+static inline double bench_cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What a fresh process pays: `fn(kind)` runs in a forked child and its
+ * result (milliseconds; negative: failed) comes back through a pipe; -1 if
+ * the child died first. */
+static inline double bench_in_child(double (*fn)(int kind), int kind)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        double ms = fn(kind);
+        _exit(write(fd[1], &ms, sizeof(ms)) == sizeof(ms) ? 0 : 1);
+    }
+    close(fd[1]);
+    double ms = -1;
+    if (pid < 0 || read(fd[0], &ms, sizeof(ms)) != sizeof(ms))
+        ms = -1;
+    close(fd[0]);
+    int st;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    return ms;
+}
+
+/* Paired rounds: ratios[i] = ours / raw of round i. Prints "median M
+ * (range LO-HI)" after `label`; returns the median. Sorts in place. */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static inline double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+static inline double bench_print_ratio(const char *label, double *ratios, int n)
+{
+    double m = bench_median(ratios, n);
+    printf("%s ratio %.3f (range %.3f-%.3f, %d rounds)\n", label, m, ratios[0], ratios[n - 1], n);
+    return m;
 }
 
 #endif

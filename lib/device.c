@@ -23,9 +23,12 @@ SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32
         return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_get: count is 0 with a non-NULL array");
     if (type == SX_DEVICE_TYPE_DEFAULT)
         type = SX_DEVICE_TYPE_ALL;
-    uint32_t n = 0;
-    struct sx_device_s **ds = sxi_devices();
-    for (uint32_t i = 0; i < sxi_num_devices(); i++) {
+    sx_result r = platform ? SX_SUCCESS : sxi_adapters_need(sxi_selector_backends());
+    if (r != SX_SUCCESS)
+        return r;
+    uint32_t n = 0, nd;
+    struct sx_device_s **ds = sxi_devices_snapshot(&nd);
+    for (uint32_t i = 0; i < nd; i++) {
         struct sx_device_s *d = ds[i];
         if (!d->selected || (platform && d->platform != platform) || !(d->type & type))
             continue;
@@ -48,9 +51,13 @@ SX_API sx_result sx_device_get_default(sx_device *out)
     SXI_CHECK_PTR(out, "device");
     static const sx_device_type order[] = {SX_DEVICE_TYPE_GPU, SX_DEVICE_TYPE_ACCELERATOR, SX_DEVICE_TYPE_CPU,
                                            SX_DEVICE_TYPE_ALL};
-    struct sx_device_s **ds = sxi_devices();
+    sx_result r = sxi_adapters_need(sxi_selector_backends());
+    if (r != SX_SUCCESS)
+        return r;
+    uint32_t nd;
+    struct sx_device_s **ds = sxi_devices_snapshot(&nd);
     for (size_t o = 0; o < SXI_ARRAY_SIZE(order); o++)
-        for (uint32_t i = 0; i < sxi_num_devices(); i++)
+        for (uint32_t i = 0; i < nd; i++)
             if (ds[i]->selected && (ds[i]->type & order[o])) {
                 *out = ds[i];
                 return SX_SUCCESS;

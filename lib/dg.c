@@ -34,6 +34,27 @@ static pthread_mutex_t dg_lock = PTHREAD_MUTEX_INITIALIZER;
 static sxi_strmap by_uid;      /* uid -> dg */
 static sxi_ptrmap by_host;     /* host address -> dg */
 
+/* Bumped (under dg_lock) by every change that can alter what a copy
+ * resolves to: registrations, images, instances. A thread remembers its
+ * last copy's resolution and reuses it while the generation holds, so a
+ * repeated copy takes no lock and no lookup. */
+static _Atomic uint64_t dg_generation = 1;
+#define DG_CHANGED() atomic_fetch_add_explicit(&dg_generation, 1, memory_order_release)
+
+typedef struct {
+    uint64_t generation;       /* 0: empty */
+    const void *global;
+    const struct sx_context_s *context;
+    const struct sx_device_s *device;
+    char *usm;                 /* the instance, or NULL for a device_image_scope variable: */
+    sxa_program program;       /* its program (valid while the registry lock is held and */
+    const char *symbol;        /* the generation holds: unregistration bumps it) */
+    uint32_t size, access;
+} copy_memo;
+/* initial-exec: no __tls_get_addr call on the copy path (a few dozen bytes of
+ * static TLS, which glibc keeps spare even for a dlopen'ed library). */
+static _Thread_local copy_memo memo __attribute__((tls_model("initial-exec")));
+
 static dg *find_host(const void *p)
 {
     const struct sxi_ptrmap_slot *s = sxi_ptrmap_get(&by_host, p);
@@ -129,6 +150,7 @@ SX_API sx_result sx_device_global_add(const void *host_ptr, const char *uid, siz
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_device_global_add: out of memory");
         goto out;
     }
+    DG_CHANGED();
     d->has_host = true;
     d->host_ptr = host_ptr;
     d->host_size = (uint32_t)size;
@@ -155,6 +177,7 @@ SX_API sx_result sx_device_global_remove(const void *host_ptr)
         pthread_mutex_unlock(&dg_lock);
         return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_remove: %p is not a registered device global", host_ptr);
     }
+    DG_CHANGED();
     sxi_ptrmap_remove(&by_host, host_ptr);
     d->has_host = false;
     d->host_ptr = NULL;
@@ -251,6 +274,7 @@ bool sxi_dg_add_image(const sxi_image *im)
 {
     bool ok = true;
     pthread_mutex_lock(&dg_lock);
+    DG_CHANGED();
     for (uint32_t k = 0; k < im->num_globals && ok; k++) {
         dg *d = get_or_new(im->globals[k].uid);
         if (!d) {
@@ -279,6 +303,7 @@ bool sxi_dg_add_image(const sxi_image *im)
 void sxi_dg_remove_image(const sxi_image *im)
 {
     pthread_mutex_lock(&dg_lock);
+    DG_CHANGED();
     for (uint32_t k = 0; k < im->num_globals; k++) {
         dg *d = sxi_strmap_get(&by_uid, im->globals[k].uid);
         if (!d)
@@ -359,6 +384,7 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
 {
     sx_result r = SX_SUCCESS;
     pthread_mutex_lock(&dg_lock);
+    DG_CHANGED(); /* device_image_scope copies resolve to exactly one program */
     /* Every image of the program, dependencies included. */
     for (uint32_t i = 0; i < p->num_images && r == SX_SUCCESS; i++) {
         const sxi_image *im = p->images[i];
@@ -390,6 +416,7 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
 void sxi_dg_drop_context(struct sx_context_s *ctx)
 {
     pthread_mutex_lock(&dg_lock);
+    DG_CHANGED();
     SXI_STRMAP_FOREACH(&by_uid, s)
     {
         dg *d = s->value;
@@ -435,11 +462,31 @@ static sx_result copy_host_storage(dg *d, const copy_req *c)
     return c->ev ? sxi_event_wrap(c->q, NULL, c->ev) : SX_SUCCESS;
 }
 
-static sx_result copy_image_scope(const char *uid, const copy_req *c)
+/* A device_image_scope variable through its one program's variable. */
+static sx_result copy_program_variable(const copy_req *c, sxa_program prog, const char *symbol)
+{
+    struct sx_queue_s *q = c->q;
+    sxa_event stack[16], *waits, out = NULL;
+    uint32_t nwaits;
+    sx_result r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits);
+    if (r != SX_SUCCESS)
+        return r;
+    r = c->write ? SXA_CALL(q->adapter, enqueue, global_write, q->handle, prog, symbol, c->blocking, c->bytes,
+                            c->offset, c->host, nwaits, waits, c->ev ? &out : NULL)
+                 : SXA_CALL(q->adapter, enqueue, global_read, q->handle, prog, symbol, c->blocking, c->bytes,
+                            c->offset, c->host, nwaits, waits, c->ev ? &out : NULL);
+    sxi_wait_list_free(waits, stack);
+    if (r == SX_SUCCESS && c->ev)
+        r = sxi_event_wrap(q, out, c->ev);
+    return r;
+}
+
+static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t access, const copy_req *c)
 {
     struct sx_queue_s *q = c->q;
     sxi_registry_lock();
     pthread_mutex_lock(&dg_lock);
+    uint64_t gen = atomic_load_explicit(&dg_generation, memory_order_relaxed);
     dg *d = sxi_strmap_get(&by_uid, uid);
     sx_result r = SX_SUCCESS;
     const sxi_image *img = NULL;
@@ -480,29 +527,70 @@ static sx_result copy_image_scope(const char *uid, const copy_req *c)
             r = sxi_program_get(q, img, &p); /* the value then starts from its initial value */
     }
     if (r == SX_SUCCESS) {
-        sxa_event stack[16], *waits, out = NULL;
-        uint32_t nwaits;
-        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) == SX_SUCCESS) {
-            r = c->write ? SXA_CALL(q->adapter, enqueue, global_write, q->handle, p->handle, g->symbol, c->blocking,
-                                    c->bytes, c->offset, c->host, nwaits, waits, c->ev ? &out : NULL)
-                         : SXA_CALL(q->adapter, enqueue, global_read, q->handle, p->handle, g->symbol, c->blocking,
-                                    c->bytes, c->offset, c->host, nwaits, waits, c->ev ? &out : NULL);
-            sxi_wait_list_free(waits, stack);
-            if (r != SX_SUCCESS)
-                sxi_error_prefix("device_global '%s': %s its program variable on %s", uid,
-                                 c->write ? "writing" : "reading", q->device->name);
-            else if (c->ev)
-                r = sxi_event_wrap(q, out, c->ev);
-        }
+        memo = (copy_memo){gen, c->global, q->context, q->device, NULL, p->handle, g->symbol, size, access};
+        r = copy_program_variable(c, p->handle, g->symbol);
+        if (r != SX_SUCCESS)
+            sxi_error_prefix("device_global '%s': %s its program variable on %s", uid,
+                             c->write ? "writing" : "reading", q->device->name);
     }
     sxi_registry_unlock();
+    return r;
+}
+
+/* A USM instance copy: straight to the adapter (the instance is device
+ * memory of this queue's context: sx_queue_memcpy's checks hold already). */
+static sx_result copy_usm(const copy_req *c, char *usm)
+{
+    struct sx_queue_s *q = c->q;
+    if (c->bytes == 0 && c->nw == 0 && !c->ev)
+        return SX_SUCCESS;
+    void *dst = c->write ? usm : c->host;
+    const void *src = c->write ? (const void *)c->host : usm;
+    sx_result r;
+    if (SXI_LIKELY(c->nw == 0 && !c->ev)) {
+        r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking, dst, src, c->bytes, 0, NULL, NULL);
+    } else {
+        sxa_event stack[16], *waits, out = NULL;
+        uint32_t nwaits;
+        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) != SX_SUCCESS)
+            return r;
+        r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking, dst, src, c->bytes, nwaits, waits,
+                     c->ev ? &out : NULL);
+        sxi_wait_list_free(waits, stack);
+        if (r == SX_SUCCESS && c->ev)
+            return sxi_event_wrap(q, out, c->ev);
+    }
     return r;
 }
 
 static sx_result copy(const copy_req *c)
 {
     struct sx_queue_s *q = c->q;
+    /* The repeated copy: this thread's last resolution, still valid. A
+     * failing check takes the slow path, which says what is wrong. */
+    if (memo.generation == atomic_load_explicit(&dg_generation, memory_order_acquire) && memo.global == c->global &&
+        memo.context == q->context && memo.device == q->device && c->offset <= memo.size &&
+        c->bytes <= memo.size - c->offset && (c->host || !c->bytes) &&
+        (c->write ? memo.access != SX_HOST_ACCESS_READ && memo.access != SX_HOST_ACCESS_NONE
+                  : memo.access != SX_HOST_ACCESS_WRITE && memo.access != SX_HOST_ACCESS_NONE)) {
+        sx_result r;
+        if (memo.usm) {
+            r = copy_usm(c, memo.usm + c->offset);
+        } else {
+            /* The program stays while the registry lock is held and the generation holds. */
+            sxi_registry_lock();
+            r = memo.generation == atomic_load_explicit(&dg_generation, memory_order_acquire)
+                    ? copy_program_variable(c, memo.program, memo.symbol)
+                    : SX_ERROR_UNKNOWN;
+            sxi_registry_unlock();
+        }
+        if (r == SX_SUCCESS)
+            return r;
+        /* Failed (or just changed): the full way, whose message names the variable. */
+        memo.generation = 0;
+    }
     pthread_mutex_lock(&dg_lock);
+    uint64_t gen = atomic_load_explicit(&dg_generation, memory_order_relaxed);
     dg *d = find_host(c->global);
     if (!d) {
         pthread_mutex_unlock(&dg_lock);
@@ -526,7 +614,7 @@ static sx_result copy(const copy_req *c)
         char uid[1024];
         snprintf(uid, sizeof(uid), "%s", d->uid);
         pthread_mutex_unlock(&dg_lock);
-        return r != SX_SUCCESS ? r : copy_image_scope(uid, c);
+        return r != SX_SUCCESS ? r : copy_image_scope(uid, size, access, c);
     }
     dg_instance *in;
     r = instance_get(d, q, &in);
@@ -544,12 +632,19 @@ static sx_result copy(const copy_req *c)
             return r;
         return c->ev ? sxi_event_wrap(q, out, c->ev) : SX_SUCCESS;
     }
-    void *usm = r == SX_SUCCESS ? (char *)in->usm + c->offset : NULL;
-    pthread_mutex_unlock(&dg_lock);
-    if (r != SX_SUCCESS)
+    if (r != SX_SUCCESS) {
+        pthread_mutex_unlock(&dg_lock);
         return r;
-    return c->write ? sx_queue_memcpy(q, c->blocking, usm, c->host, c->bytes, c->nw, c->wl, c->ev)
-                    : sx_queue_memcpy(q, c->blocking, c->host, usm, c->bytes, c->nw, c->wl, c->ev);
+    }
+    memo = (copy_memo){gen, c->global, q->context, q->device, in->usm, NULL, NULL, size, access};
+    char *usm = (char *)in->usm + c->offset;
+    char uid[1024];
+    snprintf(uid, sizeof(uid), "%s", d->uid);
+    pthread_mutex_unlock(&dg_lock);
+    r = copy_usm(c, usm);
+    if (r != SX_SUCCESS)
+        sxi_error_prefix("device_global '%s': %s of %zu bytes on %s", uid, what, c->bytes, q->device->name);
+    return r;
 }
 
 SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, const void *src, size_t bytes,

@@ -1,5 +1,12 @@
 /* loader.c: adapter discovery, dlopen, the version handshake, table
- * validation (mandatory entries, core stubs for optional ones), tracing. */
+ * validation (mandatory entries, core stubs for optional ones), tracing.
+ *
+ * sx_init only finds the adapters (names and files); each is loaded and
+ * initialised when a query first needs its backend (sxi_adapters_need):
+ * a program that uses only the native device never pays for starting
+ * PoCL or CUDA. Backends come from the file names (sx-adapter-cuda.so is
+ * the cuda backend); an adapter of another name is loaded by any query.
+ * sx_adapter_get loads them all, so every status can be shown. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,15 +22,57 @@
 #include "sx-internal.h"
 #include "../adapters/native/native.h"
 
+/* Found at sx_init, fixed until sx_fini; loaded one by one on demand. */
 static struct sx_adapter_s **adapters;
 static uint32_t num_adapters;
-static struct sx_device_s **devices;
-static uint32_t num_devices;
+static struct adapter_meta {
+    sx_backend backend;   /* from the file name; UNKNOWN: any query loads it */
+    bool builtin;
+    _Atomic bool loaded;  /* set (release) once its platforms and devices are recorded */
+} *meta;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The devices of the loaded adapters, in adapter order. A load publishes
+ * a new list; older ones stay until sx_fini, since readers may hold them. */
+typedef struct device_list {
+    uint32_t n;
+    struct device_list *older;
+    struct sx_device_s *d[];
+} device_list;
+static _Atomic(device_list *) devices;
 
 uint32_t sxi_num_adapters(void) { return num_adapters; }
 struct sx_adapter_s **sxi_adapters(void) { return adapters; }
-uint32_t sxi_num_devices(void) { return num_devices; }
-struct sx_device_s **sxi_devices(void) { return devices; }
+
+struct sx_device_s **sxi_devices_snapshot(uint32_t *n)
+{
+    device_list *l = atomic_load_explicit(&devices, memory_order_acquire);
+    *n = l ? l->n : 0;
+    return l ? l->d : NULL;
+}
+
+bool sxi_adapter_loaded(uint32_t i)
+{
+    return i < num_adapters && atomic_load_explicit(&meta[i].loaded, memory_order_acquire);
+}
+
+static sx_backend backend_of_name(const char *name)
+{
+    static const struct { const char *name; sx_backend b; } map[] = {
+        {"native", SX_BACKEND_NATIVE}, {"opencl", SX_BACKEND_OPENCL},
+        {"cuda", SX_BACKEND_CUDA}, {"level_zero", SX_BACKEND_LEVEL_ZERO},
+    };
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(map); i++)
+        if (strcmp(name, map[i].name) == 0)
+            return map[i].b;
+    return SX_BACKEND_UNKNOWN;
+}
+
+bool sxi_adapter_wanted(uint32_t i, uint32_t backends)
+{
+    sx_backend b = meta[i].backend;
+    return b == SX_BACKEND_UNKNOWN || (b < 32 && (backends & (1u << b)));
+}
 
 
 /* ---- core stubs for optional entries ---- */
@@ -241,12 +290,18 @@ static struct sx_adapter_s *adapter_new(const char *name, const char *path)
     return a;
 }
 
-static sx_result adapter_add(struct sx_adapter_s *a)
+static sx_result adapter_add(struct sx_adapter_s *a, bool builtin)
 {
     struct sx_adapter_s **n = realloc(adapters, (num_adapters + 1) * sizeof(*n));
-    if (!n)
+    if (n)
+        adapters = n;
+    struct adapter_meta *m = n ? realloc(meta, (num_adapters + 1) * sizeof(*m)) : NULL;
+    if (!m)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory recording adapters");
-    adapters = n;
+    meta = m;
+    meta[num_adapters].backend = backend_of_name(a->name);
+    meta[num_adapters].builtin = builtin;
+    atomic_init(&meta[num_adapters].loaded, false);
     adapters[num_adapters++] = a;
     return SX_SUCCESS;
 }
@@ -285,14 +340,22 @@ static void adapter_load_file(struct sx_adapter_s *a)
     adapter_open(a, get);
 }
 
+static void adapter_free(struct sx_adapter_s *a)
+{
+    if (a) {
+        free(a->name);
+        free(a->path);
+        free(a);
+    }
+}
+
 static sx_result add_builtin_native(void)
 {
     struct sx_adapter_s *a = adapter_new("native", "(built in)");
-    if (!a || adapter_add(a) != SX_SUCCESS) {
-        free(a);
+    if (!a || adapter_add(a, true) != SX_SUCCESS) {
+        adapter_free(a);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
     }
-    adapter_open(a, sxn_get_proc_table);
     return SX_SUCCESS;
 }
 
@@ -308,11 +371,10 @@ static sx_result add_file(const char *path)
     if (dot)
         *dot = '\0';
     struct sx_adapter_s *a = adapter_new(name, path);
-    if (!a || adapter_add(a) != SX_SUCCESS) {
-        free(a);
+    if (!a || adapter_add(a, false) != SX_SUCCESS) {
+        adapter_free(a);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
     }
-    adapter_load_file(a);
     return SX_SUCCESS;
 }
 
@@ -417,36 +479,85 @@ static sx_result load_default(void)
     return r;
 }
 
+/* A new device list: the old one plus the devices of adapters loaded
+ * since, all in adapter order. Load lock held. */
 static sx_result collect_devices(void)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < num_adapters; i++)
         for (uint32_t p = 0; p < adapters[i]->num_platforms; p++)
             n += adapters[i]->platforms[p]->num_devices;
-    devices = n ? calloc(n, sizeof(*devices)) : NULL;
-    if (n && !devices)
-        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
-    num_devices = 0;
+    device_list *old = atomic_load_explicit(&devices, memory_order_relaxed);
+    if (old && old->n == n)
+        return SX_SUCCESS;
+    device_list *l = calloc(1, sizeof(*l) + (n ? n : 1) * sizeof(l->d[0]));
+    if (!l)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory recording devices");
+    l->older = old;
     uint32_t per_backend[8] = {0};
     for (uint32_t i = 0; i < num_adapters; i++)
         for (uint32_t p = 0; p < adapters[i]->num_platforms; p++)
             for (uint32_t k = 0; k < adapters[i]->platforms[p]->num_devices; k++) {
                 struct sx_device_s *d = adapters[i]->platforms[p]->devices[k];
-                d->index = num_devices;
                 uint32_t b = d->backend < 8 ? d->backend : 0;
-                d->selected = sxi_selector_accepts(d, per_backend[b]++);
-                devices[num_devices++] = d;
+                uint32_t index = per_backend[b]++;
+                if (d->index == UINT32_MAX) { /* new: devices already published never change */
+                    d->index = l->n;
+                    d->selected = sxi_selector_accepts(d, index);
+                }
+                l->d[l->n++] = d;
             }
+    atomic_store_explicit(&devices, l, memory_order_release);
     return SX_SUCCESS;
+}
+
+static void load_one(uint32_t i)
+{
+    struct sx_adapter_s *a = adapters[i];
+    if (meta[i].builtin)
+        adapter_open(a, sxn_get_proc_table);
+    else
+        adapter_load_file(a);
+    for (uint32_t p = 0; p < a->num_platforms; p++)
+        for (uint32_t k = 0; k < a->platforms[p]->num_devices; k++)
+            a->platforms[p]->devices[k]->index = UINT32_MAX;
+}
+
+sx_result sxi_adapters_need(uint32_t backends)
+{
+    bool missing = false;
+    for (uint32_t i = 0; i < num_adapters && !missing; i++)
+        missing = sxi_adapter_wanted(i, backends) && !atomic_load_explicit(&meta[i].loaded, memory_order_acquire);
+    if (SXI_LIKELY(!missing))
+        return SX_SUCCESS;
+    pthread_mutex_lock(&load_lock);
+    bool loaded = false;
+    for (uint32_t i = 0; i < num_adapters; i++)
+        if (sxi_adapter_wanted(i, backends) && !atomic_load_explicit(&meta[i].loaded, memory_order_relaxed)) {
+            load_one(i);
+            atomic_store_explicit(&meta[i].loaded, true, memory_order_release);
+            loaded = true;
+        }
+    sx_result r = loaded ? collect_devices() : SX_SUCCESS;
+    pthread_mutex_unlock(&load_lock);
+    return r;
 }
 
 sx_result sxi_adapters_load(void)
 {
     const char *forced = sxi_getenv("SX_ADAPTERS");
     sx_result r = forced && *forced ? load_forced(forced) : load_default();
-    if (r == SX_SUCCESS)
-        r = collect_devices();
-    if (r != SX_SUCCESS)
+    device_list *l = r == SX_SUCCESS ? calloc(1, sizeof(*l) + sizeof(l->d[0])) : NULL;
+    if (r == SX_SUCCESS && !l)
+        r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
+    if (r != SX_SUCCESS) {
+        sxi_adapters_unload();
+        return r;
+    }
+    atomic_store_explicit(&devices, l, memory_order_release);
+    /* SX_ADAPTERS_EAGER=1: load everything now, as before lazy loading. */
+    const char *eager = sxi_getenv("SX_ADAPTERS_EAGER");
+    if (eager && *eager && strcmp(eager, "0") != 0 && (r = sxi_adapters_need(SXI_BACKENDS_ALL)) != SX_SUCCESS)
         sxi_adapters_unload();
     return r;
 }
@@ -469,10 +580,15 @@ void sxi_adapters_unload(void)
     }
     free(adapters);
     adapters = NULL;
+    free(meta);
+    meta = NULL;
     num_adapters = 0;
-    free(devices);
-    devices = NULL;
-    num_devices = 0;
+    device_list *l = atomic_exchange(&devices, NULL);
+    while (l) {
+        device_list *older = l->older;
+        free(l);
+        l = older;
+    }
 }
 
 /* ---- public adapter queries ---- */
@@ -483,6 +599,10 @@ SX_API sx_result sx_adapter_get(uint32_t count, sx_adapter *out, uint32_t *num)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_adapter_get: adapters and num_adapters are both NULL");
     if (out && count == 0)
         return sxi_error(SX_ERROR_INVALID_SIZE, "sx_adapter_get: count is 0 with a non-NULL array");
+    /* Asked for the adapters themselves: every one loaded, so each has its status. */
+    sx_result r = sxi_adapters_need(SXI_BACKENDS_ALL);
+    if (r != SX_SUCCESS)
+        return r;
     if (num)
         *num = num_adapters;
     for (uint32_t i = 0; out && i < count && i < num_adapters; i++)

@@ -1,20 +1,27 @@
-/* pcache.c: the persistent cache of linked program binaries: one file per
+/* pcache.c: the persistent cache of program binaries: one file per
  * (input images, options, adapter, device), named by a SHA-256 of those,
- * written atomically, checked (header and payload checksum) before use. */
+ * written atomically, checked (header and payload checksum) before use,
+ * bounded in bytes (least recently used entries evicted) and shared safely
+ * by processes using one directory at once. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sx-internal.h"
 
 #define MAGIC "SXPCACH1"
-#define FORMAT_VERSION 1u
-#define HEADER_SIZE 88u              /* magic 8, version 4, kind 4, size 8, key 32, payload sha 32 */
+#define FORMAT_VERSION 2u            /* 2: the payload checksum is wide_hash, not SHA-256 */
+#define HEADER_SIZE 88u              /* magic 8, version 4, kind 4, size 8, key 32, payload checksum 32 */
 #define MAX_PAYLOAD ((uint64_t)1 << 32)
+#define LRU_GRANULE_SECONDS 3600
 
 /* ------------------------------------------------------------ SHA-256 */
 
@@ -123,6 +130,74 @@ static void sha_u64(sha256 *s, uint64_t v)
     sha_update(s, &v, sizeof(v));
 }
 
+/* ------------------------------------------------------ bulk hashing */
+
+/* Images and binaries can be megabytes: they are hashed with XXH64 (public
+ * algorithm by Yann Collet; gigabytes a second where SHA-256 here does
+ * 60-200 MB/s), four seeds for 256 bits. The cache directory is private
+ * (0700, checked), so the hash guards against accidents (a damaged file,
+ * another image), for which 256 bits of XXH64 are plenty; the key itself
+ * is still a SHA-256 over these digests and the other inputs. */
+#define P1 0x9E3779B185EBCA87ull
+#define P2 0xC2B2AE3D27D4EB4Full
+#define P3 0x165667B19E3779F9ull
+#define P4 0x85EBCA77C2B2AE63ull
+#define P5 0x27D4EB2F165667C5ull
+
+static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static inline uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline uint64_t xx_round(uint64_t acc, uint64_t in) { return rotl64(acc + in * P2, 31) * P1; }
+static inline uint64_t xx_merge(uint64_t acc, uint64_t v) { return (acc ^ xx_round(0, v)) * P1 + P4; }
+
+static uint64_t xxh64(const uint8_t *p, size_t n, uint64_t seed)
+{
+    const uint8_t *end = p + n;
+    uint64_t h;
+    if (n >= 32) {
+        uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
+        for (; end - p >= 32; p += 32) {
+            v1 = xx_round(v1, rd64(p));
+            v2 = xx_round(v2, rd64(p + 8));
+            v3 = xx_round(v3, rd64(p + 16));
+            v4 = xx_round(v4, rd64(p + 24));
+        }
+        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+        h = xx_merge(xx_merge(xx_merge(xx_merge(h, v1), v2), v3), v4);
+    } else {
+        h = seed + P5;
+    }
+    h += (uint64_t)n;
+    for (; end - p >= 8; p += 8)
+        h = rotl64(h ^ xx_round(0, rd64(p)), 27) * P1 + P4;
+    if (end - p >= 4) {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        h = rotl64(h ^ ((uint64_t)w * P1), 23) * P2 + P3;
+        p += 4;
+    }
+    for (; p < end; p++)
+        h = rotl64(h ^ (*p * P5), 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
+}
+
+/* 256 bits of `n` bytes: XXH64 under four seeds derived from `tag`. */
+static void wide_hash(const void *data, size_t n, uint64_t tag, uint8_t out[32])
+{
+    for (uint64_t i = 0; i < 4; i++) {
+        uint64_t h = xxh64(data, n, tag * 4 + i + 1);
+        memcpy(out + 8 * i, &h, 8);
+    }
+}
+
 /* ---------------------------------------------------------- the directory */
 
 /* The cache directory, created 0700 when missing; false when the cache is
@@ -148,14 +223,18 @@ static bool cache_dir(char *dir, size_t size)
     }
     if (n < 0 || (size_t)n >= size - 80)
         return false;
-    if (*parent && mkdir(parent, 0700) != 0 && errno != EEXIST)
-        return false;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", dir, strerror(errno));
-        return false;
-    }
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+    if (stat(dir, &st) != 0) { /* one call when it is there, which is nearly always */
+        if (*parent && mkdir(parent, 0700) != 0 && errno != EEXIST)
+            return false;
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", dir, strerror(errno));
+            return false;
+        }
+        if (stat(dir, &st) != 0)
+            return false;
+    }
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
         SXI_LOG(SX_LOG_WARN, "program cache: '%s' is not a directory of this user closed to others; cache off", dir);
         return false;
     }
@@ -203,11 +282,7 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
     for (uint32_t i = 0; d && i < n; i++) {
         sxi_image *im = (sxi_image *)imgs[i]; /* only its digest cache is written */
         if (!im->has_digest) {
-            sha_init(&s);
-            sha_u64(&s, im->kind);
-            sha_u64(&s, im->size);
-            sha_update(&s, im->data, im->size);
-            sha_final(&s, im->digest);
+            wide_hash(im->data, im->size, (uint64_t)im->kind << 32, im->digest);
             im->has_digest = true;
         }
         memcpy(d[i], im->digest, 32);
@@ -215,7 +290,7 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
     if (d && n > 2)
         qsort(d + 1, n - 1, 32, cmp_digest);
     sha_init(&s);
-    sha_str(&s, "libsycl-ext program cache " SX_VERSION_STRING);
+    sha_str(&s, "libsycl-ext program cache 2 " SX_VERSION_STRING);
     sha_str(&s, a->name);
     sha_u64(&s, a->version);
     sha_u64(&s, dev->backend);
@@ -284,7 +359,6 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
             break;
         got += (size_t)r;
     }
-    close(fd);
     const char *why = NULL;
     uint64_t len = 0;
     uint8_t sum[32];
@@ -305,18 +379,21 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
             why = "key does not match its name";
     }
     if (!why) {
-        sha256 s;
-        sha_init(&s);
-        sha_update(&s, buf + HEADER_SIZE, (size_t)len);
-        sha_final(&s, sum);
+        wide_hash(buf + HEADER_SIZE, (size_t)len, 0, sum);
         if (memcmp(sum, h + 56, 32) != 0)
             why = "payload checksum mismatch";
     }
     if (why) {
+        close(fd);
         free(buf);
         rejected(path, why);
         return SX_ERROR_INVALID_VALUE;
     }
+    /* Least recently used first out: a hit makes the entry young again
+     * (at most once an hour: a hit need not write the inode each time). */
+    if (time(NULL) - st.st_mtime >= LRU_GRANULE_SECONDS)
+        futimens(fd, NULL);
+    close(fd);
     memmove(buf, buf + HEADER_SIZE, (size_t)len);
     *kind = (sx_image_kind)rd32(h + 12);
     *data = buf;
@@ -325,6 +402,148 @@ sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void *
     return SX_SUCCESS;
 }
 
+/* ------------------------------------------------------ the size bound */
+
+/* SX_CACHE_MAX_SIZE: bytes, with an optional K, M or G (powers of 1024);
+ * 0 for no bound. */
+uint64_t sxi_pcache_max_size(void)
+{
+    const char *v = sxi_getenv("SX_CACHE_MAX_SIZE");
+    if (!v || !*v)
+        return SXI_PCACHE_DEFAULT_MAX_SIZE;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno || end == v || *end || *v == '-' || (shift && n > (UINT64_MAX >> shift))) {
+        SXI_LOG(SX_LOG_WARN, "program cache: SX_CACHE_MAX_SIZE='%s' is not a size (bytes, or with K, M, G); using %llu",
+                v, (unsigned long long)SXI_PCACHE_DEFAULT_MAX_SIZE);
+        return SXI_PCACHE_DEFAULT_MAX_SIZE;
+    }
+    return (uint64_t)n << shift;
+}
+
+/* A temporary file older than this whose writer holds no lock on it was
+ * left by a process that died writing (SIGKILL, a power cut). */
+#define STALE_TMP_SECONDS 10
+
+static bool is_entry_name(const char *n)
+{
+    size_t l = strlen(n);
+    if (l != 64 + 4 || strcmp(n + 64, ".bin") != 0)
+        return false;
+    for (size_t i = 0; i < 64; i++)
+        if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+            return false;
+    return true;
+}
+
+static void remove_if_stale(int dfd, const char *name, time_t now)
+{
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    struct stat st;
+    /* A live writer holds an exclusive lock on its file until it renames it. */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime >= STALE_TMP_SECONDS &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0 && unlinkat(dfd, name, 0) == 0) {
+        SXI_STAT(disk_stale_removed);
+        SXI_LOG(SX_LOG_INFO, "program cache: removed '%s', left by a process that died writing it", name);
+    }
+    close(fd);
+}
+
+typedef struct {
+    char name[72];
+    uint64_t size;
+    struct timespec used;
+} entry_info;
+
+static int cmp_used(const void *a, const void *b)
+{
+    const struct timespec *x = &((const entry_info *)a)->used, *y = &((const entry_info *)b)->used;
+    if (x->tv_sec != y->tv_sec)
+        return x->tv_sec < y->tv_sec ? -1 : 1;
+    return x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec;
+}
+
+/* Remove stale temporary files, then the least recently used entries until
+ * the directory holds at most `limit` bytes (0: no bound). One process at a
+ * time (a lock file), so two do not both evict for the same excess;
+ * readers never lock: an entry unlinked while open still reads whole. */
+static void evict(const char *dir, uint64_t limit)
+{
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    int lk = openat(dfd, ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lk < 0 || flock(lk, LOCK_EX) != 0) {
+        if (lk >= 0)
+            close(lk);
+        close(dfd);
+        return;
+    }
+    int dfd2 = dup(dfd);
+    DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
+    entry_info *es = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t total = 0;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strstr(e->d_name, ".bin.tmp.")) {
+            remove_if_stale(dfd, e->d_name, now);
+            continue;
+        }
+        struct stat st;
+        if (!is_entry_name(e->d_name) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            entry_info *ne = realloc(es, nc * sizeof(*ne));
+            if (!ne)
+                break;
+            es = ne;
+            cap = nc;
+        }
+        memcpy(es[n].name, e->d_name, strlen(e->d_name) + 1);
+        es[n].size = (uint64_t)st.st_size;
+        es[n].used = st.st_mtim;
+        total += es[n].size;
+        n++;
+    }
+    if (d)
+        closedir(d);
+    else if (dfd2 >= 0)
+        close(dfd2);
+    if (limit && total > limit) {
+        qsort(es, n, sizeof(*es), cmp_used);
+        for (size_t i = 0; i < n && total > limit; i++) {
+            /* ENOENT: another process removed it (a damaged entry): already gone. */
+            if (unlinkat(dfd, es[i].name, 0) == 0 || errno == ENOENT) {
+                total -= es[i].size;
+                SXI_STAT(disk_evictions);
+                SXI_LOG(SX_LOG_INFO, "program cache: evicted '%s' (%llu bytes; the cache holds at most %llu)",
+                        es[i].name, (unsigned long long)es[i].size, (unsigned long long)limit);
+            }
+        }
+    }
+    free(es);
+    close(lk); /* releases the lock */
+    close(dfd);
+}
+
+/* ------------------------------------------------------------- writing */
+
 static bool write_all(int fd, const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -332,12 +551,39 @@ static bool write_all(int fd, const void *p, size_t n)
         ssize_t r = write(fd, b, n);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
+        if (r <= 0) {
+            if (r == 0)
+                errno = ENOSPC;
             return false;
+        }
         b += r;
         n -= (size_t)r;
     }
     return true;
+}
+
+/* Write with SIGXFSZ blocked in this thread: past the file size limit
+ * (ulimit -f) the write fails with EFBIG instead of the default action
+ * killing the application; a signal this raised is taken back. */
+static bool write_entry(int fd, const uint8_t *h, const void *data, size_t size)
+{
+    sigset_t xfsz, old, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    bool masked = pthread_sigmask(SIG_BLOCK, &xfsz, &old) == 0;
+    bool was_pending = masked && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+    bool ok = write_all(fd, h, HEADER_SIZE) && write_all(fd, data, size);
+    int e = errno;
+    if (masked) {
+        if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ)) {
+            static const struct timespec zero = {0, 0};
+            while (sigtimedwait(&xfsz, NULL, &zero) < 0 && errno == EINTR)
+                ;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    errno = e;
+    return ok;
 }
 
 void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size)
@@ -345,6 +591,12 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
     char path[4096], tmp[4200];
     if ((uint64_t)size > MAX_PAYLOAD || !entry_path(key, path, sizeof(path)))
         return;
+    uint64_t limit = sxi_pcache_max_size(), total = (uint64_t)size + HEADER_SIZE;
+    if (limit && total > limit) {
+        SXI_LOG(SX_LOG_INFO, "program cache: a binary of %zu bytes is larger than the cache's bound (%llu bytes); not cached",
+                size, (unsigned long long)limit);
+        return;
+    }
     uint8_t h[HEADER_SIZE];
     uint32_t v = FORMAT_VERSION, k = kind;
     uint64_t len = size;
@@ -353,61 +605,67 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
     memcpy(h + 12, &k, 4);
     memcpy(h + 16, &len, 8);
     memcpy(h + 24, key->digest, 32);
-    sha256 s;
-    sha_init(&s);
-    sha_update(&s, data, size);
-    sha_final(&s, h + 56);
+    wide_hash(data, size, 0, h + 56);
     snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
     int fd = mkostemp(tmp, O_CLOEXEC);
     if (fd < 0) {
         SXI_LOG(SX_LOG_WARN, "program cache: cannot create a file beside '%s': %s", path, strerror(errno));
         return;
     }
+    /* Held until the rename: cleaners leave a file alone while its writer lives. */
+    flock(fd, LOCK_EX | LOCK_NB);
     /* Readers see the old entry or the whole new one, never a part. */
-    bool ok = write_all(fd, h, sizeof(h)) && write_all(fd, data, size);
+    bool ok = write_entry(fd, h, data, size);
     int e = errno;
-    if (close(fd) != 0 && ok) {
-        ok = false;
-        e = errno;
-    }
     if (ok && rename(tmp, path) != 0) {
         ok = false;
         e = errno;
     }
+    if (close(fd) != 0 && ok)
+        SXI_LOG(SX_LOG_WARN, "program cache: closing '%s': %s", path, strerror(errno));
     if (!ok) {
-        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' failed: %s", path, strerror(e));
+        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' failed: %s; not cached", path, strerror(e));
         unlink(tmp);
-        return;
+    } else {
+        SXI_STAT(disk_writes);
+        SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
     }
-    SXI_STAT(disk_writes);
-    SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
+    /* Whatever happened, keep the directory bounded and clean. */
+    char dir[4096];
+    if (cache_dir(dir, sizeof(dir)))
+        evict(dir, limit);
 }
 
-/* ".nobinary-<adapter>-<version>": that adapter gives no binary of a
- * linked program, so later processes skip hashing and lookups for it. */
-static bool marker_path(const struct sx_adapter_s *a, char *path, size_t size)
+/* Markers in the cache directory that spare later processes hashing and
+ * lookups for nothing:
+ *   ".nobinary-<adapter>-<version>": no binary of a linked program;
+ *   ".nobinary-<adapter>-<version>-k<kind>": a one-image program of that
+ *   image kind has no binary, or its binary is the image itself. */
+static bool marker_path(const struct sx_adapter_s *a, sx_image_kind kind, char *path, size_t size)
 {
     if (!cache_dir(path, size))
         return false;
     size_t w = strlen(path);
     w += (size_t)snprintf(path + w, size - w, "/.nobinary-");
-    for (const char *c = a->name; *c && w < size - 16; c++)
+    for (const char *c = a->name; *c && w < size - 32; c++)
         path[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
-    snprintf(path + w, size - w, "-%x", a->version);
+    w += (size_t)snprintf(path + w, size - w, "-%x", a->version);
+    if (kind != SX_IMAGE_KIND_UNKNOWN)
+        snprintf(path + w, size - w, "-k%u", (unsigned)kind);
     return true;
 }
 
-bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a)
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind)
 {
     char path[4200];
     struct stat st;
-    return marker_path(a, path, sizeof(path)) && lstat(path, &st) == 0;
+    return marker_path(a, kind, path, sizeof(path)) && lstat(path, &st) == 0;
 }
 
-void sxi_pcache_adapter_refused(const struct sx_adapter_s *a)
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind)
 {
     char path[4200];
-    if (!marker_path(a, path, sizeof(path)))
+    if (!marker_path(a, kind, path, sizeof(path)))
         return;
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)

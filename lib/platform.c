@@ -157,10 +157,16 @@ SX_API sx_result sx_platform_get(uint32_t count, sx_platform *out, uint32_t *num
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_platform_get: platforms and num_platforms are both NULL");
     if (out && count == 0)
         return sxi_error(SX_ERROR_INVALID_SIZE, "sx_platform_get: count is 0 with a non-NULL array");
+    /* The platforms of the backends SX_DEVICE_SELECTOR leaves in (loaded now). */
+    uint32_t backends = sxi_selector_backends();
+    sx_result r = sxi_adapters_need(backends);
+    if (r != SX_SUCCESS)
+        return r;
     uint32_t n = 0;
     struct sx_adapter_s **as = sxi_adapters();
     for (uint32_t i = 0; i < sxi_num_adapters(); i++)
-        for (uint32_t p = 0; p < as[i]->num_platforms; p++, n++)
+        for (uint32_t p = 0; sxi_adapter_loaded(i) && sxi_adapter_wanted(i, backends) && p < as[i]->num_platforms;
+             p++, n++)
             if (out && n < count)
                 out[n] = as[i]->platforms[p];
     if (num)

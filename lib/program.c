@@ -1,7 +1,7 @@
 /* program.c: programs built per (context, device, set of images): one
  * image is created and built; a kernel image with dependencies (virtual
  * functions, imported symbols; see resolver.c) is linked with them through
- * the adapter, or made from the persistent cache. Programs are cached in
+ * the adapter; either is made from the persistent cache when it has it. Programs are cached in
  * the context and dropped when a context goes or any of their images is
  * unregistered. */
 #include <stdio.h>
@@ -217,7 +217,7 @@ static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
     if (r != SX_SUCCESS) {
         /* A binary the backend refuses (driver changed underneath, or a
          * damage the checksum missed) is as good as absent. */
-        SXI_LOG(SX_LOG_WARN, "program cache: %s refused a cached binary (%s: %s); linking again", p->device->name,
+        SXI_LOG(SX_LOG_WARN, "program cache: %s refused a cached binary (%s: %s); building again", p->device->name,
                 sx_result_name(r), sx_last_error());
         if (p->handle)
             SXA_CALL(p->context->adapter, program, release, p->handle);
@@ -227,71 +227,89 @@ static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
         return false;
     }
     SXI_STAT(disk_hits);
-    SXI_LOG(SX_LOG_INFO, "program cache: %u linked images for %s from disk", p->num_images, p->device->name);
+    SXI_LOG(SX_LOG_INFO, "program cache: program of %u image(s) for %s from disk", p->num_images, p->device->name);
     return true;
 }
 
-/* Adapters (by name) that gave no binary of a linked program: later
- * programs of theirs skip the persistent cache (hashing, lookup) in this
- * process. Registry lock held. */
-static char no_binary[16][64];
+/* Adapters whose programs are not worth the persistent cache in this
+ * process (hashing, lookup): by name for linked programs, by name and image
+ * kind for one-image ones (no binary, or the binary is the image itself).
+ * Registry lock held. */
+static char no_binary[16][96];
 
-static bool gives_binaries(const struct sx_adapter_s *a)
+static void skip_name(const struct sx_adapter_s *a, sx_image_kind kind, char *out, size_t size)
 {
+    /* Names that long are not remembered (gives_no_binary): only a missed shortcut. */
+    if (kind == SX_IMAGE_KIND_UNKNOWN)
+        snprintf(out, size, "%.80s", a->name);
+    else
+        snprintf(out, size, "%.80s#%u", a->name, (unsigned)kind & 0xff);
+}
+
+static bool gives_binaries(const struct sx_adapter_s *a, sx_image_kind kind)
+{
+    char k[sizeof(no_binary[0])];
+    skip_name(a, kind, k, sizeof(k));
     for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && no_binary[i][0]; i++)
-        if (strcmp(no_binary[i], a->name) == 0)
+        if (strcmp(no_binary[i], k) == 0)
             return false;
     return true;
 }
 
-static void gives_no_binary(const struct sx_adapter_s *a)
+static void gives_no_binary(const struct sx_adapter_s *a, sx_image_kind kind)
 {
-    if (strlen(a->name) >= sizeof(no_binary[0]))
-        return; /* a name that long is not remembered: only a missed shortcut */
-    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary); i++)
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && strlen(a->name) <= 80; i++)
         if (!no_binary[i][0]) {
-            memcpy(no_binary[i], a->name, strlen(a->name) + 1);
-            return;
+            skip_name(a, kind, no_binary[i], sizeof(no_binary[i]));
+            break;
         }
+    sxi_pcache_adapter_refused(a, kind);
 }
 
-static void to_disk(sxi_program *p, const sxi_pcache_key *key)
+/* `kind`: the image's kind for a one-image program, UNKNOWN for a linked one. */
+static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_key *key)
 {
     struct sx_adapter_s *a = p->context->adapter;
+    const char *what = in_kind == SX_IMAGE_KIND_UNKNOWN ? "a linked program" : sxi_image_kind_name(in_kind);
     sx_image_kind kind = SX_IMAGE_KIND_UNKNOWN;
     size_t size = 0;
     sx_result r = SXA_CALL(a, program, get_binary, p->handle, &kind, 0, NULL, &size);
     void *data = NULL;
     if (r == SX_SUCCESS && size && (data = malloc(size)))
         r = SXA_CALL(a, program, get_binary, p->handle, &kind, size, data, NULL);
-    if (r == SX_SUCCESS && data) {
+    const sxi_image *img = p->images[0];
+    if (r == SX_SUCCESS && data && in_kind != SX_IMAGE_KIND_UNKNOWN && kind == in_kind && size == img->size &&
+        memcmp(data, img->data, size) == 0) {
+        /* The backend runs the image as it is: a copy on disk gains nothing. */
+        SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' runs %s images as they are; not cached", a->name, what);
+        gives_no_binary(a, in_kind);
+    } else if (r == SX_SUCCESS && data) {
         sxi_pcache_store(key, kind, data, size);
     } else {
-        SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of a linked program (%s); not cached",
-                a->name, sx_result_name(r));
-        if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
-            gives_no_binary(a);
-            sxi_pcache_adapter_refused(a);
-        }
+        SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of %s (%s); not cached", a->name,
+                in_kind == SX_IMAGE_KIND_UNKNOWN ? what : "a one-image program", sx_result_name(r));
+        if (r == SX_ERROR_UNSUPPORTED_FEATURE)
+            gives_no_binary(a, in_kind);
     }
     free(data);
 }
 
+/* Build from the persistent cache when it has the program, else create and
+ * build (one image) or link (several), then store the adapter's binary. */
 static sx_result build(sxi_program *p, const char *kernel)
 {
-    if (p->num_images == 1)
-        return build_single(p);
     sxi_pcache_key key;
     struct sx_adapter_s *a = p->context->adapter;
-    bool disk = gives_binaries(a) && sxi_pcache_enabled() && !sxi_pcache_adapter_refuses(a);
+    sx_image_kind kind = p->num_images == 1 ? p->images[0]->kind : SX_IMAGE_KIND_UNKNOWN;
+    bool disk = gives_binaries(a, kind) && sxi_pcache_enabled() && !sxi_pcache_adapter_refuses(a, kind);
     if (disk) {
         sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
         if (from_disk(p, &key))
             return SX_SUCCESS;
     }
-    sx_result r = link_all(p, kernel);
+    sx_result r = p->num_images == 1 ? build_single(p) : link_all(p, kernel);
     if (r == SX_SUCCESS && disk)
-        to_disk(p, &key);
+        to_disk(p, kind, &key);
     return r;
 }
 

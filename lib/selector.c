@@ -179,3 +179,23 @@ bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index)
     }
     return any_positive ? positive_match : true;
 }
+
+uint32_t sxi_selector_backends(void)
+{
+    uint32_t pos = 0, neg = 0;
+    bool any_positive = false;
+    for (uint32_t i = 0; i < num_terms; i++) {
+        const term *t = &terms[i];
+        uint32_t bits = t->backend == SX_BACKEND_UNKNOWN ? SXI_BACKENDS_ALL : 1u << t->backend;
+        if (!t->negative) {
+            any_positive = true;
+            pos |= bits;
+            continue;
+        }
+        /* Only "!backend:*" rules a whole backend out. */
+        for (uint32_t k = 0; k < t->num_devs; k++)
+            if (t->devs[k].index < 0 && t->devs[k].type == SX_DEVICE_TYPE_ALL)
+                neg |= bits;
+    }
+    return (any_positive ? pos : SXI_BACKENDS_ALL) & ~neg;
+}

@@ -158,14 +158,20 @@ struct sx_device_s {
 };
 
 bool sxi_initialized(void);
-/* Loading and unloading every adapter (loader.c). */
+/* Finding every adapter (sx_init) and unloading them (loader.c). */
 sx_result sxi_adapters_load(void);
 void sxi_adapters_unload(void);
 uint32_t sxi_num_adapters(void);
 struct sx_adapter_s **sxi_adapters(void);
-/* All devices of all usable adapters, selected or not. */
-uint32_t sxi_num_devices(void);
-struct sx_device_s **sxi_devices(void);
+/* Lazy loading: load (once) every adapter serving one of `backends` (a
+ * mask of 1 << sx_backend) and those whose backend is unknown. */
+#define SXI_BACKENDS_ALL 0xffffffffu
+sx_result sxi_adapters_need(uint32_t backends);
+bool sxi_adapter_loaded(uint32_t index);
+bool sxi_adapter_wanted(uint32_t index, uint32_t backends);
+/* The devices of the loaded adapters, selected or not: a list that stays
+ * valid until sx_fini. */
+struct sx_device_s **sxi_devices_snapshot(uint32_t *n);
 /* Builds platform and device records once adapters are loaded (platform.c). */
 sx_result sxi_platforms_discover(struct sx_adapter_s *a);
 void sxi_platforms_free(struct sx_adapter_s *a);
@@ -173,6 +179,8 @@ void sxi_platforms_free(struct sx_adapter_s *a);
 sx_result sxi_selector_parse(const char *text);
 bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index_in_backend);
 void sxi_selector_reset(void);
+/* The backends (mask of 1 << sx_backend) whose devices the selector can accept. */
+uint32_t sxi_selector_backends(void);
 /* The image kinds a device accepts, preferred first; 0 if none. */
 int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind);
 
@@ -303,7 +311,7 @@ typedef struct sxi_image {
     const char **vf_uses;              /* without calls-/creates- (DPC++'s linking rule, resolver.c) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
-    bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
+    bool has_digest;                   /* digest: 256-bit hash of kind and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */
 } sxi_image;
 
@@ -409,6 +417,8 @@ typedef struct sxi_program_stats {
     uint64_t disk_hits;     /* a linked program made from the persistent cache */
     uint64_t disk_writes;   /* entries written to the persistent cache */
     uint64_t disk_rejects;  /* damaged or unusable entries ignored */
+    uint64_t disk_evictions;     /* entries removed to keep the cache under its bound */
+    uint64_t disk_stale_removed; /* temporary files of dead writers removed */
 } sxi_program_stats;
 void sxi_program_stats_get(sxi_program_stats *out);
 void sxi_program_stats_count(size_t field_offset);
@@ -416,7 +426,10 @@ void sxi_program_stats_count(size_t field_offset);
 
 /* ------------------------------------- persistent program cache (pcache.c) */
 
-/* A key for a linked program of `n` images for `dev`, from the images'
+/* The bound on the cache directory's bytes when SX_CACHE_MAX_SIZE is unset. */
+#define SXI_PCACHE_DEFAULT_MAX_SIZE ((uint64_t)1 << 30)
+uint64_t sxi_pcache_max_size(void);
+/* A key for a program of `n` images for `dev`, from the images'
  * bytes and kinds, the options, the adapter and the device. */
 typedef struct sxi_pcache_key {
     uint8_t digest[32];
@@ -429,15 +442,17 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
  * SX_ERROR_INVALID_VALUE when absent; a damaged one is logged, removed and
  * counted, and reads as absent. */
 sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void **data, size_t *size);
-/* Write an entry atomically (temp file + rename); failures are logged only. */
+/* Write an entry atomically (temp file + rename), then evict to the bound;
+ * failures (a full disk, the file size limit) are logged only. */
 void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size);
 /* Forget an entry the adapter refused (logged by the caller). */
 void sxi_pcache_remove(const sxi_pcache_key *key);
 /* An adapter (name and version) that gives no binary of a linked program
- * (SX_ERROR_UNSUPPORTED_FEATURE): remembered in the cache directory, so
- * later processes do not hash and look up for nothing. */
-bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a);
-void sxi_pcache_adapter_refused(const struct sx_adapter_s *a);
+ * (kind SX_IMAGE_KIND_UNKNOWN), or none worth keeping of a one-image
+ * program of `kind`: remembered in the cache directory, so later processes
+ * do not hash and look up for nothing. */
+bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind);
+void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind);
 
 /* Cached per-(context, device) state of a kernel: the adapter kernel and
  * its program. Slots are published once and read without locks. */

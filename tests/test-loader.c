@@ -1,5 +1,7 @@
 /* test-loader.c: adapter discovery and the loader's failure modes, with
  * the broken test adapters built in tests/fake/. */
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -257,6 +259,125 @@ START_TEST(refcounted_init_and_calls_after_fini)
 }
 END_TEST
 
+/* Lazy loading: an adapter is loaded when a query needs its backend. The
+ * "cuda" one here is the fake whose init fails: its warning shows when it
+ * was loaded. */
+static char lazy_log[16384];
+static void lazy_capture(sx_log_level l, const char *msg, void *user)
+{
+    strncat(lazy_log, msg, sizeof(lazy_log) - strlen(lazy_log) - 2);
+    strcat(lazy_log, "\n");
+}
+
+static char lazy_dir[64];
+static void lazy_setup(void)
+{
+    snprintf(lazy_dir, sizeof(lazy_dir), "/tmp/sx-lazy-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(lazy_dir));
+    char cuda[200];
+    snprintf(cuda, sizeof(cuda), "%s/sx-adapter-cuda.so", lazy_dir);
+    ck_assert_int_eq(symlink(fake("initfails"), cuda), 0);
+    unsetenv("SX_ADAPTERS");
+    setenv("SX_ADAPTERS_PATH", lazy_dir, 1);
+    lazy_log[0] = '\0';
+    CK_OK(sx_set_log_callback(lazy_capture, NULL));
+    CK_OK(sx_set_log_level(SX_LOG_WARN));
+}
+
+static void lazy_teardown(void)
+{
+    char cuda[200];
+    snprintf(cuda, sizeof(cuda), "%s/sx-adapter-cuda.so", lazy_dir);
+    unlink(cuda);
+    rmdir(lazy_dir);
+    unsetenv("SX_ADAPTERS_PATH");
+    unsetenv("SX_DEVICE_SELECTOR");
+}
+
+START_TEST(adapters_load_when_a_query_needs_them)
+{
+    setenv("SX_DEVICE_SELECTOR", "native:*", 1);
+    CK_OK(sx_init(0));
+    ck_assert_msg(!strstr(lazy_log, "on purpose"), "loaded at sx_init: %s", lazy_log);
+    sx_device d;
+    CK_OK(sx_device_get_default(&d));
+    sx_backend b;
+    CK_OK(sx_device_get_info(d, SX_DEVICE_INFO_BACKEND, sizeof(b), &b, NULL));
+    ck_assert_uint_eq(b, SX_BACKEND_NATIVE);
+    uint32_t np = 0;
+    CK_OK(sx_platform_get(0, NULL, &np));
+    ck_assert_uint_eq(np, 1);
+    ck_assert_msg(!strstr(lazy_log, "on purpose"), "the selector's native query loaded cuda: %s", lazy_log);
+    /* Asking for the adapters loads each, so each has its status. */
+    sx_adapter a = find_adapter("fake-initfails");
+    ck_assert_ptr_nonnull(a);
+    char text[1024];
+    ck_assert_int_eq(status_of(a, text, sizeof(text)), SX_ERROR_DEVICE_LOST);
+    ck_assert_msg(strstr(lazy_log, "on purpose"), "sx_adapter_get loaded nothing: %s", lazy_log);
+    /* Still only native's platform: the selector rules cuda out. */
+    CK_OK(sx_platform_get(0, NULL, &np));
+    ck_assert_uint_eq(np, 1);
+    CK_OK(sx_fini());
+}
+END_TEST
+
+START_TEST(device_queries_load_what_the_selector_allows)
+{
+    /* No selector: a device query needs every backend. */
+    CK_OK(sx_init(0));
+    uint32_t n = 0;
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 0, NULL, &n));
+    ck_assert_uint_ge(n, 1);
+    ck_assert_msg(strstr(lazy_log, "on purpose"), "cuda not loaded by an unrestricted query: %s", lazy_log);
+    CK_OK(sx_fini());
+    /* "!cuda:*" rules cuda out; "!cuda:gpu" does not (a cuda CPU device could pass). */
+    lazy_log[0] = '\0';
+    setenv("SX_DEVICE_SELECTOR", "!cuda:*", 1);
+    CK_OK(sx_init(0));
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 0, NULL, &n));
+    ck_assert_msg(!strstr(lazy_log, "on purpose"), "'!cuda:*' loaded cuda: %s", lazy_log);
+    CK_OK(sx_fini());
+    setenv("SX_DEVICE_SELECTOR", "!cuda:gpu", 1);
+    CK_OK(sx_init(0));
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 0, NULL, &n));
+    ck_assert_msg(strstr(lazy_log, "on purpose"), "'!cuda:gpu' left cuda out: %s", lazy_log);
+    CK_OK(sx_fini());
+    /* SX_ADAPTERS_EAGER=1 loads everything at sx_init. */
+    lazy_log[0] = '\0';
+    unsetenv("SX_DEVICE_SELECTOR");
+    setenv("SX_ADAPTERS_EAGER", "1", 1);
+    CK_OK(sx_init(0));
+    unsetenv("SX_ADAPTERS_EAGER");
+    ck_assert_msg(strstr(lazy_log, "on purpose"), "not loaded eagerly: %s", lazy_log);
+    CK_OK(sx_fini());
+}
+END_TEST
+
+static void *query_devices(void *arg)
+{
+    uint32_t *n = arg;
+    sx_result r = sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 0, NULL, n);
+    return (void *)(intptr_t)r;
+}
+
+START_TEST(first_queries_from_many_threads)
+{
+    CK_OK(sx_init(0));
+    pthread_t th[8];
+    uint32_t n[8];
+    for (int i = 0; i < 8; i++)
+        ck_assert_int_eq(pthread_create(&th[i], NULL, query_devices, &n[i]), 0);
+    for (int i = 0; i < 8; i++) {
+        void *r;
+        ck_assert_int_eq(pthread_join(th[i], &r), 0);
+        ck_assert_int_eq((intptr_t)r, SX_SUCCESS);
+        ck_assert_uint_eq(n[i], n[0]);
+    }
+    ck_assert_uint_ge(n[0], 1);
+    CK_OK(sx_fini());
+}
+END_TEST
+
 static Suite *loader_suite(void)
 {
     Suite *s = suite_create("loader");
@@ -269,6 +390,12 @@ static Suite *loader_suite(void)
     tcase_add_test(tc, ignore_environment_flag);
     tcase_add_test(tc, refcounted_init_and_calls_after_fini);
     suite_add_tcase(s, tc);
+    TCase *lazy = tcase_create("lazy loading");
+    tcase_add_checked_fixture(lazy, lazy_setup, lazy_teardown);
+    tcase_add_test(lazy, adapters_load_when_a_query_needs_them);
+    tcase_add_test(lazy, device_queries_load_what_the_selector_allows);
+    tcase_add_test(lazy, first_queries_from_many_threads);
+    suite_add_tcase(s, lazy);
     return s;
 }
 

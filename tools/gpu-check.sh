@@ -48,7 +48,10 @@ step() { # name command...: run, log, count
     [ "$r" = PASS ] || tail -n 15 "$log"
 }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-step sx-info "$(bin tools/sx-info)"
+# sx-info shows every adapter of the build (default discovery, search path
+# first), each loaded on the spot.
+SX_ADAPTERS_PATH=$B/adapters/cuda/.libs:$B/adapters/opencl/.libs:$B/adapters/level_zero/.libs \
+    step sx-info "$(bin tools/sx-info)"
 cat "$OUT/sx-info.log"
 for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-cuda-core tests/cuda/test-cuda-e2e \
          tests/vf/test-vf-cuda; do
@@ -61,11 +64,14 @@ SX_ADAPTERS=$B/adapters/cuda/.libs/sx-adapter-cuda.so \
 command -v compute-sanitizer >/dev/null &&
     step "compute-sanitizer test-cuda-core" compute-sanitizer --leak-check full --report-api-errors no --error-exitcode 9 \
         env CK_FORK=no "$(bin tests/cuda/test-cuda-core)"
+step "tests/pcache/cuda.sh" sh "$TOP/tests/pcache/cuda.sh"
 step bench-cuda "$(bin bench/cuda/bench-cuda)"
+step bench-first-launch "$(bin bench/cuda/first-launch)"
 step bench-cuda-core "$(bin bench/cuda/bench-cuda-core)"
 rm -rf "$OUT/cache"
 step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
-for f in bench-cuda bench-cuda-core vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi; do
+for f in bench-cuda bench-cuda-core bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
+         tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
 done
 echo "$pass passed, $fail failed, $skip skipped"

@@ -1,5 +1,11 @@
 /* program.c: PTX/cubin programs (JIT, cuLink*), their variables, and kernels.
  *
+ * One self-contained PTX (no .extern) is built the way the driver builds it
+ * fastest, cuModuleLoadDataEx, whose JIT goes through the driver's JIT
+ * cache; its cubin for the persistent cache is linked only when get_binary
+ * asks (once per process that writes the entry). PTX with external
+ * references, relocatable cubins and multi-image links go through cuLink*.
+ *
  * Build options that map onto JIT/link options (everything else is ignored,
  * with an info log line, since images carry options meant for other
  * backends such as -cl-fast-relaxed-math):
@@ -192,6 +198,8 @@ static void program_free(sxc_program_t *p)
     free(p->globals);
     free(p->image);
     free(p->link_options_desc);
+    free(p->build_options);
+    free(p->cubin);
     pthread_mutex_destroy(&p->lock);
     free(p);
 }
@@ -233,9 +241,22 @@ static sx_result program_create(sxa_context ctx, sxa_device dev, sx_image_kind k
     return SX_SUCCESS;
 }
 
+/* The log buffers are jit_init's first four options. Asking for them costs
+ * the driver's JIT-cache hit about a tenth (H100), so a load goes without
+ * them and only a failed one is retried with them, for its message
+ * (unless -v asked for the log). */
+#define JIT_LOG_OPTS 4
+
 static sx_result load_module(sxc_program_t *p, jit_opts *o)
 {
-    CUresult r = sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n, o->keys, o->values);
+    int verbose = 0;
+    for (unsigned i = JIT_LOG_OPTS; i < o->n; i++)
+        verbose |= o->keys[i] == CU_JIT_LOG_VERBOSE;
+    CUresult r = verbose ? CUDA_ERROR_UNKNOWN
+                         : sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n - JIT_LOG_OPTS,
+                                                     o->keys + JIT_LOG_OPTS, o->values + JIT_LOG_OPTS);
+    if (r != CUDA_SUCCESS)
+        r = sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n, o->keys, o->values);
     if (r != CUDA_SUCCESS) {
         p->module = NULL;
         return sxc_error(SX_ERROR_BUILD_FAILURE, r, "cuModuleLoadDataEx for program %p (%s, %zu bytes): %s",
@@ -245,9 +266,11 @@ static sx_result load_module(sxc_program_t *p, jit_opts *o)
     return SX_SUCCESS;
 }
 
-/* Link `n` inputs into a cubin held by the new program `out` and load it. */
-static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const *in,
-                           const char *options, const char *options2, sx_result fail_code)
+/* Link `n` inputs into a cubin (malloc'ed copy in *cubin); `who` names the
+ * program in messages. */
+static sx_result link_cubin(const void *who, uint32_t n, sxc_program_t *const *in, const char *options,
+                            const char *options2, sx_result fail_code, unsigned char **cubin_out,
+                            size_t *size_out)
 {
     jit_opts *o = malloc(sizeof(*o));
     if (!o)
@@ -257,7 +280,7 @@ static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const 
     sx_result rc = SX_SUCCESS;
     CUresult r = sxc_cu.cuLinkCreate_v2(o->n, o->keys, o->values, &ls);
     if (r != CUDA_SUCCESS) {
-        rc = sxc_error(SX_SUCCESS, r, "cuLinkCreate for program %p", (void *)out);
+        rc = sxc_error(SX_SUCCESS, r, "cuLinkCreate for program %p", who);
         goto done;
     }
     for (uint32_t i = 0; i < n; i++) {
@@ -268,7 +291,7 @@ static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const 
                                     NULL, NULL);
         if (r != CUDA_SUCCESS) {
             rc = sxc_error(fail_code, r, "cuLinkAddData of program %p (input %u of %u) for program %p: %s",
-                           (void *)in[i], i, n, (void *)out, jit_log(o));
+                           (void *)in[i], i, n, who, jit_log(o));
             goto done;
         }
     }
@@ -276,7 +299,7 @@ static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const 
     size_t cubin_size = 0;
     r = sxc_cu.cuLinkComplete(ls, &cubin, &cubin_size);
     if (r != CUDA_SUCCESS) {
-        rc = sxc_error(fail_code, r, "cuLinkComplete for program %p (%u inputs): %s", (void *)out, n,
+        rc = sxc_error(fail_code, r, "cuLinkComplete for program %p (%u inputs): %s", who, n,
                        jit_log(o));
         goto done;
     }
@@ -286,20 +309,55 @@ static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const 
         goto done;
     }
     memcpy(copy, cubin, cubin_size);
-    free(out->image);
-    out->image = copy;
-    out->image_size = cubin_size;
-    out->kind = SX_IMAGE_KIND_CUBIN;
-    /* The JIT already ran at link time: load with the logs only. */
-    jit_init(o, NULL, NULL);
-    rc = load_module(out, o);
-    if (rc == SX_SUCCESS)
-        out->state = SXC_PROG_EXECUTABLE;
+    *cubin_out = copy;
+    *size_out = cubin_size;
 done:
     if (ls)
         sxc_cu.cuLinkDestroy(ls);
     free(o);
     return rc;
+}
+
+/* Link `n` inputs into a cubin held by the new program `out` and load it. */
+static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const *in,
+                           const char *options, const char *options2, sx_result fail_code)
+{
+    unsigned char *cubin = NULL;
+    size_t size = 0;
+    sx_result rc = link_cubin(out, n, in, options, options2, fail_code, &cubin, &size);
+    if (rc != SX_SUCCESS)
+        return rc;
+    free(out->image);
+    out->image = cubin;
+    out->image_size = size;
+    out->kind = SX_IMAGE_KIND_CUBIN;
+    /* The JIT already ran at link time: load with the logs only. */
+    jit_opts *o = malloc(sizeof(*o));
+    if (!o)
+        return SX_ERROR_OUT_OF_HOST_MEMORY;
+    jit_init(o, NULL, NULL);
+    rc = load_module(out, o);
+    if (rc == SX_SUCCESS)
+        out->state = SXC_PROG_EXECUTABLE;
+    free(o);
+    return rc;
+}
+
+/* Does the PTX refer to a function or variable outside itself? Dynamic
+ * shared memory (.extern .shared) does not count; a mention in a comment
+ * only sends it the slower, equally correct way. */
+static int ptx_has_extern(const sxc_program_t *p)
+{
+    const char *s = (const char *)p->image, *end = s + p->image_size;
+    while ((s = memmem(s, (size_t)(end - s), ".extern", 7)) != NULL) {
+        s += 7;
+        const char *t = s;
+        while (t < end && (*t == ' ' || *t == '\t'))
+            t++;
+        if ((size_t)(end - t) < 7 || memcmp(t, ".shared", 7) != 0)
+            return 1;
+    }
+    return 0;
 }
 
 static sx_result program_current(sxc_program_t *p)
@@ -335,7 +393,29 @@ static sx_result program_build(sxa_program program, const char *options)
             p->state = SXC_PROG_EXECUTABLE;
         return rc;
     }
-    /* PTX (relocatable or not) and relocatable cubins go through the
+    if (cls == BIN_PTX && !ptx_has_extern(p)) {
+        jit_opts *o = malloc(sizeof(*o));
+        if (!o)
+            return SX_ERROR_OUT_OF_HOST_MEMORY;
+        jit_init(o, options, p->link_options_desc);
+        rc = load_module(p, o);
+        free(o);
+        if (rc == SX_SUCCESS) {
+            p->build_options = options && *options ? strdup(options) : NULL;
+            if (options && *options && !p->build_options) {
+                sxc_cu.cuModuleUnload(p->module);
+                p->module = NULL;
+                return SX_ERROR_OUT_OF_HOST_MEMORY;
+            }
+            p->state = SXC_PROG_EXECUTABLE;
+            return SX_SUCCESS;
+        }
+        /* Whatever the whole-module JIT refused, the linker decides (its
+         * log then says why a bad PTX is bad). */
+        sxc_services->log(SX_LOG_INFO, "cuda: program %p: cuModuleLoadDataEx refused the PTX; linking instead",
+                          (void *)p);
+    }
+    /* PTX with external references and relocatable cubins go through the
      * linker: it resolves what -rdc left open and hands back the cubin
      * that get_binary returns for the persistent cache. */
     sxc_program_t *self = p;
@@ -406,9 +486,25 @@ static sx_result program_get_binary(sxa_program program, sx_image_kind *kind, si
     sxc_program_t *p = (sxc_program_t *)program;
     if (p->state != SXC_PROG_EXECUTABLE)
         return sxc_services->error(SX_ERROR_INVALID_OPERATION, "program %p is not built", (void *)p);
-    if (kind)
-        *kind = p->kind;
-    return sxa_info_copy(p->image, p->image_size, size, value, size_ret);
+    if (p->kind != SX_IMAGE_KIND_PTX) {
+        if (kind)
+            *kind = p->kind;
+        return sxa_info_copy(p->image, p->image_size, size, value, size_ret);
+    }
+    /* A PTX loaded whole: its cubin, linked with the same options on first
+     * request (the driver's JIT cache makes that cheap after the load). */
+    pthread_mutex_lock(&p->lock);
+    sx_result rc = SX_SUCCESS;
+    if (!p->cubin && (rc = program_current(p)) == SX_SUCCESS)
+        rc = link_cubin(p, 1, &p, p->build_options, p->link_options_desc, SX_ERROR_BUILD_FAILURE, &p->cubin,
+                        &p->cubin_size);
+    if (rc == SX_SUCCESS) {
+        if (kind)
+            *kind = SX_IMAGE_KIND_CUBIN;
+        rc = sxa_info_copy(p->cubin, p->cubin_size, size, value, size_ret);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return rc;
 }
 
 sx_result sxc_program_global(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size)
@@ -522,20 +618,23 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
      * driver read past an argument. */
     k->num_params = UINT32_MAX;
     if (sxc_cu.cuFuncGetParamInfo) {
-        uint32_t n = 0;
+        /* One driver call per parameter (and one past the last). */
+        uint32_t n = 0, cap = 0, *sizes = NULL;
         size_t off, sz;
-        while (n < 65536 && sxc_cu.cuFuncGetParamInfo(fn, n, &off, &sz) == CUDA_SUCCESS)
-            n++;
-        k->param_size = n ? malloc(n * sizeof(uint32_t)) : NULL;
-        if (n && !k->param_size) {
-            pthread_mutex_destroy(&k->lock);
-            free(k);
-            return SX_ERROR_OUT_OF_HOST_MEMORY;
+        while (n < 65536 && sxc_cu.cuFuncGetParamInfo(fn, n, &off, &sz) == CUDA_SUCCESS) {
+            if (n == cap) {
+                uint32_t *g = realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(uint32_t));
+                if (!g) {
+                    free(sizes);
+                    pthread_mutex_destroy(&k->lock);
+                    free(k);
+                    return SX_ERROR_OUT_OF_HOST_MEMORY;
+                }
+                sizes = g;
+            }
+            sizes[n++] = (uint32_t)sz;
         }
-        for (uint32_t i = 0; i < n; i++) {
-            sxc_cu.cuFuncGetParamInfo(fn, i, &off, &sz);
-            k->param_size[i] = (uint32_t)sz;
-        }
+        k->param_size = sizes;
         k->num_params = n;
     }
     *out = (sxa_kernel)k;

@@ -159,7 +159,10 @@ typedef struct sxc_program_s {
     sxc_prog_state state;
     CUmodule module;
     char *link_options_desc; /* link options from the descriptor, if any */
-    pthread_mutex_t lock;    /* guards globals */
+    char *build_options;     /* a PTX loaded whole: its options, for the cubin get_binary links */
+    unsigned char *cubin;    /* that cubin, made on the first get_binary */
+    size_t cubin_size;
+    pthread_mutex_t lock;    /* guards globals and cubin */
     uint32_t num_globals, cap_globals;
     sxc_global *globals;
 } sxc_program_t;

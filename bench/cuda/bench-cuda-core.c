@@ -12,6 +12,7 @@
 #include "sxc.h"
 
 #include "cuda-image.h"
+#include "../bench.h"
 
 /* device globals of kernels.cu, as in test-cuda-core.c */
 static struct {
@@ -211,33 +212,64 @@ int main(void)
         fprintf(stderr, "cannot find the device globals\n");
         return 1;
     }
-    enum { WB = 1000 };
-    double w_sx_s[ROUNDS], w_raw_s[ROUNDS], w_sx_u[ROUNDS], w_raw_u[ROUNDS];
-    int v = 3;
-    for (int r = 0; r < ROUNDS; r++) {
-        double s = now_s();
+    /* Paired rounds, alternating; per-round time ratios ours/raw, their
+     * median and range; every round's last value read back and checked. */
+    __typeof__(cuMemcpyHtoDAsync_v2) *raw_htod_async =
+        (__typeof__(raw_htod_async))dlsym(cu, "cuMemcpyHtoDAsync_v2");
+    enum { WB = 500, WR = 31 };
+    double rs[WR], ru[WR], rua[WR], rur[WR], t_s[2] = {0}, t_u[3] = {0}, t_r[2] = {0};
+    for (int r = 0; r < WR; r++) {
+        int v = 1000 + r, back = 0;
+        double w0 = now_s();
         for (int i = 0; i < WB; i++)
-            sx_queue_device_global_write(q, &hg_scope, &v, sizeof(v), 0, 1, 0, NULL, NULL);
-        w_sx_s[r] = WB / (now_s() - s);
-        s = now_s();
+            OK(sx_queue_device_global_write(q, &hg_scope, &v, sizeof(v), 0, 1, 0, NULL, NULL));
+        double w1 = now_s();
         for (int i = 0; i < WB; i++)
             raw_htod(scope_ptr, &v, sizeof(v));
-        w_raw_s[r] = WB / (now_s() - s);
-        s = now_s();
+        double w2 = now_s();
         for (int i = 0; i < WB; i++)
-            sx_queue_device_global_write(q, &hg_usm, &v, sizeof(v), 0, 1, 0, NULL, NULL);
-        w_sx_u[r] = WB / (now_s() - s);
-        s = now_s();
+            OK(sx_queue_device_global_write(q, &hg_usm, &v, sizeof(v), 0, 1, 0, NULL, NULL));
+        double w3 = now_s();
         for (int i = 0; i < WB; i++)
             raw_htod(usm_inst, &v, sizeof(v));
-        w_raw_u[r] = WB / (now_s() - s);
+        double w4 = now_s();
+        for (int i = 0; i < WB; i++) {
+            raw_htod_async(usm_inst, &v, sizeof(v), stream);
+            raw_sync(stream);
+        }
+        double w5 = now_s();
+        for (int i = 0; i < WB; i++)
+            OK(sx_queue_device_global_read(q, &back, &hg_usm, sizeof(back), 0, 1, 0, NULL, NULL));
+        double w6 = now_s();
+        for (int i = 0; i < WB; i++)
+            raw_dtoh(&back, usm_inst, sizeof(back));
+        double w7 = now_s();
+        int got_s = 0;
+        raw_dtoh(&got_s, scope_ptr, sizeof(got_s));
+        if (back != v || got_s != v) {
+            fprintf(stderr, "device_global round %d: read %d and %d, want %d\n", r, back, got_s, v);
+            return 1;
+        }
+        rs[r] = (w1 - w0) / (w2 - w1);
+        ru[r] = (w3 - w2) / (w4 - w3);
+        rua[r] = (w3 - w2) / (w5 - w4);
+        rur[r] = (w6 - w5) / (w7 - w6);
+        t_s[0] += w1 - w0, t_s[1] += w2 - w1;
+        t_u[0] += w3 - w2, t_u[1] += w4 - w3, t_u[2] += w5 - w4;
+        t_r[0] += w6 - w5, t_r[1] += w7 - w6;
     }
-    double a1 = median(w_sx_s), a2 = median(w_raw_s), a3 = median(w_sx_u), a4 = median(w_raw_u);
-    printf("device_global writes of 4 bytes, blocking, per second (median of %d rounds of %d):\n", ROUNDS, WB);
-    printf("  image scope (program variable): sx_queue_device_global_write %9.0f, cuMemcpyHtoD %9.0f, ratio %.3f\n",
-           a1, a2, a1 / a2);
-    printf("  USM instance:                   sx_queue_device_global_write %9.0f, cuMemcpyHtoD %9.0f, ratio %.3f\n",
-           a3, a4, a3 / a4);
+    double us = 1e6 / ((double)WB * WR);
+    printf("device_global copies of 4 bytes, blocking (%d alternating rounds of %d; time ratios, lower is better):\n",
+           WR, WB);
+    printf("  write, image scope: sx %.2f us, cuMemcpyHtoD %.2f us;", t_s[0] * us, t_s[1] * us);
+    bench_print_ratio("", rs, WR);
+    printf("  write, USM instance: sx %.2f us, cuMemcpyHtoD %.2f us;", t_u[0] * us, t_u[1] * us);
+    bench_print_ratio("", ru, WR);
+    printf("  write, USM instance: sx %.2f us, HtoDAsync+StreamSynchronize on its stream %.2f us;", t_u[0] * us,
+           t_u[2] * us);
+    bench_print_ratio("", rua, WR);
+    printf("  read,  USM instance: sx %.2f us, cuMemcpyDtoH %.2f us;", t_r[0] * us, t_r[1] * us);
+    bench_print_ratio("", rur, WR);
 
     OK(sx_kernel_release(k));
     OK(sx_queue_release(q));

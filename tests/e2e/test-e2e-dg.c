@@ -155,6 +155,22 @@ START_TEST(image_scope_two_images)
     CK_MSG_HAS("is in 2 images");
     CK_OK(sx_image_file_release(second));
     CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    /* The other way round: copies repeated (the resolution reused), then
+     * the second image comes: seen at once. */
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/scope2.sximg"), &second));
+    CK_ERR(sx_queue_device_global_write(t.q, &tile, v, sizeof(v), 0, 1, 0, NULL, NULL), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("is in 2 images");
+    CK_OK(sx_image_file_release(second));
+    /* Unregistered under a remembered program: the host object is the
+     * storage then; registered again, a new program starts from the
+     * initialiser. */
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_image_file_release(t.file));
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/dg.sximg"), &t.file));
+    CK_OK(sx_queue_device_global_read(t.q, v, &tile, sizeof(v), 0, 1, 0, NULL, NULL));
+    ck_assert(v[0] == 1 && v[3] == 4); /* a fresh program: the initialiser again */
 }
 END_TEST
 
@@ -185,6 +201,40 @@ START_TEST(teardown_unregister_then_context)
     CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/dg.sximg"), &t.file));
     CK_OK(sx_context_create(1, &t.dev, &t.ctx));
     CK_OK(sx_queue_create(t.ctx, t.dev, 0, &t.q));
+}
+END_TEST
+
+/* Repeated copies reuse their thread's last resolution: each change
+ * (registration, access, context, bounds) must still be seen. */
+START_TEST(repeated_copies_see_changes)
+{
+    int v = 5, back = 0;
+    for (int i = 0; i < 3; i++)
+        CK_OK(sx_queue_device_global_write(t.q, &counter, &v, 4, 0, 1, 0, NULL, NULL));
+    ck_assert_int_eq(read_counter(t.q), 5);
+    CK_ERR(sx_queue_device_global_write(t.q, &counter, &v, 4, 4, 1, 0, NULL, NULL), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("overruns its 4 bytes");
+    CK_ERR(sx_queue_device_global_write(t.q, &counter, NULL, 4, 0, 1, 0, NULL, NULL), SX_ERROR_INVALID_NULL_POINTER);
+    /* A read-only one just read: a write is still refused. */
+    int four[4];
+    CK_OK(sx_queue_device_global_read(t.q, four, &ro, sizeof(four), 0, 1, 0, NULL, NULL));
+    CK_ERR(sx_queue_device_global_write(t.q, &ro, four, sizeof(four), 0, 1, 0, NULL, NULL), SX_ERROR_ACCESS_DENIED);
+    /* Removed and registered again: gone in between, the value kept after. */
+    CK_OK(sx_queue_device_global_read(t.q, &back, &counter, 4, 0, 1, 0, NULL, NULL));
+    CK_OK(sx_device_global_remove(&counter));
+    CK_ERR(sx_queue_device_global_read(t.q, &back, &counter, 4, 0, 1, 0, NULL, NULL), SX_ERROR_INVALID_GLOBAL_NAME);
+    CK_OK(sx_device_global_add(&counter, "dg_counter", sizeof(int), 0, SX_HOST_ACCESS_READ_WRITE));
+    ck_assert_int_eq(read_counter(t.q), 5);
+    /* A new context (perhaps at the old one's address): its own instance. */
+    CK_OK(sx_queue_release(t.q));
+    CK_OK(sx_context_release(t.ctx));
+    CK_OK(sx_context_create(1, &t.dev, &t.ctx));
+    CK_OK(sx_queue_create(t.ctx, t.dev, 0, &t.q));
+    ck_assert_int_eq(read_counter(t.q), 0);
+    v = 9;
+    CK_OK(sx_queue_device_global_write(t.q, &counter, &v, 4, 0, 1, 0, NULL, NULL));
+    run(t.q, "dg_inc", NULL);
+    ck_assert_int_eq(read_counter(t.q), 10);
 }
 END_TEST
 
@@ -303,6 +353,7 @@ static Suite *suite(void)
     tcase_add_test(tc, image_scope_two_images);
     tcase_add_test(tc, image_scope_no_image_uses_host_storage);
     tcase_add_test(tc, teardown_unregister_then_context);
+    tcase_add_test(tc, repeated_copies_see_changes);
     tcase_add_test(tc, teardown_context_then_unregister);
     tcase_add_test(tc, many_threads_copy_and_launch);
     suite_add_tcase(s, tc);

@@ -1,0 +1,206 @@
+/* first-launch: the first launch of a one-image PTX kernel in a fresh
+ * process (the second process of an application: caches warm), ours
+ * against the raw driver, each sample in its own forked child, the kinds
+ * alternating round by round:
+ *   raw         cuModuleLoadDataEx(PTX) + cuModuleGetFunction + cuLaunchKernel + sync
+ *   sx, no cache  the first sx_single_task done, SX_CACHE=0 (the adapter's
+ *               cuModuleLoadDataEx; the driver's JIT cache warm)
+ *   sx          the same with the persistent cache (cubin from get_binary)
+ *   sx, JIT off   the persistent cache, CUDA_CACHE_DISABLE=1
+ *   raw, JIT off  cuModuleLoadDataEx with CUDA_CACHE_DISABLE=1
+ * The kernel, set42(int *p), is one PTX module with nothing else (no
+ * device globals: both sides do the same work). Each child sets up its
+ * context, queue (ours: registered image) and a device int first; the
+ * clock covers program build/load, kernel lookup, launch and wait; the
+ * int is read back and checked. Prints medians with ranges and the paired
+ * ratios to raw.
+ * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include <sycl-ext/binaries.h>
+
+#include "../bench.h"
+
+enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_LOGS, KINDS };
+static const char *const kind_name[KINDS] = {"raw cuModuleLoadDataEx", "sx, persistent cache off",
+                                             "sx, persistent cache", "sx, cache, driver JIT cache off",
+                                             "raw, driver JIT cache off", "raw, with JIT log buffers"};
+/* What nvcc -ptx makes of `extern "C" __global__ void __sycl_kernel_set42(int *p) { *p = 42; }`. */
+static const char ptx[] = ".version 7.0\n"
+                          ".target sm_52\n"
+                          ".address_size 64\n"
+                          ".visible .entry __sycl_kernel_set42(.param .u64 p)\n"
+                          "{\n"
+                          "  .reg .b32 %r<2>;\n"
+                          "  .reg .b64 %rd<3>;\n"
+                          "  ld.param.u64 %rd1, [p];\n"
+                          "  cvta.to.global.u64 %rd2, %rd1;\n"
+                          "  mov.u32 %r1, 42;\n"
+                          "  st.global.u32 [%rd2], %r1;\n"
+                          "  ret;\n"
+                          "}\n";
+
+#define CU(call)                                                                    \
+    do {                                                                            \
+        CUresult r_ = (call);                                                       \
+        if (r_ != CUDA_SUCCESS) {                                                   \
+            fprintf(stderr, "first-launch: %s: CUresult %d\n", #call, (int)r_);     \
+            return -1;                                                              \
+        }                                                                           \
+    } while (0)
+
+static double raw(int logs)
+{
+    void *cu = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!cu)
+        return -77;
+#define SYM(name, real) __typeof__(real) *name = (__typeof__(real) *)dlsym(cu, #real)
+    SYM(init, cuInit);
+    SYM(dget, cuDeviceGet);
+    SYM(retain, cuDevicePrimaryCtxRetain);
+    SYM(setcur, cuCtxSetCurrent);
+    SYM(alloc, cuMemAlloc_v2);
+    SYM(dtoh, cuMemcpyDtoH_v2);
+    SYM(load, cuModuleLoadDataEx);
+    SYM(getfn, cuModuleGetFunction);
+    SYM(launch, cuLaunchKernel);
+    SYM(sync, cuCtxSynchronize);
+    CUdevice dev;
+    CUcontext ctx;
+    CUdeviceptr d;
+    CU(init(0));
+    CU(dget(&dev, 0));
+    CU(retain(&ctx, dev));
+    CU(setcur(ctx));
+    CU(alloc(&d, sizeof(int)));
+    double t0 = bench_now();
+    CUmodule m;
+    CUfunction fn;
+    /* The adapter asks for the JIT's logs (for its error messages). */
+    static char info[16384], err[16384];
+    CUjit_option keys[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[4] = {info, (void *)(uintptr_t)sizeof(info), err, (void *)(uintptr_t)sizeof(err)};
+    CU(load(&m, ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
+    CU(getfn(&fn, m, "__sycl_kernel_set42"));
+    void *params[] = {&d};
+    CU(launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
+    CU(sync());
+    double ms = (bench_now() - t0) * 1e3;
+    int back = 0;
+    CU(dtoh(&back, d, sizeof(back)));
+    return back == 42 ? ms : -1;
+}
+
+static double ours(void)
+{
+    static sx_offload_entry entry = {.name = (char *)"__sycl_kernel_set42"};
+    static sx_device_binary bin;
+    bin = (sx_device_binary){
+        .version = SX_DEVICE_BINARY_VERSION,
+        .kind = SX_OFFLOAD_KIND_SYCL,
+        .format = SX_BINARY_FORMAT_NONE,
+        .device_target_spec = SX_TARGET_NVPTX64,
+        .binary_start = (const unsigned char *)ptx,
+        .binary_end = (const unsigned char *)ptx + sizeof(ptx) - 1,
+        .entries_begin = &entry,
+        .entries_end = &entry + 1,
+    };
+    static sx_device_binaries desc;
+    desc = (sx_device_binaries){SX_DEVICE_BINARIES_VERSION, 1, &bin, NULL, NULL};
+    sx_device dev;
+    sx_context ctx;
+    sx_queue q;
+    sx_kernel k;
+    int *d;
+    CHECK(sx_init(0));
+    if (sx_device_get_default(&dev) != SX_SUCCESS)
+        return -77;
+    CHECK(sx_register_images(&desc));
+    CHECK(sx_context_create(1, &dev, &ctx));
+    CHECK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
+    CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_DEVICE, sizeof(int), 0, (void **)&d));
+    double t0 = bench_now();
+    CHECK(sx_kernel_get("__sycl_kernel_set42", &k));
+    sx_arg arg = {SX_ARG_POINTER, 0, sizeof(void *), d};
+    size_t one = 1;
+    CHECK(sx_queue_launch(q, k, 1, NULL, &one, &one, 1, &arg, 0, NULL, NULL));
+    CHECK(sx_queue_wait(q));
+    double ms = (bench_now() - t0) * 1e3;
+    int back = 0;
+    CHECK(sx_queue_memcpy(q, 1, &back, d, sizeof(back), 0, NULL, NULL));
+    return back == 42 ? ms : -1;
+}
+
+/* One sample (in a child): its milliseconds, or a negative on failure. */
+static double run_kind(int kind)
+{
+    if (kind == SX_NOCACHE)
+        setenv("SX_CACHE", "0", 1);
+    if (kind == SX_NOJIT || kind == RAW_NOJIT)
+        setenv("CUDA_CACHE_DISABLE", "1", 1);
+    return kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 15;
+    if (rounds < 1 || rounds > 1000)
+        return 2;
+    const char *b = getenv("SX_TEST_BUILDDIR");
+    if (!getenv("SX_ADAPTERS")) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b ? b : ".");
+        setenv("SX_ADAPTERS", path, 1);
+    }
+    unsetenv("CUDA_CACHE_DISABLE");
+    unsetenv("SX_CACHE");
+    double *t[KINDS], *ratio[KINDS];
+    for (int k = 0; k < KINDS; k++) {
+        t[k] = calloc((size_t)rounds, sizeof(double));
+        ratio[k] = calloc((size_t)rounds, sizeof(double));
+        double w = bench_in_child(run_kind, k); /* warms the driver's JIT cache and ours */
+        if (w == -77) {
+            printf("SKIP: no CUDA GPU\n");
+            return 77;
+        }
+        if (w < 0) {
+            fprintf(stderr, "first-launch: %s failed\n", kind_name[k]);
+            return 1;
+        }
+    }
+    /* One traced child of each of ours (stderr): where the time goes. */
+    setenv("SX_TRACE", "1", 1);
+    setenv("SX_LOG", "debug", 1);
+    for (int k = SX_NOCACHE; k <= SX_NOJIT; k++) {
+        fprintf(stderr, "---- traced: %s\n", kind_name[k]);
+        bench_in_child(run_kind, k);
+    }
+    unsetenv("SX_TRACE");
+    unsetenv("SX_LOG");
+    for (int i = 0; i < rounds; i++)
+        for (int k = 0; k < KINDS; k++)
+            if ((t[k][i] = bench_in_child(run_kind, k)) < 0) {
+                fprintf(stderr, "first-launch: a %s sample failed\n", kind_name[k]);
+                return 1;
+            }
+    for (int i = 0; i < rounds; i++)
+        for (int k = 0; k < KINDS; k++)
+            ratio[k][i] = t[k][i] / t[k == SX_NOJIT || k == RAW_NOJIT ? RAW_NOJIT : RAW][i];
+    printf("first launch of a one-image PTX kernel in a fresh process (%d alternating rounds, wall time):\n", rounds);
+    for (int k = 0; k < KINDS; k++) {
+        double m = bench_median(t[k], rounds);
+        printf("  %-34s median %8.3f ms (range %.3f-%.3f)\n", kind_name[k], m, t[k][0], t[k][rounds - 1]);
+    }
+    bench_print_ratio("  sx, persistent cache off / raw:         ", ratio[SX_NOCACHE], rounds);
+    bench_print_ratio("  sx, persistent cache / raw:             ", ratio[SX_CACHE], rounds);
+    bench_print_ratio("  sx, cache / raw, both driver JIT off:   ", ratio[SX_NOJIT], rounds);
+    bench_print_ratio("  raw with JIT log buffers / raw:         ", ratio[RAW_LOGS], rounds);
+    return 0;
+}

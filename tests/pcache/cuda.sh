@@ -1,0 +1,4 @@
+#!/bin/sh
+# cuda.sh: a one-image PTX program from the persistent cache in a second
+# process, with the driver's JIT cache off (GPU machine; 77 without a GPU).
+exec "${SX_TEST_SRCDIR:-.}/tests/pcache/second-process.sh" cuda

@@ -1,0 +1,3 @@
+#!/bin/sh
+# opencl.sh: a one-image program from the persistent cache in a second process, on PoCL.
+exec "${SX_TEST_SRCDIR:-.}/tests/pcache/second-process.sh" opencl

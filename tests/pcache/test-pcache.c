@@ -1,0 +1,313 @@
+/* test-pcache.c: the persistent program cache's directory: the size bound
+ * and least-recently-used eviction, several processes filling it at once,
+ * the file size limit (ulimit -f) and temporary files of dead writers. */
+#include <check.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sx-internal.h"
+#include "../check-util.h"
+
+#define ENTRY_BYTES (1000 + 88) /* payload + header */
+
+static char dir[256];
+
+static void setup(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/sx-pcache-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    strcat(dir, "/cache");
+    setenv("SX_CACHE_DIR", dir, 1);
+    unsetenv("SX_CACHE");
+    unsetenv("SX_CACHE_MAX_SIZE");
+}
+
+static void teardown(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%.*s'", (int)(strrchr(dir, '/') - dir), dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static sxi_pcache_key key_of(unsigned who, unsigned i)
+{
+    sxi_pcache_key k;
+    memset(&k, 0, sizeof(k));
+    memcpy(k.digest, &who, sizeof(who));
+    memcpy(k.digest + 8, &i, sizeof(i));
+    k.digest[31] = 0x5a;
+    return k;
+}
+
+static void store(unsigned who, unsigned i)
+{
+    unsigned char payload[1000];
+    memset(payload, (int)(who * 31 + i), sizeof(payload));
+    sxi_pcache_key k = key_of(who, i);
+    sxi_pcache_store(&k, SX_IMAGE_KIND_CUBIN, payload, sizeof(payload));
+}
+
+/* Is entry (who, i) there and whole? */
+static bool loads(unsigned who, unsigned i)
+{
+    sxi_pcache_key k = key_of(who, i);
+    sx_image_kind kind;
+    void *data;
+    size_t size;
+    if (sxi_pcache_load(&k, &kind, &data, &size) != SX_SUCCESS)
+        return false;
+    unsigned char want[1000];
+    memset(want, (int)(who * 31 + i), sizeof(want));
+    bool same = kind == SX_IMAGE_KIND_CUBIN && size == sizeof(want) && memcmp(data, want, size) == 0;
+    free(data);
+    ck_assert_msg(same, "entry (%u, %u) read back different", who, i);
+    return true;
+}
+
+/* Entries, their bytes, and temporary files in the directory. */
+static unsigned scan(uint64_t *bytes, unsigned *tmps)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    unsigned n = 0;
+    *bytes = 0;
+    *tmps = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat st;
+        char p[600];
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (strstr(e->d_name, ".tmp."))
+            (*tmps)++;
+        else if (strlen(e->d_name) == 68 && stat(p, &st) == 0) {
+            n++;
+            *bytes += (uint64_t)st.st_size;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Make an entry look used `age` seconds ago. */
+static void age_entry(unsigned who, unsigned i, int age)
+{
+    sxi_pcache_key k = key_of(who, i);
+    char p[600];
+    int w = snprintf(p, sizeof(p), "%s/", dir);
+    for (int b = 0; b < 32; b++)
+        w += snprintf(p + w, sizeof(p) - (size_t)w, "%02x", k.digest[b]);
+    snprintf(p + w, sizeof(p) - (size_t)w, ".bin");
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= age;
+    t[1] = t[0];
+    ck_assert_int_eq(utimensat(AT_FDCWD, p, t, 0), 0);
+}
+
+START_TEST(max_size_parsed)
+{
+    ck_assert_uint_eq(sxi_pcache_max_size(), SXI_PCACHE_DEFAULT_MAX_SIZE);
+    setenv("SX_CACHE_MAX_SIZE", "64K", 1);
+    ck_assert_uint_eq(sxi_pcache_max_size(), 65536);
+    setenv("SX_CACHE_MAX_SIZE", "3m", 1);
+    ck_assert_uint_eq(sxi_pcache_max_size(), 3u << 20);
+    setenv("SX_CACHE_MAX_SIZE", "2G", 1);
+    ck_assert_uint_eq(sxi_pcache_max_size(), (uint64_t)2 << 30);
+    setenv("SX_CACHE_MAX_SIZE", "12345", 1);
+    ck_assert_uint_eq(sxi_pcache_max_size(), 12345);
+    setenv("SX_CACHE_MAX_SIZE", "0", 1);
+    ck_assert_uint_eq(sxi_pcache_max_size(), 0);
+    const char *bad[] = {"lots", "12Q", "-5", "5KK", "99999999999999999999G"};
+    for (size_t i = 0; i < SXI_ARRAY_SIZE(bad); i++) {
+        setenv("SX_CACHE_MAX_SIZE", bad[i], 1);
+        ck_assert_msg(sxi_pcache_max_size() == SXI_PCACHE_DEFAULT_MAX_SIZE, "'%s' accepted", bad[i]);
+    }
+}
+END_TEST
+
+START_TEST(least_recently_used_evicted)
+{
+    char limit[32];
+    snprintf(limit, sizeof(limit), "%u", 3 * ENTRY_BYTES);
+    setenv("SX_CACHE_MAX_SIZE", limit, 1);
+    for (unsigned i = 0; i < 3; i++) {
+        store(0, i);
+        age_entry(0, i, 3 * 3600 - (int)i * 3600); /* 0 oldest, 2 youngest (hits refresh hourly) */
+    }
+    /* A hit makes entry 0 the youngest. */
+    ck_assert(loads(0, 0));
+    sxi_program_stats before, after;
+    sxi_program_stats_get(&before);
+    store(0, 3);
+    sxi_program_stats_get(&after);
+    ck_assert_uint_eq(after.disk_evictions - before.disk_evictions, 1);
+    ck_assert(!loads(0, 1)); /* the least recently used went */
+    ck_assert(loads(0, 0));
+    ck_assert(loads(0, 2));
+    ck_assert(loads(0, 3));
+    uint64_t bytes;
+    unsigned tmps;
+    ck_assert_uint_eq(scan(&bytes, &tmps), 3);
+    ck_assert_uint_le(bytes, 3 * ENTRY_BYTES);
+    /* A smaller bound takes more at the next store; one larger than the
+     * bound is not written at all. */
+    snprintf(limit, sizeof(limit), "%u", ENTRY_BYTES);
+    setenv("SX_CACHE_MAX_SIZE", limit, 1);
+    store(0, 4);
+    ck_assert_uint_eq(scan(&bytes, &tmps), 1);
+    ck_assert(loads(0, 4));
+    setenv("SX_CACHE_MAX_SIZE", "500", 1);
+    store(0, 5);
+    ck_assert(!loads(0, 5));
+    ck_assert(loads(0, 4));
+    /* 0: no bound. */
+    setenv("SX_CACHE_MAX_SIZE", "0", 1);
+    for (unsigned i = 10; i < 20; i++)
+        store(0, i);
+    ck_assert_uint_eq(scan(&bytes, &tmps), 11);
+}
+END_TEST
+
+START_TEST(two_processes_fill_at_once)
+{
+    char limit[32];
+    snprintf(limit, sizeof(limit), "%u", 40 * ENTRY_BYTES);
+    setenv("SX_CACHE_MAX_SIZE", limit, 1);
+    pid_t kids[2];
+    for (unsigned w = 0; w < 2; w++) {
+        kids[w] = fork();
+        ck_assert_int_ge(kids[w], 0);
+        if (kids[w] == 0) {
+            for (unsigned i = 0; i < 150; i++) {
+                store(w + 1, i);
+                /* Readers meanwhile: what they find is whole or absent. */
+                if (i > 3)
+                    loads(w + 1, i - 3);
+            }
+            _exit(0);
+        }
+    }
+    for (unsigned w = 0; w < 2; w++) {
+        int st;
+        ck_assert_int_eq(waitpid(kids[w], &st, 0), kids[w]);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "writer %u failed (status 0x%x)", w, st);
+    }
+    uint64_t bytes;
+    unsigned tmps, n = scan(&bytes, &tmps);
+    ck_assert_uint_eq(tmps, 0);
+    ck_assert_uint_le(bytes, 40 * ENTRY_BYTES);
+    ck_assert_uint_ge(n, 20);
+    /* Every entry left is whole, and the newest of each writer survived. */
+    unsigned whole = 0;
+    for (unsigned w = 1; w <= 2; w++)
+        for (unsigned i = 0; i < 150; i++)
+            whole += loads(w, i);
+    ck_assert_uint_eq(whole, n);
+    ck_assert(loads(1, 149));
+    ck_assert(loads(2, 149));
+}
+END_TEST
+
+START_TEST(file_size_limit_is_not_fatal)
+{
+    /* The default action of SIGXFSZ kills: a cache write past `ulimit -f`
+     * must fail quietly instead, and leave no temporary file. */
+    signal(SIGXFSZ, SIG_DFL);
+    struct rlimit rl, was;
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+    rl = was;
+    rl.rlim_cur = 512;
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    store(0, 1);
+    ck_assert(!loads(0, 1));
+    uint64_t bytes;
+    unsigned tmps;
+    ck_assert_uint_eq(scan(&bytes, &tmps), 0);
+    ck_assert_uint_eq(tmps, 0);
+    /* Under the limit it is written. */
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+    store(0, 2);
+    ck_assert(loads(0, 2));
+}
+END_TEST
+
+START_TEST(dead_writers_files_removed)
+{
+    store(0, 0); /* makes the directory */
+    char old[600], young[600], locked[600];
+    snprintf(old, sizeof(old), "%s/%064d.bin.tmp.AbCdEf", dir, 0);
+    snprintf(young, sizeof(young), "%s/%064d.bin.tmp.GhIjKl", dir, 1);
+    snprintf(locked, sizeof(locked), "%s/%064d.bin.tmp.MnOpQr", dir, 2);
+    int fds[3];
+    const char *paths[3] = {old, young, locked};
+    for (int i = 0; i < 3; i++) {
+        fds[i] = open(paths[i], O_WRONLY | O_CREAT | O_EXCL, 0600);
+        ck_assert_int_ge(fds[i], 0);
+        ck_assert_int_eq(write(fds[i], "half", 4), 4);
+    }
+    struct timespec t[2];
+    clock_gettime(CLOCK_REALTIME, &t[0]);
+    t[0].tv_sec -= 3600;
+    t[1] = t[0];
+    ck_assert_int_eq(utimensat(AT_FDCWD, old, t, 0), 0);
+    ck_assert_int_eq(utimensat(AT_FDCWD, locked, t, 0), 0);
+    /* A writer still alive holds its lock (another process: flock is per
+     * open file, so the child's lock is what the cleaner sees). */
+    int go[2], done[2];
+    ck_assert_int_eq(pipe(go), 0);
+    ck_assert_int_eq(pipe(done), 0);
+    pid_t kid = fork();
+    if (kid == 0) {
+        int fd = open(locked, O_RDONLY);
+        char c;
+        if (fd < 0 || flock(fd, LOCK_EX) != 0 || write(go[1], "x", 1) != 1 || read(done[0], &c, 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    char c;
+    ck_assert_int_eq(read(go[0], &c, 1), 1);
+    close(fds[0]);
+    close(fds[1]);
+    close(fds[2]);
+    sxi_program_stats before, after;
+    sxi_program_stats_get(&before);
+    store(0, 1);
+    sxi_program_stats_get(&after);
+    ck_assert_uint_eq(after.disk_stale_removed - before.disk_stale_removed, 1);
+    ck_assert_int_ne(access(old, F_OK), 0);   /* old, nobody's: removed */
+    ck_assert_int_eq(access(young, F_OK), 0); /* may be being written now */
+    ck_assert_int_eq(access(locked, F_OK), 0); /* its writer lives */
+    ck_assert_int_eq(write(done[1], "x", 1), 1);
+    int st;
+    ck_assert_int_eq(waitpid(kid, &st, 0), kid);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    store(0, 2);
+    ck_assert_int_ne(access(locked, F_OK), 0);
+    ck_assert(loads(0, 0) && loads(0, 1) && loads(0, 2));
+}
+END_TEST
+
+static Suite *pcache_suite(void)
+{
+    Suite *s = suite_create("persistent cache");
+    TCase *t = tcase_create("directory");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_add_test(t, max_size_parsed);
+    tcase_add_test(t, least_recently_used_evicted);
+    tcase_add_test(t, two_processes_fill_at_once);
+    tcase_add_test(t, file_size_limit_is_not_fatal);
+    tcase_add_test(t, dead_writers_files_removed);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+SXT_MAIN(pcache_suite)
