@@ -192,8 +192,12 @@ static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_devi
         if (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
             d->usm = SXO_USM_SVM;
     }
-    d->global_access = sxo_has_extension(d, "cl_intel_global_variable_access") &&
-                       p->ext.read_global && p->ext.write_global;
+    /* Intel's CPU runtime (2026.2) exports both entry points and
+     * clGetDeviceGlobalVariablePointerINTEL but lists neither extension
+     * (doc/intel-cpu-opencl.md): the entry points decide, as in UR. */
+    d->global_access = p->ext.read_global && p->ext.write_global &&
+                       (sxo_has_extension(d, "cl_intel_global_variable_access") ||
+                        p->ext.global_pointer);
 
     /* Aspects. */
     sx_aspect_set a = 0;
