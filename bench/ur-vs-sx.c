@@ -1,0 +1,425 @@
+/* ur-vs-sx.c: the same work through libsycl-ext, through DPC++'s Unified
+ * Runtime (its OpenCL adapter) and through OpenCL itself, on one OpenCL
+ * driver (Intel's CPU runtime from tools/intel-opencl.sh), in one process,
+ * alternating rounds; prints per-operation times and the median (range) of
+ * the per-round ratios ours/UR and ours/raw OpenCL.
+ *
+ *   bench/ur-vs-sx [N]      from the build tree after `make check` built
+ *                           bench/kernels/ur-bench.{spv,sximg}
+ *
+ * Lines: empty-kernel launch + wait; enqueue only (N launches, one finish);
+ * a 4-byte device_global write (blocking). Results are checked: every call
+ * must succeed, and ur_bench_add launches are read back through each
+ * side's device-global read. UR is found at $SX_UR_LOADER or
+ * BUILD/intel-opencl/lib/libur_loader.so.0, its OpenCL adapter beside it;
+ * the driver by OCL_ICD_VENDORS (default BUILD/intel-opencl/vendors). */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sycl-ext/sx.h>
+
+#include "bench.h"
+#include "ur-api.h"
+
+#define DIE(...)                                                                                   \
+    do {                                                                                           \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        exit(1);                                                                                   \
+    } while (0)
+
+static const char *build = ".";
+
+static unsigned char *slurp(const char *rel, size_t *size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", build, rel);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        DIE("cannot open %s (make check builds it)", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    unsigned char *d = malloc((size_t)n);
+    if (!d || fread(d, 1, (size_t)n, f) != (size_t)n)
+        DIE("cannot read %s", path);
+    fclose(f);
+    *size = (size_t)n;
+    return d;
+}
+
+/* ---------------------------------------------------------------- raw OpenCL */
+#define CL_FNS(X)                                                                                  \
+    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clCreateContext)                  \
+    X(clCreateCommandQueueWithProperties) X(clCreateProgramWithIL) X(clBuildProgram)               \
+    X(clCreateKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish) X(clWaitForEvents)   \
+    X(clReleaseEvent) X(clReleaseKernel) X(clReleaseProgram) X(clReleaseCommandQueue)              \
+    X(clReleaseContext) X(clGetExtensionFunctionAddressForPlatform)
+#define CL_DECL(name) static __typeof__(&name) p_##name;
+CL_FNS(CL_DECL)
+typedef cl_int(CL_API_CALL *gv_write_fn)(cl_command_queue, cl_program, const char *, cl_bool,
+                                         size_t, size_t, const void *, cl_uint, const cl_event *,
+                                         cl_event *);
+typedef cl_int(CL_API_CALL *gv_read_fn)(cl_command_queue, cl_program, const char *, cl_bool,
+                                        size_t, size_t, void *, cl_uint, const cl_event *,
+                                        cl_event *);
+static struct {
+    cl_context ctx;
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel empty, add;
+    gv_write_fn write;
+    gv_read_fn read;
+} cl;
+
+#define CLK(call)                                                                                  \
+    do {                                                                                           \
+        cl_int e_ = (call);                                                                        \
+        if (e_ != CL_SUCCESS)                                                                      \
+            DIE("%s: %d", #call, e_);                                                              \
+    } while (0)
+
+static void cl_setup(const unsigned char *spv, size_t size)
+{
+    /* RTLD_GLOBAL: UR's OpenCL adapter then binds to this same ICD loader. */
+    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (!lib)
+        DIE("libOpenCL.so.1: %s", dlerror());
+#define CL_LOAD(name)                                                                              \
+    if (!(*(void **)&p_##name = dlsym(lib, #name)))                                                \
+        DIE("no %s", #name);
+    CL_FNS(CL_LOAD)
+    cl_platform_id pl;
+    cl_device_id dev;
+    cl_int err;
+    CLK(p_clGetPlatformIDs(1, &pl, NULL));
+    CLK(p_clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    cl.ctx = p_clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    CLK(err);
+    cl.q = p_clCreateCommandQueueWithProperties(cl.ctx, dev, NULL, &err);
+    CLK(err);
+    cl.prog = p_clCreateProgramWithIL(cl.ctx, spv, size, &err);
+    CLK(err);
+    CLK(p_clBuildProgram(cl.prog, 1, &dev, "", NULL, NULL));
+    cl.empty = p_clCreateKernel(cl.prog, "ur_bench_empty", &err);
+    CLK(err);
+    cl.add = p_clCreateKernel(cl.prog, "ur_bench_add", &err);
+    CLK(err);
+    cl.write = (gv_write_fn)p_clGetExtensionFunctionAddressForPlatform(
+        pl, "clEnqueueWriteGlobalVariableINTEL");
+    cl.read = (gv_read_fn)p_clGetExtensionFunctionAddressForPlatform(
+        pl, "clEnqueueReadGlobalVariableINTEL");
+    if (!cl.write || !cl.read)
+        DIE("the driver has no clEnqueueWrite/ReadGlobalVariableINTEL");
+}
+
+static void cl_teardown(void)
+{
+    p_clReleaseKernel(cl.empty);
+    p_clReleaseKernel(cl.add);
+    p_clReleaseProgram(cl.prog);
+    p_clReleaseCommandQueue(cl.q);
+    p_clReleaseContext(cl.ctx);
+}
+
+/* -------------------------------------------------------- Unified Runtime */
+#define UR_DECL(name, params) static ur_result_t (*p_##name) params;
+UR_ENTRIES(UR_DECL)
+static struct {
+    ur_context_handle_t ctx;
+    ur_device_handle_t dev;
+    ur_queue_handle_t q;
+    ur_program_handle_t prog;
+    ur_kernel_handle_t empty, add;
+} ur;
+
+#define URK(call)                                                                                  \
+    do {                                                                                           \
+        ur_result_t e_ = (call);                                                                   \
+        if (e_ != UR_RESULT_SUCCESS)                                                               \
+            DIE("%s: UR result %d", #call, (int)e_);                                               \
+    } while (0)
+
+static void ur_setup(const unsigned char *spv, size_t size)
+{
+    char path[4096];
+    const char *loader = getenv("SX_UR_LOADER");
+    if (!loader) {
+        snprintf(path, sizeof path, "%s/intel-opencl/lib/libur_loader.so.0", build);
+        loader = path;
+    }
+    void *lib = dlopen(loader, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        DIE("SKIP: no Unified Runtime loader (%s); tools/intel-opencl.sh installs it", dlerror());
+#define UR_LOAD(name, params)                                                                      \
+    if (!(*(void **)&p_##name = dlsym(lib, #name)))                                                \
+        DIE("%s lacks %s", loader, #name);
+    UR_ENTRIES(UR_LOAD)
+    /* Only the OpenCL adapter, from beside the loader. */
+    char adapter[4096];
+    snprintf(adapter, sizeof adapter, "%.*s/libur_adapter_opencl.so.0",
+             (int)(strrchr(loader, '/') ? strrchr(loader, '/') - loader : 1),
+             strrchr(loader, '/') ? loader : ".");
+    setenv("UR_ADAPTERS_FORCE_LOAD", adapter, 0);
+    URK(p_urLoaderInit(0, NULL));
+    ur_adapter_handle_t adapters[8];
+    uint32_t na = 0;
+    URK(p_urAdapterGet(8, adapters, &na));
+    ur_platform_handle_t plat = NULL;
+    for (uint32_t i = 0; i < na && !plat; i++) {
+        uint32_t backend = 0, np = 0;
+        URK(p_urAdapterGetInfo(adapters[i], UR_ADAPTER_INFO_BACKEND, sizeof backend, &backend,
+                               NULL));
+        if (backend == UR_ADAPTER_BACKEND_OPENCL)
+            URK(p_urPlatformGet(adapters[i], 1, &plat, &np));
+    }
+    if (!plat)
+        DIE("Unified Runtime found no OpenCL platform (%u adapters)", na);
+    uint32_t nd = 0;
+    URK(p_urDeviceGet(plat, UR_DEVICE_TYPE_ALL, 1, &ur.dev, &nd));
+    URK(p_urContextCreate(1, &ur.dev, NULL, &ur.ctx));
+    URK(p_urQueueCreate(ur.ctx, ur.dev, NULL, &ur.q));
+    URK(p_urProgramCreateWithIL(ur.ctx, spv, size, NULL, &ur.prog));
+    URK(p_urProgramBuild(ur.ctx, ur.prog, ""));
+    URK(p_urKernelCreate(ur.prog, "ur_bench_empty", &ur.empty));
+    URK(p_urKernelCreate(ur.prog, "ur_bench_add", &ur.add));
+    /* The launch signature declared in ur-api.h: an event must come back. */
+    size_t one = 1;
+    ur_event_handle_t ev = NULL;
+    URK(p_urEnqueueKernelLaunch(ur.q, ur.empty, 1, NULL, &one, NULL, NULL, 0, NULL, &ev));
+    if (!ev)
+        DIE("urEnqueueKernelLaunch gave no event: not the signature declared in ur-api.h");
+    URK(p_urEventWait(1, &ev));
+    URK(p_urEventRelease(ev));
+}
+
+static void ur_teardown(void)
+{
+    p_urKernelRelease(ur.empty);
+    p_urKernelRelease(ur.add);
+    p_urProgramRelease(ur.prog);
+    p_urQueueRelease(ur.q);
+    p_urContextRelease(ur.ctx);
+}
+
+/* ------------------------------------------------------------ libsycl-ext */
+static int sx_value;  /* the device_image_scope host object: { int value; } */
+static struct {
+    sx_image_file file;
+    sx_context ctx;
+    sx_queue q;
+    sx_kernel empty, add;
+} sx;
+
+static void sx_setup(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench/kernels/ur-bench.sximg", build);
+    CHECK(sx_image_file_load(path, &sx.file));
+    CHECK(sx_device_global_add(&sx_value, "ur_bench_value", sizeof sx_value,
+                               SX_DEVICE_GLOBAL_IMAGE_SCOPE, SX_HOST_ACCESS_READ_WRITE));
+    CHECK(sx_init(SX_INIT_DEFAULT));
+    sx_device dev;
+    CHECK(sx_device_get_default(&dev));
+    CHECK(sx_context_create(1, &dev, &sx.ctx));
+    CHECK(sx_queue_create(sx.ctx, dev, SX_QUEUE_IN_ORDER, &sx.q));
+    CHECK(sx_kernel_get("ur_bench_empty", &sx.empty));
+    CHECK(sx_kernel_get("ur_bench_add", &sx.add));
+    /* the first launch builds the program: not timed */
+    size_t one = 1;
+    CHECK(sx_queue_launch(sx.q, sx.empty, 1, NULL, &one, NULL, 0, NULL, 0, NULL, NULL));
+    CHECK(sx_queue_wait(sx.q));
+}
+
+static void sx_teardown(void)
+{
+    CHECK(sx_kernel_release(sx.empty));
+    CHECK(sx_kernel_release(sx.add));
+    CHECK(sx_queue_release(sx.q));
+    CHECK(sx_context_release(sx.ctx));
+    CHECK(sx_fini());
+    CHECK(sx_device_global_remove(&sx_value));
+    CHECK(sx_image_file_release(sx.file));
+}
+
+/* ------------------------------------------------------------- the work */
+enum { RAW, UR, SX, SIDES };
+static const char *const side_name[SIDES] = {"OpenCL", "UR", "sx"};
+static int n_ops = 2000;
+
+static double launch_wait(int side)
+{
+    size_t one = 1;
+    double t0 = bench_now();
+    for (int i = 0; i < n_ops; i++) {
+        if (side == RAW) {
+            cl_event ev;
+            CLK(p_clEnqueueNDRangeKernel(cl.q, cl.empty, 1, NULL, &one, NULL, 0, NULL, &ev));
+            CLK(p_clWaitForEvents(1, &ev));
+            p_clReleaseEvent(ev);
+        } else if (side == UR) {
+            ur_event_handle_t ev;
+            URK(p_urEnqueueKernelLaunch(ur.q, ur.empty, 1, NULL, &one, NULL, NULL, 0, NULL, &ev));
+            URK(p_urEventWait(1, &ev));
+            p_urEventRelease(ev);
+        } else {
+            sx_event ev;
+            CHECK(sx_queue_launch(sx.q, sx.empty, 1, NULL, &one, NULL, 0, NULL, 0, NULL, &ev));
+            CHECK(sx_event_wait(1, &ev));
+            CHECK(sx_event_release(ev));
+        }
+    }
+    return (bench_now() - t0) / n_ops;
+}
+
+static double enqueue_only(int side)
+{
+    size_t one = 1;
+    double t0 = bench_now();
+    for (int i = 0; i < n_ops; i++) {
+        if (side == RAW)
+            CLK(p_clEnqueueNDRangeKernel(cl.q, cl.empty, 1, NULL, &one, NULL, 0, NULL, NULL));
+        else if (side == UR)
+            URK(p_urEnqueueKernelLaunch(ur.q, ur.empty, 1, NULL, &one, NULL, NULL, 0, NULL, NULL));
+        else
+            CHECK(sx_queue_launch(sx.q, sx.empty, 1, NULL, &one, NULL, 0, NULL, 0, NULL, NULL));
+    }
+    if (side == RAW)
+        CLK(p_clFinish(cl.q));
+    else if (side == UR)
+        URK(p_urQueueFinish(ur.q));
+    else
+        CHECK(sx_queue_wait(sx.q));
+    return (bench_now() - t0) / n_ops;
+}
+
+static int dg_read(int side)
+{
+    int v = -1;
+    if (side == RAW)
+        CLK(cl.read(cl.q, cl.prog, "ur_bench_value", CL_TRUE, sizeof v, 0, &v, 0, NULL, NULL));
+    else if (side == UR)
+        URK(p_urEnqueueDeviceGlobalVariableRead(ur.q, ur.prog, "ur_bench_value", true, sizeof v, 0,
+                                                &v, 0, NULL, NULL));
+    else
+        CHECK(sx_queue_device_global_read(sx.q, &v, &sx_value, sizeof v, 0, 1, 0, NULL, NULL));
+    return v;
+}
+
+/* A blocking 4-byte write, n_ops times; then ur_bench_add(5) and a read
+ * back check that the write and the launch both reached the variable. */
+static double dg_write(int side)
+{
+    double t0 = bench_now();
+    int v = 0;
+    for (int i = 0; i < n_ops; i++) {
+        v = i;
+        if (side == RAW)
+            CLK(cl.write(cl.q, cl.prog, "ur_bench_value", CL_TRUE, sizeof v, 0, &v, 0, NULL, NULL));
+        else if (side == UR)
+            URK(p_urEnqueueDeviceGlobalVariableWrite(ur.q, ur.prog, "ur_bench_value", true,
+                                                     sizeof v, 0, &v, 0, NULL, NULL));
+        else
+            CHECK(sx_queue_device_global_write(sx.q, &sx_value, &v, sizeof v, 0, 1, 0, NULL, NULL));
+    }
+    double t = (bench_now() - t0) / n_ops;
+    int by = 5;
+    size_t one = 1;
+    if (side == RAW) {
+        CLK(p_clSetKernelArg(cl.add, 0, sizeof by, &by));
+        CLK(p_clEnqueueNDRangeKernel(cl.q, cl.add, 1, NULL, &one, NULL, 0, NULL, NULL));
+    } else if (side == UR) {
+        URK(p_urKernelSetArgValue(ur.add, 0, sizeof by, NULL, &by));
+        URK(p_urEnqueueKernelLaunch(ur.q, ur.add, 1, NULL, &one, NULL, NULL, 0, NULL, NULL));
+    } else {
+        sx_arg a = {.type = SX_ARG_VALUE, .index = 0, .size = sizeof by, .value = &by};
+        CHECK(sx_queue_launch(sx.q, sx.add, 1, NULL, &one, NULL, 1, &a, 0, NULL, NULL));
+    }
+    int back = dg_read(side);
+    if (back != v + by)
+        DIE("%s: device global reads %d after writing %d and adding %d", side_name[side], back, v,
+            by);
+    return t;
+}
+
+typedef struct {
+    const char *what;
+    double (*run)(int side);
+} bench_line;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum { ROUNDS = 9 };
+
+/* ROUNDS rounds; each runs the three sides, in an order that rotates. */
+static void measure(const bench_line *l)
+{
+    double t[SIDES][ROUNDS], r_ur[ROUNDS], r_cl[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int k = 0; k < SIDES; k++) {
+            int side = (r + k) % SIDES;
+            t[side][r] = l->run(side);
+        }
+        r_ur[r] = t[SX][r] / t[UR][r];
+        r_cl[r] = t[SX][r] / t[RAW][r];
+    }
+    double m[SIDES];
+    for (int s = 0; s < SIDES; s++)
+        m[s] = median(t[s], ROUNDS);
+    double mu = median(r_ur, ROUNDS), mc = median(r_cl, ROUNDS);
+    printf("%-28s OpenCL %8.2f us  UR %8.2f us  sx %8.2f us   sx/UR %.3f [%.3f..%.3f]  "
+           "sx/OpenCL %.3f [%.3f..%.3f]\n",
+           l->what, m[RAW] * 1e6, m[UR] * 1e6, m[SX] * 1e6, mu, r_ur[0], r_ur[ROUNDS - 1], mc,
+           r_cl[0], r_cl[ROUNDS - 1]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        n_ops = atoi(argv[1]);
+    if (n_ops < 1)
+        DIE("usage: %s [operations per round]", argv[0]);
+    const char *b = getenv("SX_TEST_BUILDDIR");
+    if (b)
+        build = b;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/intel-opencl/vendors", build);
+    setenv("OCL_ICD_VENDORS", path, 0);
+    snprintf(path, sizeof path, "%s/adapters/opencl/.libs/sx-adapter-opencl.so", build);
+    setenv("SX_ADAPTERS", path, 0);
+    size_t size;
+    unsigned char *spv = slurp("bench/kernels/ur-bench.spv", &size);
+    cl_setup(spv, size);
+    ur_setup(spv, size);
+    sx_setup();
+    printf("ur-vs-sx: %d operations per round, %d rounds, driver: OCL_ICD_VENDORS=%s\n", n_ops,
+           ROUNDS, getenv("OCL_ICD_VENDORS"));
+    static const bench_line lines[] = {
+        {"empty kernel launch + wait", launch_wait},
+        {"enqueue only (then finish)", enqueue_only},
+        {"device_global write 4 B", dg_write},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        measure(&lines[i]);
+    sx_teardown();
+    ur_teardown();
+    cl_teardown();
+    free(spv);
+    return 0;
+}
