@@ -8,9 +8,11 @@
  *                           bench/kernels/ur-bench.{spv,sximg}
  *
  * Lines: empty-kernel launch + wait; enqueue only (N launches, one finish);
- * a 4-byte device_global write (blocking). Results are checked: every call
- * must succeed, and ur_bench_add launches are read back through each
- * side's device-global read. UR is found at $SX_UR_LOADER or
+ * a 4-byte device_global write (blocking); the first launch of a kernel
+ * linked with its virtual-function sets, cold and (in a second process that
+ * this one starts) from each side's cache. Results are checked: every call
+ * must succeed, ur_bench_add launches and the virtual calls' results are
+ * read back through each side's device-global read. UR is found at $SX_UR_LOADER or
  * BUILD/intel-opencl/lib/libur_loader.so.0, its OpenCL adapter beside it;
  * the driver by OCL_ICD_VENDORS (default BUILD/intel-opencl/vendors). */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sycl-ext/sx.h>
 
@@ -60,7 +63,8 @@ static unsigned char *slurp(const char *rel, size_t *size)
     X(clCreateCommandQueueWithProperties) X(clCreateProgramWithIL) X(clBuildProgram)               \
     X(clCreateKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish) X(clWaitForEvents)   \
     X(clReleaseEvent) X(clReleaseKernel) X(clReleaseProgram) X(clReleaseCommandQueue)              \
-    X(clReleaseContext) X(clGetExtensionFunctionAddressForPlatform)
+    X(clReleaseContext) X(clGetExtensionFunctionAddressForPlatform) X(clCompileProgram)           \
+    X(clLinkProgram) X(clGetProgramInfo) X(clCreateProgramWithBinary)
 #define CL_DECL(name) static __typeof__(&name) p_##name;
 CL_FNS(CL_DECL)
 typedef cl_int(CL_API_CALL *gv_write_fn)(cl_command_queue, cl_program, const char *, cl_bool,
@@ -70,6 +74,7 @@ typedef cl_int(CL_API_CALL *gv_read_fn)(cl_command_queue, cl_program, const char
                                         size_t, size_t, void *, cl_uint, const cl_event *,
                                         cl_event *);
 static struct {
+    cl_device_id dev;
     cl_context ctx;
     cl_command_queue q;
     cl_program prog;
@@ -96,10 +101,10 @@ static void cl_setup(const unsigned char *spv, size_t size)
         DIE("no %s", #name);
     CL_FNS(CL_LOAD)
     cl_platform_id pl;
-    cl_device_id dev;
     cl_int err;
     CLK(p_clGetPlatformIDs(1, &pl, NULL));
-    CLK(p_clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &dev, NULL));
+    CLK(p_clGetDeviceIDs(pl, CL_DEVICE_TYPE_ALL, 1, &cl.dev, NULL));
+    cl_device_id dev = cl.dev;
     cl.ctx = p_clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CLK(err);
     cl.q = p_clCreateCommandQueueWithProperties(cl.ctx, dev, NULL, &err);
@@ -210,11 +215,13 @@ static void ur_teardown(void)
 
 /* ------------------------------------------------------------ libsycl-ext */
 static int sx_value;  /* the device_image_scope host object: { int value; } */
+static int sx_vf_result;  /* ur-bench-vf.cl's ur_vf_result */
 static struct {
-    sx_image_file file;
+    sx_image_file file, vf_file;
+    sx_device dev;
     sx_context ctx;
     sx_queue q;
-    sx_kernel empty, add;
+    sx_kernel empty, add, vf;
 } sx;
 
 static void sx_setup(void)
@@ -222,15 +229,19 @@ static void sx_setup(void)
     char path[4096];
     snprintf(path, sizeof path, "%s/bench/kernels/ur-bench.sximg", build);
     CHECK(sx_image_file_load(path, &sx.file));
+    snprintf(path, sizeof path, "%s/bench/kernels/ur-bench-vf.sximg", build);
+    CHECK(sx_image_file_load(path, &sx.vf_file));
     CHECK(sx_device_global_add(&sx_value, "ur_bench_value", sizeof sx_value,
                                SX_DEVICE_GLOBAL_IMAGE_SCOPE, SX_HOST_ACCESS_READ_WRITE));
+    CHECK(sx_device_global_add(&sx_vf_result, "ur_vf_result", sizeof sx_vf_result,
+                               SX_DEVICE_GLOBAL_IMAGE_SCOPE, SX_HOST_ACCESS_READ_WRITE));
     CHECK(sx_init(SX_INIT_DEFAULT));
-    sx_device dev;
-    CHECK(sx_device_get_default(&dev));
-    CHECK(sx_context_create(1, &dev, &sx.ctx));
-    CHECK(sx_queue_create(sx.ctx, dev, SX_QUEUE_IN_ORDER, &sx.q));
+    CHECK(sx_device_get_default(&sx.dev));
+    CHECK(sx_context_create(1, &sx.dev, &sx.ctx));
+    CHECK(sx_queue_create(sx.ctx, sx.dev, SX_QUEUE_IN_ORDER, &sx.q));
     CHECK(sx_kernel_get("ur_bench_empty", &sx.empty));
     CHECK(sx_kernel_get("ur_bench_add", &sx.add));
+    CHECK(sx_kernel_get("ur_vf_run", &sx.vf));
     /* the first launch builds the program: not timed */
     size_t one = 1;
     CHECK(sx_queue_launch(sx.q, sx.empty, 1, NULL, &one, NULL, 0, NULL, 0, NULL, NULL));
@@ -241,10 +252,13 @@ static void sx_teardown(void)
 {
     CHECK(sx_kernel_release(sx.empty));
     CHECK(sx_kernel_release(sx.add));
+    CHECK(sx_kernel_release(sx.vf));
     CHECK(sx_queue_release(sx.q));
     CHECK(sx_context_release(sx.ctx));
     CHECK(sx_fini());
     CHECK(sx_device_global_remove(&sx_value));
+    CHECK(sx_device_global_remove(&sx_vf_result));
+    CHECK(sx_image_file_release(sx.vf_file));
     CHECK(sx_image_file_release(sx.file));
 }
 
@@ -348,6 +362,192 @@ static double dg_write(int side)
     return t;
 }
 
+/* ---------------------------------------- first launch of a linked program
+ *
+ * ur-bench-vf.sximg: proptool's kernel image and the images of the sets it
+ * calls (extracted to bench/kernels/ur-bench-vf/image<N>.spv: 0 the
+ * kernel, 1 the default set, 2 set_fp64, 3 set_fp64's dummy). Cold: from
+ * SPIR-V to the result of the first launch, each side on a fresh context
+ * (ours) or fresh programs; ours resolves the sets itself and writes its
+ * persistent cache (on by default) into a fresh directory each round.
+ * Cached (a second process): from each one's cache: ours from
+ * SX_CACHE_DIR, UR and OpenCL from the linked binary the first process
+ * saved (what DPC++'s persistent cache does over UR). */
+enum { VF_IMAGES = 3, VF_X = 7, VF_WANT = 7 * 3 + 1 + (int)(7 * 2.5) + 1 };
+static char tmpdir[256];
+static int vf_round;
+static unsigned char *vf_spv[VF_IMAGES];
+static size_t vf_size[VF_IMAGES];
+
+static void vf_load(void)
+{
+    for (int i = 0; i < VF_IMAGES; i++) {
+        char rel[256];
+        snprintf(rel, sizeof rel, "bench/kernels/ur-bench-vf/image%d.spv", i);
+        vf_spv[i] = slurp(rel, &vf_size[i]);
+    }
+}
+
+static void vf_check(int side, int v)
+{
+    if (v != VF_WANT)
+        DIE("%s: ur_vf_run(%d) gave %d, not %d", side_name[side], VF_X, v, VF_WANT);
+}
+
+static void save(const char *name, const void *data, size_t size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+        DIE("cannot write %s", path);
+}
+
+static void *load(const char *name, size_t *size)
+{
+    char rel[512];
+    snprintf(rel, sizeof rel, "%s/%s", tmpdir, name);
+    const char *keep = build;
+    build = "/";
+    void *d = slurp(rel, size);
+    build = keep;
+    return d;
+}
+
+static void cl_vf_finish(cl_program linked, int cached)
+{
+    cl_int err;
+    cl_kernel k = p_clCreateKernel(linked, "ur_vf_run", &err);
+    CLK(err);
+    int x = VF_X, v = -1;
+    size_t one = 1;
+    CLK(p_clSetKernelArg(k, 0, sizeof x, &x));
+    CLK(p_clEnqueueNDRangeKernel(cl.q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+    CLK(cl.read(cl.q, linked, "ur_vf_result", CL_TRUE, sizeof v, 0, &v, 0, NULL, NULL));
+    vf_check(RAW, v);
+    if (!cached && vf_round == 0) {
+        size_t n = 0;
+        CLK(p_clGetProgramInfo(linked, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL));
+        unsigned char *bin = malloc(n), *bins[1] = {bin};
+        CLK(p_clGetProgramInfo(linked, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL));
+        save("cl.bin", bin, n);
+        free(bin);
+    }
+    p_clReleaseKernel(k);
+    p_clReleaseProgram(linked);
+}
+
+static void ur_vf_finish(ur_program_handle_t linked, int cached)
+{
+    ur_kernel_handle_t k;
+    URK(p_urKernelCreate(linked, "ur_vf_run", &k));
+    int x = VF_X, v = -1;
+    size_t one = 1;
+    URK(p_urKernelSetArgValue(k, 0, sizeof x, NULL, &x));
+    URK(p_urEnqueueKernelLaunch(ur.q, k, 1, NULL, &one, NULL, NULL, 0, NULL, NULL));
+    URK(p_urEnqueueDeviceGlobalVariableRead(ur.q, linked, "ur_vf_result", true, sizeof v, 0, &v,
+                                            0, NULL, NULL));
+    vf_check(UR, v);
+    if (!cached && vf_round == 0) {
+        size_t n = 0;
+        URK(p_urProgramGetInfo(linked, UR_PROGRAM_INFO_BINARY_SIZES, sizeof n, &n, NULL));
+        unsigned char *bin = malloc(n), *bins[1] = {bin};
+        URK(p_urProgramGetInfo(linked, UR_PROGRAM_INFO_BINARIES, sizeof bins, bins, NULL));
+        save("ur.bin", bin, n);
+        free(bin);
+    }
+    p_urKernelRelease(k);
+    p_urProgramRelease(linked);
+}
+
+/* Ours on a fresh context: the first launch resolves, links (or reads the
+ * cache in SX_CACHE_DIR) and runs; the context's release drops it. */
+static double sx_vf_first(const char *cache)
+{
+    setenv("SX_CACHE_DIR", cache, 1);
+    sx_context c;
+    sx_queue q;
+    CHECK(sx_context_create(1, &sx.dev, &c));
+    CHECK(sx_queue_create(c, sx.dev, SX_QUEUE_IN_ORDER, &q));
+    int x = VF_X, v = -1;
+    size_t one = 1;
+    sx_arg a = {.type = SX_ARG_VALUE, .index = 0, .size = sizeof x, .value = &x};
+    double t0 = bench_now();
+    CHECK(sx_queue_launch(q, sx.vf, 1, NULL, &one, NULL, 1, &a, 0, NULL, NULL));
+    CHECK(sx_queue_device_global_read(q, &v, &sx_vf_result, sizeof v, 0, 1, 0, NULL, NULL));
+    double t = bench_now() - t0;
+    vf_check(SX, v);
+    CHECK(sx_queue_release(q));
+    CHECK(sx_context_release(c));
+    return t;
+}
+
+static double vf_cold(int side)
+{
+    double t0 = bench_now(), t;
+    if (side == RAW) {
+        cl_program p[VF_IMAGES];
+        cl_int err;
+        for (int i = 0; i < VF_IMAGES; i++) {
+            p[i] = p_clCreateProgramWithIL(cl.ctx, vf_spv[i], vf_size[i], &err);
+            CLK(err);
+            CLK(p_clCompileProgram(p[i], 1, &cl.dev, "", 0, NULL, NULL, NULL, NULL));
+        }
+        cl_program linked = p_clLinkProgram(cl.ctx, 1, &cl.dev, "", VF_IMAGES, p, NULL, NULL, &err);
+        CLK(err);
+        for (int i = 0; i < VF_IMAGES; i++)
+            p_clReleaseProgram(p[i]);
+        cl_vf_finish(linked, 0);
+        t = bench_now() - t0;
+    } else if (side == UR) {
+        ur_program_handle_t p[VF_IMAGES], linked;
+        for (int i = 0; i < VF_IMAGES; i++) {
+            URK(p_urProgramCreateWithIL(ur.ctx, vf_spv[i], vf_size[i], NULL, &p[i]));
+            URK(p_urProgramCompile(ur.ctx, p[i], ""));
+        }
+        URK(p_urProgramLink(ur.ctx, VF_IMAGES, p, "", &linked));
+        for (int i = 0; i < VF_IMAGES; i++)
+            p_urProgramRelease(p[i]);
+        ur_vf_finish(linked, 0);
+        t = bench_now() - t0;
+    } else {
+        char cache[300];
+        snprintf(cache, sizeof cache, "%s/sx-cache-%d", tmpdir, vf_round);
+        t = sx_vf_first(cache);
+    }
+    return t;
+}
+
+static double vf_cached(int side)
+{
+    double t0 = bench_now(), t;
+    if (side == RAW) {
+        size_t n;
+        const unsigned char *bin = load("cl.bin", &n);
+        cl_int err, st;
+        cl_program p = p_clCreateProgramWithBinary(cl.ctx, 1, &cl.dev, &n, &bin, &st, &err);
+        CLK(err);
+        CLK(p_clBuildProgram(p, 1, &cl.dev, "", NULL, NULL));
+        cl_vf_finish(p, 1);
+        t = bench_now() - t0;
+        free((void *)bin);
+    } else if (side == UR) {
+        size_t n;
+        const uint8_t *bin = load("ur.bin", &n);
+        ur_program_handle_t p;
+        URK(p_urProgramCreateWithBinary(ur.ctx, 1, &ur.dev, &n, &bin, NULL, &p));
+        URK(p_urProgramBuild(ur.ctx, p, ""));
+        ur_vf_finish(p, 1);
+        t = bench_now() - t0;
+        free((void *)bin);
+    } else {
+        char cache[300];
+        snprintf(cache, sizeof cache, "%s/sx-cache-0", tmpdir);
+        t = sx_vf_first(cache);
+    }
+    return t;
+}
+
 typedef struct {
     const char *what;
     double (*run)(int side);
@@ -371,11 +571,13 @@ enum { ROUNDS = 9 };
 static void measure(const bench_line *l)
 {
     double t[SIDES][ROUNDS], r_ur[ROUNDS], r_cl[ROUNDS];
+    vf_round = 0;
     for (int r = 0; r < ROUNDS; r++) {
         for (int k = 0; k < SIDES; k++) {
             int side = (r + k) % SIDES;
             t[side][r] = l->run(side);
         }
+        vf_round++;
         r_ur[r] = t[SX][r] / t[UR][r];
         r_cl[r] = t[SX][r] / t[RAW][r];
     }
@@ -383,15 +585,18 @@ static void measure(const bench_line *l)
     for (int s = 0; s < SIDES; s++)
         m[s] = median(t[s], ROUNDS);
     double mu = median(r_ur, ROUNDS), mc = median(r_cl, ROUNDS);
-    printf("%-28s OpenCL %8.2f us  UR %8.2f us  sx %8.2f us   sx/UR %.3f [%.3f..%.3f]  "
+    printf("%-30s OpenCL %9.2f us  UR %9.2f us  sx %9.2f us   sx/UR %.3f [%.3f..%.3f]  "
            "sx/OpenCL %.3f [%.3f..%.3f]\n",
            l->what, m[RAW] * 1e6, m[UR] * 1e6, m[SX] * 1e6, mu, r_ur[0], r_ur[ROUNDS - 1], mc,
            r_cl[0], r_cl[ROUNDS - 1]);
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1)
+    /* ur-vs-sx [N] | ur-vs-sx --vf-cached DIR (the second process) */
+    int cached = argc > 2 && strcmp(argv[1], "--vf-cached") == 0;
+    if (argc > 1 && !cached)
         n_ops = atoi(argv[1]);
     if (n_ops < 1)
         DIE("usage: %s [operations per round]", argv[0]);
@@ -403,23 +608,58 @@ int main(int argc, char **argv)
     setenv("OCL_ICD_VENDORS", path, 0);
     snprintf(path, sizeof path, "%s/adapters/opencl/.libs/sx-adapter-opencl.so", build);
     setenv("SX_ADAPTERS", path, 0);
+    if (cached) {
+        snprintf(tmpdir, sizeof tmpdir, "%s", argv[2]);
+    } else {
+        snprintf(tmpdir, sizeof tmpdir, "%s/ur-vs-sx.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+        if (!mkdtemp(tmpdir))
+            DIE("mkdtemp %s failed", tmpdir);
+    }
+    /* the launch lines' program goes into a cache of this run, not $HOME's */
+    snprintf(path, sizeof path, "%s/sx-cache-main", tmpdir);
+    setenv("SX_CACHE_DIR", path, 1);
     size_t size;
     unsigned char *spv = slurp("bench/kernels/ur-bench.spv", &size);
+    vf_load();
     cl_setup(spv, size);
     ur_setup(spv, size);
     sx_setup();
-    printf("ur-vs-sx: %d operations per round, %d rounds, driver: OCL_ICD_VENDORS=%s\n", n_ops,
-           ROUNDS, getenv("OCL_ICD_VENDORS"));
-    static const bench_line lines[] = {
-        {"empty kernel launch + wait", launch_wait},
-        {"enqueue only (then finish)", enqueue_only},
-        {"device_global write 4 B", dg_write},
-    };
-    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-        measure(&lines[i]);
+    if (!cached) {
+        printf("ur-vs-sx: %d operations per round, %d rounds (rotating order), driver: "
+               "OCL_ICD_VENDORS=%s\n", n_ops, ROUNDS, getenv("OCL_ICD_VENDORS"));
+        static const bench_line lines[] = {
+            {"empty kernel launch + wait", launch_wait},
+            {"enqueue only (then finish)", enqueue_only},
+            {"device_global write 4 B", dg_write},
+            {"vf first launch, cold", vf_cold},
+        };
+        for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+            measure(&lines[i]);
+    } else {
+        static const bench_line cached_line = {"vf first launch, from cache", vf_cached};
+        measure(&cached_line);
+    }
     sx_teardown();
     ur_teardown();
     cl_teardown();
     free(spv);
+    for (int i = 0; i < VF_IMAGES; i++)
+        free(vf_spv[i]);
+    if (!cached) {
+        /* the second process: each side from its cache */
+        fflush(stdout);
+        char cmd[8192], self[4096];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0)
+            DIE("readlink /proc/self/exe failed");
+        self[n] = 0;
+        snprintf(cmd, sizeof cmd, "'%s' --vf-cached '%s'", self, tmpdir);
+        int rc = system(cmd);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "could not remove %s\n", tmpdir);
+        if (rc != 0)
+            DIE("the cached-launch process failed (%d)", rc);
+    }
     return 0;
 }
