@@ -633,8 +633,11 @@ int main(int argc, char **argv)
             {"device_global write 4 B", dg_write},
             {"vf first launch, cold", vf_cold},
         };
+        /* UR_VS_SX_LINE=k: only line k (0-based), to look at one closely */
+        const char *only = getenv("UR_VS_SX_LINE");
         for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
-            measure(&lines[i]);
+            if (!only || (size_t)atoi(only) == i)
+                measure(&lines[i]);
     } else {
         static const bench_line cached_line = {"vf first launch, from cache", vf_cached};
         measure(&cached_line);

@@ -33,7 +33,7 @@ for so in /usr/lib/oclgrind/liboclgrind-rt-icd.so /usr/lib/*/oclgrind/liboclgrin
     if [ -f "$so" ]; then echo "$so" > "$tmp/oclgrind/oclgrind.icd"; break; fi
 done
 # Intel's CPU runtime: the .icd file tools/intel-opencl.sh wrote, or why not.
-intel_dir=$build/intel-opencl
+intel_dir=$(cd "$build" && pwd)/intel-opencl
 if [ -f "$intel_dir/vendors/intel-cpu.icd" ]; then
     ln -s "$intel_dir/vendors" "$tmp/intel"
 elif [ -f "$intel_dir/UNAVAILABLE" ]; then
