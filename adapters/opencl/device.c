@@ -102,6 +102,27 @@ static sx_device_type device_type(cl_device_type t)
     return SX_DEVICE_TYPE_CUSTOM;
 }
 
+/* SX_OPENCL_HIDE_ASPECTS="6,8" (aspect numbers, sx_aspect): aspects every
+ * device of this adapter pretends not to have, so tests can take the
+ * paths of a device without, e.g., fp64 (a set's dummy image). */
+static sx_aspect_set hidden_aspects(void)
+{
+    const char *env = sxo_svc->getenv ? sxo_svc->getenv("SX_OPENCL_HIDE_ASPECTS") : NULL;
+    sx_aspect_set hide = 0;
+    for (const char *p = env; p && *p;) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || v >= SX_ASPECT_MAX_) {
+            sxo_svc->log(SX_LOG_WARN, "opencl: SX_OPENCL_HIDE_ASPECTS: '%s' is not an aspect "
+                         "number below %d: ignored from there", p, SX_ASPECT_MAX_);
+            break;
+        }
+        hide |= SX_ASPECT_BIT(v);
+        p = end + strspn(end, ", ");
+    }
+    return hide;
+}
+
 /* Everything the adapter needs of a device, asked once. */
 static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_device_id id)
 {
@@ -266,7 +287,7 @@ static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_devi
         if (d->svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM)
             a |= SX_ASPECT_BIT(SX_ASPECT_USM_SYSTEM_ALLOCATIONS);
     }
-    d->aspects = a;
+    d->aspects = a & ~hidden_aspects();
     return 0;
 }
 
