@@ -1,6 +1,7 @@
 /* device.c: OpenCL platforms and devices: versions, extensions, aspects, image kinds, the globals probe. */
 #include "opencl.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,19 @@ void sxo_platforms_free(struct sxa_platform_s *platforms, uint32_t count)
     free(platforms);
 }
 
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
 /* One platform; -1 skips it (logged), -2 is out of memory. */
 static int load_platform(struct sxa_platform_s *p, cl_platform_id id)
 {
@@ -325,6 +339,14 @@ static int load_platform(struct sxa_platform_s *p, cl_platform_id id)
     if (!p->name || !p->vendor || !p->version) {
         sxo_svc->log(SX_LOG_WARN, "opencl: platform %p answers no name/vendor/version: skipped",
                      (void *)id);
+        return -1;
+    }
+    /* SX_OPENCL_PLATFORM="Intel": only platforms whose name contains it
+     * (any case), for benchmarks and tests that want one driver. */
+    const char *want = sxo_svc->getenv ? sxo_svc->getenv("SX_OPENCL_PLATFORM") : NULL;
+    if (want && *want && !contains_nocase(p->name, want)) {
+        sxo_svc->log(SX_LOG_INFO, "opencl: platform '%s' skipped: SX_OPENCL_PLATFORM=%s", p->name,
+                     want);
         return -1;
     }
     p->cl_version = parse_version(p->version);
