@@ -12,7 +12,10 @@
  * linked with its virtual-function sets, cold and (in a second process that
  * this one starts) from each side's cache. Results are checked: every call
  * must succeed, ur_bench_add launches and the virtual calls' results are
- * read back through each side's device-global read. UR is found at $SX_UR_LOADER or
+ * read back through each side's device-global read. Each line prints the
+ * wall time and this thread's CPU time per operation (the waits on the
+ * driver's worker threads make wall times noisy on a shared machine; the
+ * CPU time is what each side itself costs). UR is found at $SX_UR_LOADER or
  * BUILD/intel-opencl/lib/libur_loader.so.0, its OpenCL adapter beside it;
  * the driver by OCL_ICD_VENDORS (default BUILD/intel-opencl/vendors). */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -550,7 +553,8 @@ static double vf_cached(int side)
 
 typedef struct {
     const char *what;
-    double (*run)(int side);
+    double (*run)(int side);  /* seconds per operation */
+    int ops;                  /* operations in one run (for the CPU time) */
 } bench_line;
 
 static int cmp_double(const void *a, const void *b)
@@ -565,30 +569,52 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum { ROUNDS = 9 };
+enum { ROUNDS = 15 };
 
-/* ROUNDS rounds; each runs the three sides, in an order that rotates. */
+/* CPU time of this thread: what each side itself costs, apart from the
+ * waits on the driver's worker threads that make the wall times noisy on
+ * a shared machine. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void print_ratios(const char *what, const char *unit, double t[SIDES][ROUNDS], double scale)
+{
+    double r_ur[ROUNDS], r_cl[ROUNDS], m[SIDES];
+    for (int r = 0; r < ROUNDS; r++) {
+        r_ur[r] = t[SX][r] / t[UR][r];
+        r_cl[r] = t[SX][r] / t[RAW][r];
+    }
+    for (int s = 0; s < SIDES; s++)
+        m[s] = median(t[s], ROUNDS);
+    double mu = median(r_ur, ROUNDS), mc = median(r_cl, ROUNDS);
+    printf("%-30s %-4s OpenCL %9.2f  UR %9.2f  sx %9.2f %s   sx/UR %.3f [%.2f..%.2f]  "
+           "sx/OpenCL %.3f [%.2f..%.2f]\n",
+           what, unit, m[RAW] * scale, m[UR] * scale, m[SX] * scale, scale > 1e3 ? "us" : "ms",
+           mu, r_ur[0], r_ur[ROUNDS - 1], mc, r_cl[0], r_cl[ROUNDS - 1]);
+}
+
+/* ROUNDS rounds; each runs the three sides, in an order that rotates;
+ * wall time per operation and this thread's CPU time per operation. */
 static void measure(const bench_line *l)
 {
-    double t[SIDES][ROUNDS], r_ur[ROUNDS], r_cl[ROUNDS];
+    double t[SIDES][ROUNDS], cpu[SIDES][ROUNDS];
     vf_round = 0;
     for (int r = 0; r < ROUNDS; r++) {
         for (int k = 0; k < SIDES; k++) {
             int side = (r + k) % SIDES;
+            double c0 = thread_cpu();
             t[side][r] = l->run(side);
+            cpu[side][r] = (thread_cpu() - c0) / l->ops;
         }
         vf_round++;
-        r_ur[r] = t[SX][r] / t[UR][r];
-        r_cl[r] = t[SX][r] / t[RAW][r];
     }
-    double m[SIDES];
-    for (int s = 0; s < SIDES; s++)
-        m[s] = median(t[s], ROUNDS);
-    double mu = median(r_ur, ROUNDS), mc = median(r_cl, ROUNDS);
-    printf("%-30s OpenCL %9.2f us  UR %9.2f us  sx %9.2f us   sx/UR %.3f [%.3f..%.3f]  "
-           "sx/OpenCL %.3f [%.3f..%.3f]\n",
-           l->what, m[RAW] * 1e6, m[UR] * 1e6, m[SX] * 1e6, mu, r_ur[0], r_ur[ROUNDS - 1], mc,
-           r_cl[0], r_cl[ROUNDS - 1]);
+    double scale = l->ops > 1 ? 1e6 : 1e3;
+    print_ratios(l->what, "wall", t, scale);
+    print_ratios("", "cpu", cpu, scale);
     fflush(stdout);
 }
 
@@ -627,11 +653,11 @@ int main(int argc, char **argv)
     if (!cached) {
         printf("ur-vs-sx: %d operations per round, %d rounds (rotating order), driver: "
                "OCL_ICD_VENDORS=%s\n", n_ops, ROUNDS, getenv("OCL_ICD_VENDORS"));
-        static const bench_line lines[] = {
-            {"empty kernel launch + wait", launch_wait},
-            {"enqueue only (then finish)", enqueue_only},
-            {"device_global write 4 B", dg_write},
-            {"vf first launch, cold", vf_cold},
+        const bench_line lines[] = {
+            {"empty kernel launch + wait", launch_wait, n_ops},
+            {"enqueue only (then finish)", enqueue_only, n_ops},
+            {"device_global write 4 B", dg_write, n_ops},
+            {"vf first launch, cold", vf_cold, 1},
         };
         /* UR_VS_SX_LINE=k: only line k (0-based), to look at one closely */
         const char *only = getenv("UR_VS_SX_LINE");
@@ -639,7 +665,7 @@ int main(int argc, char **argv)
             if (!only || (size_t)atoi(only) == i)
                 measure(&lines[i]);
     } else {
-        static const bench_line cached_line = {"vf first launch, from cache", vf_cached};
+        const bench_line cached_line = {"vf first launch, from cache", vf_cached, 1};
         measure(&cached_line);
     }
     sx_teardown();
