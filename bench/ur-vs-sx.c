@@ -30,34 +30,18 @@
 
 #include <sycl-ext/sx.h>
 
+#include "bench-file.h"
 #include "bench.h"
 #include "ur-api.h"
 
-#define DIE(...)                                                                                   \
-    do {                                                                                           \
-        fprintf(stderr, __VA_ARGS__);                                                              \
-        fputc('\n', stderr);                                                                       \
-        exit(1);                                                                                   \
-    } while (0)
-
 static const char *build = ".";
 
+/* BUILD/rel, read whole */
 static unsigned char *slurp(const char *rel, size_t *size)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", build, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        DIE("cannot open %s (make check builds it)", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    unsigned char *d = malloc((size_t)n);
-    if (!d || fread(d, 1, (size_t)n, f) != (size_t)n)
-        DIE("cannot read %s", path);
-    fclose(f);
-    *size = (size_t)n;
-    return d;
+    return bench_read_file(path, size);
 }
 
 /* ---------------------------------------------------------------- raw OpenCL */
@@ -408,13 +392,9 @@ static void save(const char *name, const void *data, size_t size)
 
 static void *load(const char *name, size_t *size)
 {
-    char rel[512];
-    snprintf(rel, sizeof rel, "%s/%s", tmpdir, name);
-    const char *keep = build;
-    build = "/";
-    void *d = slurp(rel, size);
-    build = keep;
-    return d;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    return bench_read_file(path, size);
 }
 
 static void cl_vf_finish(cl_program linked, int cached)
