@@ -13,7 +13,7 @@
 # caller: without network, pip or a package, it leaves UNAVAILABLE and exits 0.
 # SX_INTEL_OPENCL=0 skips it (the reason says so).
 set -u
-build=$(cd "${1:-.}" && pwd)
+mkdir -p "${1:-.}" && build=$(cd "${1:-.}" && pwd) || { echo "intel-opencl: cannot use build directory ${1:-.}" >&2; exit 0; }
 dir=$build/intel-opencl
 # Pinned: 2026.2.0 of intel-cmplr-lib-ur no longer ships libur_adapter_opencl.so.
 OCL_PKGS="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0"
