@@ -13,9 +13,10 @@
  * this one starts) from each side's cache. Results are checked: every call
  * must succeed, ur_bench_add launches and the virtual calls' results are
  * read back through each side's device-global read. Each line prints the
- * wall time and this thread's CPU time per operation (the waits on the
- * driver's worker threads make wall times noisy on a shared machine; the
- * CPU time is what each side itself costs). UR is found at $SX_UR_LOADER or
+ * wall time and this thread's CPU time per operation: the waits on the
+ * driver's worker threads make wall times noisy on a shared machine; CPU
+ * time is steadier, and for enqueue-only it is what each side itself
+ * costs, but blocking calls also spin inside the driver. UR is found at $SX_UR_LOADER or
  * BUILD/intel-opencl/lib/libur_loader.so.0, its OpenCL adapter beside it;
  * the driver by OCL_ICD_VENDORS (default BUILD/intel-opencl/vendors). */
 #define CL_TARGET_OPENCL_VERSION 300
