@@ -1,4 +1,4 @@
-/* opencl-launch.c: launch overhead of sx_queue_launch vs clEnqueueNDRangeKernel on PoCL, as a ratio.
+/* opencl-launch.c: launch overhead of sx_queue_launch vs clEnqueueNDRangeKernel (PoCL, or the driver OCL_ICD_VENDORS names), as a ratio.
  *
  * Same kernel (ocl_axpb of tests/kernels/ocl-basic), same arguments, one
  * work-item; N launches then one finish, best of several rounds. The
@@ -14,6 +14,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -24,12 +25,8 @@
 
 #include <sycl-ext/sx.h>
 
-#define DIE(...)                                                                     \
-    do {                                                                             \
-        fprintf(stderr, __VA_ARGS__);                                                \
-        fputc('\n', stderr);                                                         \
-        exit(1);                                                                     \
-    } while (0)
+#include "bench-file.h"
+
 #define SX(expr)                                                                     \
     do {                                                                             \
         sx_result r_ = (expr);                                                       \
@@ -44,31 +41,27 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static unsigned char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        DIE("cannot open %s (run make check first to build the kernels)", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    unsigned char *d = malloc((size_t)n);
-    if (!d || fread(d, 1, (size_t)n, f) != (size_t)n)
-        DIE("cannot read %s", path);
-    fclose(f);
-    *size = (size_t)n;
-    return d;
-}
-
 /* The OpenCL entry points the direct side uses, from the same loader. */
 #define CL_FNS(X)                                                                    \
-    X(clGetPlatformIDs) X(clGetDeviceIDs) X(clCreateContext) X(clCreateCommandQueue)  \
+    X(clGetPlatformIDs) X(clGetDeviceIDs) X(clGetDeviceInfo) X(clCreateContext) X(clCreateCommandQueue)  \
     X(clCreateProgramWithBinary) X(clBuildProgram) X(clCreateKernel) X(clSetKernelArg) \
     X(clSetKernelArgSVMPointer) X(clSVMAlloc) X(clSVMFree) X(clEnqueueNDRangeKernel)  \
     X(clFinish) X(clReleaseKernel) X(clReleaseProgram) X(clReleaseCommandQueue)      \
-    X(clReleaseContext) X(clCloneKernel)
+    X(clReleaseContext) X(clCloneKernel) X(clGetExtensionFunctionAddressForPlatform)
 #define CL_DECL(name) static __typeof__(&name) p_##name;
 CL_FNS(CL_DECL)
+
+/* The direct side's memory is what the adapter uses on the device, so both
+ * sides do the same work: Intel USM where the platform has it (the driver's
+ * launches cost more with USM pointers than with SVM ones), else SVM. */
+static clDeviceMemAllocINTEL_fn p_device_alloc;
+static clMemBlockingFreeINTEL_fn p_usm_free;
+static clSetKernelArgMemPointerINTEL_fn p_set_usm_arg;
+
+static cl_int set_pointer_arg(cl_kernel k, cl_uint index, const void *ptr)
+{
+    return p_set_usm_arg ? p_set_usm_arg(k, index, ptr) : p_clSetKernelArgSVMPointer(k, index, ptr);
+}
 
 enum { THREADS = 4 };
 
@@ -94,8 +87,8 @@ static void *direct_run(void *arg)
     long bias = 1;
     size_t one = 1;
     for (int i = 0; i < w->n; i++) {
-        p_clSetKernelArgSVMPointer(w->k, 0, w->in);
-        p_clSetKernelArgSVMPointer(w->k, 1, w->out);
+        set_pointer_arg(w->k, 0, w->in);
+        set_pointer_arg(w->k, 1, w->out);
         p_clSetKernelArg(w->k, 2, sizeof scale, &scale);
         p_clSetKernelArg(w->k, 3, sizeof bias, &bias);
         if (p_clEnqueueNDRangeKernel(w->q, w->k, 1, NULL, &one, NULL, 0, NULL, NULL))
@@ -156,10 +149,25 @@ static void direct_setup(const unsigned char *bc, size_t bc_size, int n)
     d_one.n = n;
     d_one.q = p_clCreateCommandQueue(d_ctx, dev, 0, &err);
     d_one.k = p_clCreateKernel(d_prog, "ocl_axpb", &err);
-    d_one.in = p_clSVMAlloc(d_ctx, CL_MEM_READ_WRITE, 64, 0);
-    d_one.out = p_clSVMAlloc(d_ctx, CL_MEM_READ_WRITE, 64, 0);
+    char ext[16384] = "";
+    p_clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+    if (strstr(ext, "cl_intel_unified_shared_memory")) {
+        p_device_alloc = (clDeviceMemAllocINTEL_fn)p_clGetExtensionFunctionAddressForPlatform(
+            pl, "clDeviceMemAllocINTEL");
+        p_usm_free = (clMemBlockingFreeINTEL_fn)p_clGetExtensionFunctionAddressForPlatform(
+            pl, "clMemBlockingFreeINTEL");
+        p_set_usm_arg = (clSetKernelArgMemPointerINTEL_fn)p_clGetExtensionFunctionAddressForPlatform(
+            pl, "clSetKernelArgMemPointerINTEL");
+        if (!p_device_alloc || !p_usm_free || !p_set_usm_arg)
+            DIE("cl_intel_unified_shared_memory listed but not resolved");
+        d_one.in = p_device_alloc(d_ctx, dev, NULL, 64, 0, &err);
+        d_one.out = p_device_alloc(d_ctx, dev, NULL, 64, 0, &err);
+    } else {
+        d_one.in = p_clSVMAlloc(d_ctx, CL_MEM_READ_WRITE, 64, 0);
+        d_one.out = p_clSVMAlloc(d_ctx, CL_MEM_READ_WRITE, 64, 0);
+    }
     if (!d_one.q || !d_one.k || !d_one.in || !d_one.out)
-        DIE("setup failed (SVM needed)");
+        DIE("setup failed (Intel USM or SVM needed)");
     for (int i = 0; i < THREADS; i++) {
         d_many[i] = d_one;
         d_many[i].n = n / THREADS;
@@ -176,8 +184,13 @@ static void direct_teardown(void)
         p_clReleaseKernel(d_many[i].k);
         p_clReleaseCommandQueue(d_many[i].q);
     }
-    p_clSVMFree(d_ctx, d_one.in);
-    p_clSVMFree(d_ctx, d_one.out);
+    if (p_usm_free) {
+        p_usm_free(d_ctx, d_one.in);
+        p_usm_free(d_ctx, d_one.out);
+    } else {
+        p_clSVMFree(d_ctx, d_one.in);
+        p_clSVMFree(d_ctx, d_one.out);
+    }
     p_clReleaseKernel(d_one.k);
     p_clReleaseCommandQueue(d_one.q);
     p_clReleaseProgram(d_prog);
@@ -259,7 +272,7 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/tests/kernels/ocl-basic.bc", b ? b : ".");
     size_t size;
-    unsigned char *bc = slurp(path, &size);
+    unsigned char *bc = bench_read_file(path, &size);
     if (!getenv("SX_ADAPTERS")) {
         /* Only the OpenCL adapter of this build tree. */
         snprintf(path, sizeof path, "%s/adapters/opencl/.libs/sx-adapter-opencl.so", b ? b : ".");

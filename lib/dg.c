@@ -492,10 +492,15 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
     const sxi_image *img = NULL;
     const sxi_image_global *g = NULL;
     uint32_t usable = 0;
+    int best = 0;
+    /* Only images of the kind the device prefers count, as in kernel
+     * selection: a SPIR-V image and its SPIR variant are one image. */
     for (uint32_t i = 0; d && i < d->num_refs; i++) {
         const sxi_image *im = d->refs[i].image;
-        if (sxi_device_kind_rank(q->device, im->kind) && !(im->aspects & ~q->device->aspects)) {
-            usable++;
+        int rank = sxi_device_kind_rank(q->device, im->kind);
+        if (rank && !(im->aspects & ~q->device->aspects) && rank >= best) {
+            usable = rank > best ? 1 : usable + 1;
+            best = rank;
             img = im;
             g = d->refs[i].global;
         }

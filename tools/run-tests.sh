@@ -5,6 +5,8 @@ set -eu
 . "$(dirname "$0")/deps.sh"
 sx_install_deps
 sx_build
+# Intel's CPU OpenCL runtime from PyPI into the build (a third OpenCL platform).
+sh "$top/tools/intel-opencl.sh" .
 status=0
 make -j"$(nproc)" check || status=$?
 # The suites' own logs hold the details; this is the line CI reads.

@@ -1,6 +1,7 @@
 /* device.c: OpenCL platforms and devices: versions, extensions, aspects, image kinds, the globals probe. */
 #include "opencl.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,27 @@ static sx_device_type device_type(cl_device_type t)
     return SX_DEVICE_TYPE_CUSTOM;
 }
 
+/* SX_OPENCL_HIDE_ASPECTS="6,8" (aspect numbers, sx_aspect): aspects every
+ * device of this adapter pretends not to have, so tests can take the
+ * paths of a device without, e.g., fp64 (a set's dummy image). */
+static sx_aspect_set hidden_aspects(void)
+{
+    const char *env = sxo_svc->getenv ? sxo_svc->getenv("SX_OPENCL_HIDE_ASPECTS") : NULL;
+    sx_aspect_set hide = 0;
+    for (const char *p = env; p && *p;) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 10);
+        if (end == p || v >= SX_ASPECT_MAX_) {
+            sxo_svc->log(SX_LOG_WARN, "opencl: SX_OPENCL_HIDE_ASPECTS: '%s' is not an aspect "
+                         "number below %d: ignored from there", p, SX_ASPECT_MAX_);
+            break;
+        }
+        hide |= SX_ASPECT_BIT(v);
+        p = end + strspn(end, ", ");
+    }
+    return hide;
+}
+
 /* Everything the adapter needs of a device, asked once. */
 static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_device_id id)
 {
@@ -192,8 +214,12 @@ static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_devi
         if (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
             d->usm = SXO_USM_SVM;
     }
-    d->global_access = sxo_has_extension(d, "cl_intel_global_variable_access") &&
-                       p->ext.read_global && p->ext.write_global;
+    /* Intel's CPU runtime (2026.2) exports both entry points and
+     * clGetDeviceGlobalVariablePointerINTEL but lists neither extension
+     * (doc/intel-cpu-opencl.md): the entry points decide, as in UR. */
+    d->global_access = p->ext.read_global && p->ext.write_global &&
+                       (sxo_has_extension(d, "cl_intel_global_variable_access") ||
+                        p->ext.global_pointer);
 
     /* Aspects. */
     sx_aspect_set a = 0;
@@ -262,7 +288,7 @@ static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_devi
         if (d->svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM)
             a |= SX_ASPECT_BIT(SX_ASPECT_USM_SYSTEM_ALLOCATIONS);
     }
-    d->aspects = a;
+    d->aspects = a & ~hidden_aspects();
     return 0;
 }
 
@@ -289,6 +315,19 @@ void sxo_platforms_free(struct sxa_platform_s *platforms, uint32_t count)
     free(platforms);
 }
 
+static int contains_nocase(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
 /* One platform; -1 skips it (logged), -2 is out of memory. */
 static int load_platform(struct sxa_platform_s *p, cl_platform_id id)
 {
@@ -300,6 +339,14 @@ static int load_platform(struct sxa_platform_s *p, cl_platform_id id)
     if (!p->name || !p->vendor || !p->version) {
         sxo_svc->log(SX_LOG_WARN, "opencl: platform %p answers no name/vendor/version: skipped",
                      (void *)id);
+        return -1;
+    }
+    /* SX_OPENCL_PLATFORM="Intel": only platforms whose name contains it
+     * (any case), for benchmarks and tests that want one driver. */
+    const char *want = sxo_svc->getenv ? sxo_svc->getenv("SX_OPENCL_PLATFORM") : NULL;
+    if (want && *want && !contains_nocase(p->name, want)) {
+        sxo_svc->log(SX_LOG_INFO, "opencl: platform '%s' skipped: SX_OPENCL_PLATFORM=%s", p->name,
+                     want);
         return -1;
     }
     p->cl_version = parse_version(p->version);

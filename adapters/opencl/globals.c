@@ -105,6 +105,7 @@ static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_ker
     cl_int err = CL_SUCCESS;
     cl_command_queue own = NULL;
     cl_mem buf = NULL;
+    cl_event ran = NULL;
     const char *call = "clCreateCommandQueue";
     if (!q) {
         own = q = sxo_create_cl_queue(p->context, p->device, 0, &err);
@@ -127,11 +128,12 @@ static sx_result accessor_size(struct sxa_program_s *p, const char *name, cl_ker
                     (err = sxo_cl.clSetKernelArg(k, 3, sizeof op, &op)) != CL_SUCCESS)))
         goto out;
     call = "clEnqueueNDRangeKernel";
-    if ((err = sxo_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, NULL)) !=
+    if ((err = sxo_cl.clEnqueueNDRangeKernel(q, k, 1, NULL, &one, NULL, 0, NULL, &ran)) !=
         CL_SUCCESS)
         goto out;
+    /* Chained by the event: the caller's queue may be out of order. */
     call = "clEnqueueReadBuffer";
-    err = sxo_cl.clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL);
+    err = sxo_cl.clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof value, &value, 1, &ran, NULL);
     if (err == CL_SUCCESS) {
         if (value == 0 || value > SIZE_MAX / 2)
             rc = sxo_error(SX_ERROR_INVALID_BINARY, "opencl: the size accessor of '%s' says "
@@ -142,6 +144,8 @@ out:
     if (err != CL_SUCCESS)
         rc = sxo_fail(err, call, "while sizing device global '%s' of program %p", name,
                       (void *)p);
+    if (ran)
+        sxo_cl.clReleaseEvent(ran);
     if (buf)
         sxo_cl.clReleaseMemObject(buf);
     if (own)
@@ -230,7 +234,7 @@ sx_result sxo_get_global(sxa_program program, const char *name, size_t *size, vo
         return SX_ERROR_INVALID_NULL_POINTER;
     struct sxa_device_s *d = program->device;
     const sxo_ext *e = &d->platform->ext;
-    if (d->global_access && e->global_pointer && sxo_has_extension(d, "cl_intel_global_variable_pointers")) {
+    if (d->global_access && e->global_pointer) {
         size_t s = 0;
         void *p = NULL;
         cl_int err = e->global_pointer(d->id, program->prog, name, &s, &p);
@@ -321,6 +325,46 @@ static cl_int run_accessor(sxo_global *g, cl_kernel k, cl_uint op, cl_command_qu
     return err;
 }
 
+static void CL_CALLBACK free_staging(cl_event ev, cl_int status, void *copy)
+{
+    (void)ev;
+    (void)status;
+    free(copy);
+}
+
+/* clEnqueueWriteGlobalVariableINTEL reads `src` when the copy runs; the
+ * ABI lets the caller reuse it once the call returns, so a non-blocking
+ * write goes from a copy, freed when the command completes. */
+static cl_int write_by_extension(sxa_queue queue, sxa_program program, const char *name,
+                                 int blocking, size_t count, size_t offset, const void *src,
+                                 uint32_t n, const cl_event *list, cl_event *evp)
+{
+    sxo_write_global_fn write = queue->device->platform->ext.write_global;
+    if (blocking)
+        return write(queue->q, program->prog, name, CL_TRUE, count, offset, src, n, list, evp);
+    void *copy = malloc(count);
+    if (!copy)
+        return CL_OUT_OF_HOST_MEMORY;
+    memcpy(copy, src, count);
+    cl_event ev = NULL;
+    cl_int err = write(queue->q, program->prog, name, CL_FALSE, count, offset, copy, n, list, &ev);
+    if (err == CL_SUCCESS)
+        err = sxo_cl.clSetEventCallback(ev, CL_COMPLETE, free_staging, copy);
+    else
+        free(copy);
+    if (err != CL_SUCCESS && ev) {
+        /* No callback: wait, so the copy is not freed under the command. */
+        sxo_cl.clWaitForEvents(1, &ev);
+        free(copy);
+        err = CL_SUCCESS;
+    }
+    if (evp)
+        *evp = ev;
+    else if (ev)
+        sxo_cl.clReleaseEvent(ev);
+    return err;
+}
+
 sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *name, int blocking,
                            size_t count, size_t offset, const void *src, uint32_t num_events,
                            const sxa_event *wait_list, sxa_event *out_event)
@@ -344,10 +388,8 @@ sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *nam
     const char *call;
     if (!g->write) {
         call = "clEnqueueWriteGlobalVariableINTEL";
-        err = queue->device->platform->ext.write_global(queue->q, program->prog, name,
-                                                         blocking ? CL_TRUE : CL_FALSE, count,
-                                                         offset, src, num_events, list,
-                                                         out_event ? &ev : NULL);
+        err = write_by_extension(queue, program, name, blocking, count, offset, src, num_events,
+                                 list, out_event ? &ev : NULL);
     } else {
         /* The buffer takes a copy of src now: a non-blocking write never
          * reads the caller's memory later. OpenCL frees the buffer once

@@ -44,7 +44,7 @@ typedef cl_int (CL_API_CALL *sxo_global_pointer_fn)(cl_device_id, cl_program, co
     X(clEnqueueNDRangeKernel, 1) X(clEnqueueMarkerWithWaitList, 1)                  \
     X(clEnqueueBarrierWithWaitList, 1) X(clCreateBuffer, 1) X(clReleaseMemObject, 1) \
     X(clEnqueueReadBuffer, 1) X(clEnqueueWriteBuffer, 1) X(clWaitForEvents, 1) X(clGetEventInfo, 1)            \
-    X(clGetEventProfilingInfo, 1) X(clReleaseEvent, 1)                              \
+    X(clGetEventProfilingInfo, 1) X(clReleaseEvent, 1) X(clSetEventCallback, 1)                              \
     X(clGetExtensionFunctionAddressForPlatform, 1)                                   \
     X(clCreateCommandQueueWithProperties, 0) X(clSVMAlloc, 0) X(clSVMFree, 0)        \
     X(clSetKernelArgSVMPointer, 0) X(clEnqueueSVMMemcpy, 0) X(clEnqueueSVMMemFill, 0) \

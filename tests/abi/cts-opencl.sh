@@ -1,6 +1,6 @@
 #!/bin/sh
-# cts-opencl.sh: sx-adapter-cts on the OpenCL adapter, on PoCL and on
-# Oclgrind (each through its own OCL_ICD_VENDORS directory, as
+# cts-opencl.sh: sx-adapter-cts on the OpenCL adapter, on PoCL, on
+# Oclgrind and on Intel's CPU runtime (tools/intel-opencl.sh) (each through its own OCL_ICD_VENDORS directory, as
 # tests/opencl/run-drivers.sh does), with an image file of
 # tools/sx-adapter-cts.cl made by clang + llvm-spirv + proptool (SPIR-V and
 # SPIR bitcode). SKIP when no driver or no clang/llvm-spirv.
@@ -29,8 +29,9 @@ for so in /usr/lib/oclgrind/liboclgrind-rt-icd.so /usr/lib/*/oclgrind/liboclgrin
           /usr/local/lib/oclgrind/liboclgrind-rt-icd.so /usr/local/lib/liboclgrind-rt-icd.so; do
     if [ -f "$so" ]; then echo "$so" > "$tmp/oclgrind/oclgrind.icd"; break; fi
 done
+[ -f "$B/intel-opencl/vendors/intel-cpu.icd" ] && ln -s "$(cd "$B" && pwd)/intel-opencl/vendors" "$tmp/intel"
 passed=0 failed=0
-for driver in pocl oclgrind; do
+for driver in pocl oclgrind intel; do
     if ! ls "$tmp/$driver"/*.icd >/dev/null 2>&1; then
         echo "== $driver: SKIP: not installed (no ICD for it found)"
         continue
@@ -47,6 +48,8 @@ for driver in pocl oclgrind; do
     # Oclgrind shares program variables: host reads and writes work, and the
     # launch writes its output to one (it has no USM).
     [ $driver = oclgrind ] && musts="$musts global.write-read global.bounds launch.args"
+    # Intel's runtime: USM, its own program-variable access, SPIR-V linking.
+    [ $driver = intel ] && musts="$musts launch.args usm.round-trip global.write-read global.bounds program.link"
     for c in $musts; do
         echo "$out" | grep -q "^PASS $c" || { echo "FAIL: $driver: check $c did not pass"; rc=1; }
     done

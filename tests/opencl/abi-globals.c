@@ -33,14 +33,25 @@ START_TEST(t_size_and_names)
     void *ptr = (void *)1;
     CK_SX(T_prog.get_global(p, "ocl_dg_vec", &size, &ptr));
     ck_assert_uint_eq(size, 16);
-    ck_assert_ptr_null(ptr);  /* OpenCL without the pointers extension has no address */
+    /* Only the driver's global-variable entry points (Intel's CPU runtime)
+     * give an address and reach variables without accessor kernels. */
+    int by_driver = ptr != NULL;
     CK_SX(T_prog.get_global(p, "ocl_dg_counter", &size, NULL));
     ck_assert_uint_eq(size, 4);
     CK_SX_IS(T_prog.get_global(p, "ocl_dg_nothing", &size, NULL), SX_ERROR_INVALID_GLOBAL_NAME);
-    ck_assert_msg(strstr(last_error, "__sx_dg_size_ocl_dg_nothing"), "%s", last_error);
-    /* a size accessor alone is not a usable variable */
-    CK_SX_IS(T_prog.get_global(p, "ocl_dg_partial", &size, NULL), SX_ERROR_INVALID_GLOBAL_NAME);
-    ck_assert_msg(strstr(last_error, "__sx_dg_read_ocl_dg_partial"), "%s", last_error);
+    if (by_driver) {
+        ck_assert_msg(strstr(last_error, "clGetDeviceGlobalVariablePointerINTEL") &&
+                      strstr(last_error, "'ocl_dg_nothing'"), "%s", last_error);
+        /* the variable itself is there; its lone size accessor does not matter */
+        CK_SX(T_prog.get_global(p, "ocl_dg_partial", &size, &ptr));
+        ck_assert_uint_eq(size, 4);
+        ck_assert_ptr_nonnull(ptr);
+    } else {
+        ck_assert_msg(strstr(last_error, "__sx_dg_size_ocl_dg_nothing"), "%s", last_error);
+        /* a size accessor alone is not a usable variable */
+        CK_SX_IS(T_prog.get_global(p, "ocl_dg_partial", &size, NULL), SX_ERROR_INVALID_GLOBAL_NAME);
+        ck_assert_msg(strstr(last_error, "__sx_dg_read_ocl_dg_partial"), "%s", last_error);
+    }
     int v = 0;
     CK_SX_IS(wr(p, "ocl_dg_nothing", sizeof v, 0, &v), SX_ERROR_INVALID_GLOBAL_NAME);
     CK_SX_IS(rd(p, "", sizeof v, 0, &v), SX_ERROR_INVALID_GLOBAL_NAME);

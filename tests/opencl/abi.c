@@ -78,6 +78,37 @@ START_TEST(t_no_loader)
 }
 END_TEST
 
+/* SX_OPENCL_PLATFORM keeps the platforms whose name contains it (any case). */
+START_TEST(t_platform_filter)
+{
+    sxa_adapter a = NULL;
+    uint32_t all = 0, n = 7;
+    CK_SX(T_ad.init(&services, &a));
+    CK_SX(T_pl.get(a, 0, NULL, &all));
+    ck_assert_uint_ge(all, 1);
+    sxa_platform p;
+    CK_SX(T_pl.get(a, 1, &p, NULL));
+    char name[256], upper[256];
+    CK_SX(T_pl.get_info(p, SX_PLATFORM_INFO_NAME, sizeof name, name, NULL));
+    CK_SX(T_ad.fini(a));
+    size_t i = 0;
+    for (; name[i] && i < 5; i++)
+        upper[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    upper[i] = 0;
+    setenv("SX_OPENCL_PLATFORM", upper, 1);
+    CK_SX(T_ad.init(&services, &a));
+    CK_SX(T_pl.get(a, 0, NULL, &n));
+    ck_assert_msg(n >= 1, "SX_OPENCL_PLATFORM=%s dropped '%s'", upper, name);
+    CK_SX(T_ad.fini(a));
+    setenv("SX_OPENCL_PLATFORM", "no platform is called this", 1);
+    CK_SX(T_ad.init(&services, &a));
+    CK_SX(T_pl.get(a, 0, NULL, &n));
+    ck_assert_uint_eq(n, 0);
+    CK_SX(T_ad.fini(a));
+    unsetenv("SX_OPENCL_PLATFORM");
+}
+END_TEST
+
 START_TEST(t_info)
 {
     env_up(0);
@@ -638,6 +669,7 @@ int main(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, t_proc_table);
     tcase_add_test(tc, t_no_loader);
+    tcase_add_test(tc, t_platform_filter);
     tcase_add_test(tc, t_info);
     tcase_add_test(tc, t_program_errors);
     if (HAS_USM(P.aspects)) {

@@ -350,8 +350,12 @@ int main(void)
 {
     const char *b = getenv("SX_TEST_BUILDDIR");
     const char *adapter = getenv("SXO_TEST_ADAPTER");
-    snprintf(path1, sizeof path1, "%s/tests/kernels/ocl-dg.sximg", b ? b : ".");
-    snprintf(path2, sizeof path2, "%s/tests/kernels/ocl-dg2.sximg", b ? b : ".");
+    /* SXO_DG_PLAIN=1 (dg-plain.sh): the same sources made into SPIR-V
+     * images without accessor kernels, for drivers that reach program
+     * variables themselves (cl_intel_global_variable_access) */
+    const char *plain = getenv("SXO_DG_PLAIN") ? "-plain" : "";
+    snprintf(path1, sizeof path1, "%s/tests/kernels/ocl-dg%s.sximg", b ? b : ".", plain);
+    snprintf(path2, sizeof path2, "%s/tests/kernels/ocl-dg2%s.sximg", b ? b : ".", plain);
     snprintf(path3, sizeof path3, "%s/tests/kernels/ocl-dg-nobind.sximg", b ? b : ".");
     if (!adapter || access(path1, R_OK) != 0 || access(path2, R_OK) != 0 || access(path3, R_OK) != 0) {
         printf("SKIP: %s\n", adapter ? "ocl-dg*.sximg not built (no proptool/clang?)"

@@ -1,8 +1,10 @@
 #!/bin/sh
-# run-drivers.sh PROGRAM: run one OpenCL test program on PoCL, then on
-# Oclgrind, each through its own OCL_ICD_VENDORS directory. PASS if every
-# run passed or skipped and one passed; SKIP (77) if both skipped; FAIL
-# otherwise. Each run's skip reason is printed.
+# run-drivers.sh PROGRAM: run one OpenCL test program on PoCL, on Oclgrind
+# and on Intel's CPU OpenCL runtime (installed from PyPI into the build by
+# tools/intel-opencl.sh), each through its own OCL_ICD_VENDORS directory.
+# PASS if every run passed or skipped and one passed; SKIP (77) if all
+# skipped; FAIL otherwise. Each run's skip reason is printed.
+# SX_OCL_DRIVERS="pocl intel" picks among them.
 set -u
 prog=$1
 build=${SX_TEST_BUILDDIR:-.}
@@ -21,6 +23,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # PoCL: its own .icd file from the system's vendor directory.
 mkdir -p "$tmp/pocl" "$tmp/oclgrind"
+intel_why=
 for icd in /etc/OpenCL/vendors/*.icd; do
     [ -f "$icd" ] && grep -qi pocl "$icd" && cp "$icd" "$tmp/pocl/"
 done
@@ -29,6 +32,15 @@ for so in /usr/lib/oclgrind/liboclgrind-rt-icd.so /usr/lib/*/oclgrind/liboclgrin
           /usr/local/lib/oclgrind/liboclgrind-rt-icd.so /usr/local/lib/liboclgrind-rt-icd.so; do
     if [ -f "$so" ]; then echo "$so" > "$tmp/oclgrind/oclgrind.icd"; break; fi
 done
+# Intel's CPU runtime: the .icd file tools/intel-opencl.sh wrote, or why not.
+intel_dir=$(cd "$build" && pwd)/intel-opencl
+if [ -f "$intel_dir/vendors/intel-cpu.icd" ]; then
+    ln -s "$intel_dir/vendors" "$tmp/intel"
+elif [ -f "$intel_dir/UNAVAILABLE" ]; then
+    intel_why=$(cat "$intel_dir/UNAVAILABLE")
+else
+    intel_why="not installed (tools/intel-opencl.sh $build installs it; README's test command runs it)"
+fi
 
 # SX_TEST_VALGRIND=1: run under valgrind (no fork, our suppressions).
 vg=
@@ -41,9 +53,13 @@ if [ -n "${SX_TEST_VALGRIND:-}" ] && [ -n "${VALGRIND:-}" ]; then
 fi
 
 passed=0 failed=0
-for driver in pocl oclgrind; do
+for driver in ${SX_OCL_DRIVERS:-pocl oclgrind intel}; do
     if ! ls "$tmp/$driver"/*.icd >/dev/null 2>&1; then
-        echo "== $driver: SKIP: not installed (no ICD for it found)"
+        if [ "$driver" = intel ]; then
+            echo "== intel: SKIP: Intel CPU OpenCL runtime: $intel_why"
+        else
+            echo "== $driver: SKIP: not installed (no ICD for it found)"
+        fi
         continue
     fi
     echo "== $driver ($(cat "$tmp/$driver"/*.icd))"

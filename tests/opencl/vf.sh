@@ -1,0 +1,3 @@
+#!/bin/sh
+# vf.sh: ocl-vf (virtual functions linked from SPIR-V) on each OpenCL driver; PoCL and Oclgrind skip (no SPIR-V IL).
+exec "${SX_TEST_SRCDIR:-.}/tests/opencl/run-drivers.sh" ocl-vf
