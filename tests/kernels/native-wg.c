@@ -66,9 +66,9 @@ static void matmul(const sxn_wg_ctx *ctx)
     const float *restrict B = PTR(const float, 1);
     float *restrict C = PTR(float, 2);
     int N = VAL(int, 3);
-    float (*ta)[TILE] = (float (*)[TILE])ctx->local_mem;
-    float (*tb)[TILE] = (float (*)[TILE])(ctx->local_mem + TILE * TILE * sizeof(float));
-    float (*acc)[TILE] = (float (*)[TILE])ctx->private_mem;
+    float (*restrict ta)[TILE] = (float (*)[TILE])ctx->local_mem;
+    float (*restrict tb)[TILE] = (float (*)[TILE])(ctx->local_mem + TILE * TILE * sizeof(float));
+    float (*restrict acc)[TILE] = (float (*)[TILE])ctx->private_mem;
     size_t gx = GBASE(0), gy = GBASE(1);
     for (int y = 0; y < TILE; y++)
         for (int x = 0; x < TILE; x++)

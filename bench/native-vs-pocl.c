@@ -1,0 +1,527 @@
+/* native-vs-pocl.c: the native adapter against a CPU OpenCL driver (PoCL
+ * by default) on the same kernels, in ONE process, alternating rounds;
+ * every result of every round is checked; prints per kernel the median
+ * per-round time ratio native / OpenCL and its range.
+ *
+ *   saxpy      y = a*x + y, 2^24 floats, the local size left to each side
+ *   reduce     work-group tree reduction, barrier + local memory, wg 256, 2^22 floats
+ *   matmul     tiled 512 x 512 float matrix multiply, 16 x 16 groups, local tiles
+ *   smooth     barrier inside a loop whose trip count is an argument (16), wg 256, 2^20 floats
+ *
+ * The native side runs compiled work-group images (adapters/native/wg.h)
+ * through sx: by default bench/native-wg-bench.hso, made by `make` from
+ * tests/kernels/native-wg.c (hand-written work-group functions) with
+ * -O3 -march=native; --image FILE takes another ELF image with the same
+ * kernels (e.g. what proptool compiled from SPIR-V). The OpenCL side builds
+ * the same kernels from OpenCL C source (below) through libOpenCL.
+ *
+ *   bench/native-vs-pocl [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL]
+ *
+ * NAME (or SX_BENCH_CL_PLATFORM) is a substring of the OpenCL platform
+ * name, default "Portable Computing Language"; OCL_ICD_VENDORS picks the
+ * drivers the ICD loader sees (e.g. Intel's CPU runtime). Run from the
+ * build tree (SX_TEST_BUILDDIR, SX_NATIVE_BUILTINS as make check sets). */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sycl-ext/adapter.h>
+#include <sycl-ext/sx.h>
+
+#include "../tests/util/sxt.h"
+#include "bench.h"
+
+#define DIE(...)                                                                                    \
+    do {                                                                                            \
+        fprintf(stderr, __VA_ARGS__);                                                               \
+        fputc('\n', stderr);                                                                        \
+        exit(1);                                                                                    \
+    } while (0)
+
+/* ---- OpenCL through a dlopen'd ICD loader */
+#define CL_FNS(X)                                                                                   \
+    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clCreateContext)                   \
+    X(clCreateCommandQueue) X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo) \
+    X(clCreateKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish) X(clCreateBuffer)     \
+    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clReleaseMemObject) X(clReleaseKernel)       \
+    X(clReleaseProgram) X(clReleaseCommandQueue) X(clReleaseContext) X(clGetDeviceInfo)
+#define CL_DECL(name) static __typeof__(&name) p_##name;
+CL_FNS(CL_DECL)
+#define CL(call)                                                                                    \
+    do {                                                                                            \
+        cl_int e_ = p_##call;                                                                       \
+        if (e_ != CL_SUCCESS)                                                                       \
+            DIE("%s: OpenCL error %d", #call, e_);                                                  \
+    } while (0)
+
+static const char *cl_source =
+    "kernel void saxpy(float a, global const float *x, global float *y)\n"
+    "{ size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }\n"
+    "kernel void reduce(global const float *in, global float *out, local float *tmp)\n"
+    "{\n"
+    "    size_t l = get_local_id(0), n = get_local_size(0);\n"
+    "    tmp[l] = in[get_global_id(0)];\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    for (size_t s = n / 2; s > 0; s >>= 1) {\n"
+    "        if (l < s) tmp[l] += tmp[l + s];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    if (l == 0) out[get_group_id(0)] = tmp[0];\n"
+    "}\n"
+    "kernel void matmul(global const float *A, global const float *B, global float *C, int N)\n"
+    "{\n"
+    "    local float ta[16][16], tb[16][16];\n"
+    "    int lx = get_local_id(0), ly = get_local_id(1), gx = get_global_id(0), gy = get_global_id(1);\n"
+    "    float acc = 0;\n"
+    "    for (int t = 0; t < N / 16; t++) {\n"
+    "        ta[ly][lx] = A[gy * N + t * 16 + lx];\n"
+    "        tb[ly][lx] = B[(t * 16 + ly) * N + gx];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "        for (int k = 0; k < 16; k++) acc += ta[ly][k] * tb[k][lx];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "    C[gy * N + gx] = acc;\n"
+    "}\n"
+    "kernel void smooth(global float *data, int iters, local float *tmp)\n"
+    "{\n"
+    "    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);\n"
+    "    for (int it = 0; it < iters; it++) {\n"
+    "        tmp[l] = data[g];\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "        data[g] = 0.5f * (tmp[l] + tmp[l + 1 == n ? 0 : l + 1]);\n"
+    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    }\n"
+    "}\n";
+
+static cl_context cl_ctx;
+static cl_command_queue cl_q;
+static cl_program cl_prog;
+static char cl_platform_name[256], cl_device_name[256];
+
+static void cl_setup(const char *want)
+{
+    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "SKIP: no libOpenCL.so.1 (%s)\n", dlerror());
+        exit(77);
+    }
+#define CL_LOAD(name)                                                                               \
+    if (!(*(void **)&p_##name = dlsym(lib, #name)))                                                 \
+        DIE("libOpenCL has no %s", #name);
+    CL_FNS(CL_LOAD)
+    cl_platform_id plats[16];
+    cl_uint np = 0;
+    if (p_clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) {
+        fprintf(stderr, "SKIP: no OpenCL platform\n");
+        exit(77);
+    }
+    cl_platform_id plat = NULL;
+    for (cl_uint i = 0; i < np && i < 16 && !plat; i++) {
+        char name[256] = "";
+        p_clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
+        if (strstr(name, want)) {
+            plat = plats[i];
+            snprintf(cl_platform_name, sizeof(cl_platform_name), "%s", name);
+        }
+    }
+    if (!plat) {
+        fprintf(stderr, "SKIP: no OpenCL platform named like '%s'\n", want);
+        exit(77);
+    }
+    cl_device_id dev;
+    CL(clGetDeviceIDs(plat, CL_DEVICE_TYPE_CPU, 1, &dev, NULL));
+    p_clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(cl_device_name), cl_device_name, NULL);
+    cl_int e;
+    cl_ctx = p_clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
+    if (!cl_ctx)
+        DIE("clCreateContext: %d", e);
+    cl_q = p_clCreateCommandQueue(cl_ctx, dev, 0, &e);
+    if (!cl_q)
+        DIE("clCreateCommandQueue: %d", e);
+    cl_prog = p_clCreateProgramWithSource(cl_ctx, 1, &cl_source, NULL, &e);
+    if (!cl_prog)
+        DIE("clCreateProgramWithSource: %d", e);
+    if (p_clBuildProgram(cl_prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
+        char log[8192] = "";
+        p_clGetProgramBuildInfo(cl_prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+        DIE("clBuildProgram failed:\n%s", log);
+    }
+}
+
+static cl_kernel cl_kernel_of(const char *name)
+{
+    cl_int e;
+    cl_kernel k = p_clCreateKernel(cl_prog, name, &e);
+    if (!k)
+        DIE("clCreateKernel %s: %d", name, e);
+    return k;
+}
+
+/* An OpenCL buffer over host memory (zero-copy on a CPU driver). */
+static cl_mem cl_buffer(void *host, size_t size)
+{
+    cl_int e;
+    cl_mem m = p_clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size, host, &e);
+    if (!m)
+        DIE("clCreateBuffer: %d", e);
+    return m;
+}
+
+/* Make the device's writes visible in the host memory (map + unmap). */
+static void cl_sync(cl_mem m, size_t size)
+{
+    cl_int e;
+    void *p = p_clEnqueueMapBuffer(cl_q, m, CL_TRUE, CL_MAP_READ, 0, size, 0, NULL, NULL, &e);
+    if (!p)
+        DIE("clEnqueueMapBuffer: %d", e);
+    CL(clEnqueueUnmapMemObject(cl_q, m, p, 0, NULL, NULL));
+    CL(clFinish(cl_q));
+}
+
+static double cl_run(cl_kernel k, cl_uint dims, const size_t *g, const size_t *l)
+{
+    double t0 = bench_now();
+    CL(clEnqueueNDRangeKernel(cl_q, k, dims, NULL, g, l, 0, NULL, NULL));
+    CL(clFinish(cl_q));
+    return bench_now() - t0;
+}
+
+/* ---- native through sx */
+static sx_context ctx;
+static sx_device dev;
+static sx_queue q;
+
+static void *host_alloc(size_t size)
+{
+    void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+    if (!p)
+        DIE("out of memory (%zu bytes)", size);
+    return p;
+}
+
+static void *usm(size_t size)
+{
+    void *p;
+    CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, size, 0, &p));
+    return p;
+}
+
+static double sx_run(sx_kernel k, uint32_t dims, const size_t *g, const size_t *l, uint32_t n, const sx_arg *a)
+{
+    double t0 = bench_now();
+    CHECK(sx_queue_launch(q, k, dims, NULL, g, l, n, a, 0, NULL, NULL));
+    CHECK(sx_queue_wait(q));
+    return bench_now() - t0;
+}
+
+static sx_arg aptr(uint32_t i, void *p)
+{
+    return (sx_arg){SX_ARG_POINTER, i, sizeof(void *), p};
+}
+static sx_arg aval(uint32_t i, const void *v, size_t n)
+{
+    return (sx_arg){SX_ARG_VALUE, i, n, v};
+}
+static sx_arg aloc(uint32_t i, size_t n)
+{
+    return (sx_arg){SX_ARG_LOCAL, i, n, NULL};
+}
+
+/* ---- rounds and ratios */
+static int rounds = 15;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, const double *tn, const double *tc)
+{
+    double r[256], n[256], c[256];
+    for (int i = 0; i < rounds; i++) {
+        r[i] = tn[i] / tc[i];
+        n[i] = tn[i];
+        c[i] = tc[i];
+    }
+    qsort(r, (size_t)rounds, sizeof(double), cmp_double);
+    qsort(n, (size_t)rounds, sizeof(double), cmp_double);
+    qsort(c, (size_t)rounds, sizeof(double), cmp_double);
+    printf("%-8s native %9.3f ms  opencl %9.3f ms  native/opencl median %6.3f  range [%.3f .. %.3f]%s\n", what,
+           n[rounds / 2] * 1e3, c[rounds / 2] * 1e3, r[rounds / 2], r[0], r[rounds - 1],
+           r[rounds / 2] <= 1.0 ? "  (native faster)" : "");
+    fflush(stdout);
+}
+
+static void check_floats(const char *what, const char *side, int round, const float *got, const float *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            DIE("%s: %s round %d: element %zu is %g, expected %g", what, side, round, i, got[i], want[i]);
+}
+
+static void bench_saxpy(sx_kernel k, cl_kernel ck)
+{
+    size_t n = (size_t)1 << 24;
+    float *x = usm(n * 4), *y = usm(n * 4), *cx = host_alloc(n * 4), *cy = host_alloc(n * 4);
+    float *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = cx[i] = (float)(i % 1000);
+        y[i] = cy[i] = (float)(i % 777);
+    }
+    float a = 2.0f;
+    cl_mem bx = cl_buffer(cx, n * 4), by = cl_buffer(cy, n * 4);
+    CL(clSetKernelArg(ck, 0, sizeof(a), &a));
+    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bx));
+    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &by));
+    sx_arg args[] = {aval(0, &a, 4), aptr(1, x), aptr(2, y)};
+    double tn[256], tc[256];
+    for (int r = -1; r < rounds; r++) {  /* round -1 warms both up */
+        double t1 = sx_run(k, 1, &n, NULL, 3, args);
+        double t2 = cl_run(ck, 1, &n, NULL);
+        if (r >= 0) {
+            tn[r] = t1;
+            tc[r] = t2;
+        }
+        cl_sync(by, n * 4);
+        for (size_t i = 0; i < n; i++)
+            want[i] = (float)(i % 777) + (float)(r + 2) * a * (float)(i % 1000);
+        check_floats("saxpy", "native", r, y, want, n);
+        check_floats("saxpy", "opencl", r, cy, want, n);
+    }
+    report("saxpy", tn, tc);
+    p_clReleaseMemObject(bx);
+    p_clReleaseMemObject(by);
+    CHECK(sx_usm_free(ctx, x));
+    CHECK(sx_usm_free(ctx, y));
+    free(cx);
+    free(cy);
+    free(want);
+}
+
+static void bench_reduce(sx_kernel k, cl_kernel ck)
+{
+    size_t n = (size_t)1 << 22, l = 256, ng = n / l;
+    float *in = usm(n * 4), *out = usm(ng * 4), *cin = host_alloc(n * 4), *cout = host_alloc(ng * 4);
+    float *want = malloc(ng * 4);
+    for (size_t i = 0; i < n; i++)
+        in[i] = cin[i] = (float)((i * 7) % 13);
+    for (size_t g = 0; g < ng; g++) {
+        want[g] = 0;
+        for (size_t i = g * l; i < (g + 1) * l; i++)
+            want[g] += in[i];
+    }
+    cl_mem bi = cl_buffer(cin, n * 4), bo = cl_buffer(cout, ng * 4);
+    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &bi));
+    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bo));
+    CL(clSetKernelArg(ck, 2, l * 4, NULL));
+    sx_arg args[] = {aptr(0, in), aptr(1, out), aloc(2, l * 4)};
+    double tn[256], tc[256];
+    for (int r = -1; r < rounds; r++) {
+        memset(out, 0, ng * 4);
+        memset(cout, 0, ng * 4);
+        double t1 = sx_run(k, 1, &n, &l, 3, args);
+        double t2 = cl_run(ck, 1, &n, &l);
+        if (r >= 0) {
+            tn[r] = t1;
+            tc[r] = t2;
+        }
+        cl_sync(bo, ng * 4);
+        check_floats("reduce", "native", r, out, want, ng);
+        check_floats("reduce", "opencl", r, cout, want, ng);
+    }
+    report("reduce", tn, tc);
+    p_clReleaseMemObject(bi);
+    p_clReleaseMemObject(bo);
+    CHECK(sx_usm_free(ctx, in));
+    CHECK(sx_usm_free(ctx, out));
+    free(cin);
+    free(cout);
+    free(want);
+}
+
+static void bench_matmul(sx_kernel k, cl_kernel ck)
+{
+    int N = 512;
+    size_t nn = (size_t)N * N, g[2] = {(size_t)N, (size_t)N}, l[2] = {16, 16};
+    float *A = usm(nn * 4), *B = usm(nn * 4), *C = usm(nn * 4);
+    float *cA = host_alloc(nn * 4), *cB = host_alloc(nn * 4), *cC = host_alloc(nn * 4), *want = calloc(nn, 4);
+    for (size_t i = 0; i < nn; i++) {
+        A[i] = cA[i] = (float)(i % 5);
+        B[i] = cB[i] = (float)(i % 3) - 1.0f;
+    }
+    for (int r = 0; r < N; r++)
+        for (int i = 0; i < N; i++)
+            for (int c = 0; c < N; c++)
+                want[(size_t)r * N + c] += A[(size_t)r * N + i] * B[(size_t)i * N + c];
+    cl_mem ba = cl_buffer(cA, nn * 4), bb = cl_buffer(cB, nn * 4), bc = cl_buffer(cC, nn * 4);
+    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &ba));
+    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bb));
+    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &bc));
+    CL(clSetKernelArg(ck, 3, sizeof(int), &N));
+    sx_arg args[] = {aptr(0, A), aptr(1, B), aptr(2, C), aval(3, &N, 4)};
+    double tn[256], tc[256];
+    for (int r = -1; r < rounds; r++) {
+        memset(C, 0, nn * 4);
+        memset(cC, 0, nn * 4);
+        double t1 = sx_run(k, 2, g, l, 4, args);
+        double t2 = cl_run(ck, 2, g, l);
+        if (r >= 0) {
+            tn[r] = t1;
+            tc[r] = t2;
+        }
+        cl_sync(bc, nn * 4);
+        check_floats("matmul", "native", r, C, want, nn);
+        check_floats("matmul", "opencl", r, cC, want, nn);
+    }
+    report("matmul", tn, tc);
+    p_clReleaseMemObject(ba);
+    p_clReleaseMemObject(bb);
+    p_clReleaseMemObject(bc);
+    CHECK(sx_usm_free(ctx, A));
+    CHECK(sx_usm_free(ctx, B));
+    CHECK(sx_usm_free(ctx, C));
+    free(cA);
+    free(cB);
+    free(cC);
+    free(want);
+}
+
+static void bench_smooth(sx_kernel k, cl_kernel ck)
+{
+    size_t n = (size_t)1 << 20, l = 256;
+    int iters = 16;
+    float *d = usm(n * 4), *cd = host_alloc(n * 4), *init = malloc(n * 4), *want = malloc(n * 4);
+    float tmp[256];
+    for (size_t i = 0; i < n; i++)
+        init[i] = want[i] = (float)((i * 37) % 11);
+    for (size_t g = 0; g < n / l; g++)
+        for (int it = 0; it < iters; it++) {
+            memcpy(tmp, want + g * l, sizeof(tmp));
+            for (size_t i = 0; i < l; i++)
+                want[g * l + i] = 0.5f * (tmp[i] + tmp[(i + 1) % l]);
+        }
+    cl_mem bd = cl_buffer(cd, n * 4);
+    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &bd));
+    CL(clSetKernelArg(ck, 1, sizeof(int), &iters));
+    CL(clSetKernelArg(ck, 2, l * 4, NULL));
+    sx_arg args[] = {aptr(0, d), aval(1, &iters, 4), aloc(2, l * 4)};
+    double tn[256], tc[256];
+    for (int r = -1; r < rounds; r++) {
+        memcpy(d, init, n * 4);
+        memcpy(cd, init, n * 4);
+        double t1 = sx_run(k, 1, &n, &l, 3, args);
+        double t2 = cl_run(ck, 1, &n, &l);
+        if (r >= 0) {
+            tn[r] = t1;
+            tc[r] = t2;
+        }
+        cl_sync(bd, n * 4);
+        check_floats("smooth", "native", r, d, want, n);
+        check_floats("smooth", "opencl", r, cd, want, n);
+    }
+    report("smooth", tn, tc);
+    p_clReleaseMemObject(bd);
+    CHECK(sx_usm_free(ctx, d));
+    free(cd);
+    free(init);
+    free(want);
+}
+
+int main(int argc, char **argv)
+{
+    const char *platform = getenv("SX_BENCH_CL_PLATFORM");
+    const char *image = NULL, *only = NULL;
+    if (!platform || !*platform)
+        platform = "Portable Computing Language";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
+            platform = argv[++i];
+        else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
+            image = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else
+            DIE("usage: %s [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL]", argv[0]);
+    }
+    if (rounds < 1 || rounds > 256)
+        DIE("--rounds: 1 to 256");
+    char *path = NULL;
+    if (image) {
+        path = strdup(image);
+    } else {
+        const char *dir = getenv("SX_TEST_BUILDDIR");
+        size_t len = strlen(dir ? dir : ".") + 64;
+        path = malloc(len);
+        snprintf(path, len, "%s/bench/native-wg-bench.hso", dir ? dir : ".");
+    }
+    size_t size;
+    void *bytes = sxt_read_file(path, &size);
+    if (!bytes)
+        DIE("cannot read the native image %s (build it with make, or pass --image)", path);
+
+    cl_setup(platform);
+
+    CHECK(sx_init(SX_INIT_DEFAULT));
+    sxt_image *im = sxt_image_new(SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE, bytes, size);
+    sxa_kernel_param ps[] = {SXT_PARAM_VALUE(SX_SCALAR_F32, 4), SXT_PARAM_POINTER(), SXT_PARAM_POINTER()};
+    sxa_kernel_param pr[] = {SXT_PARAM_POINTER(), SXT_PARAM_POINTER(), SXT_PARAM_LOCAL()};
+    sxa_kernel_param pm[] = {SXT_PARAM_POINTER(), SXT_PARAM_POINTER(), SXT_PARAM_POINTER(),
+                             SXT_PARAM_VALUE(SX_SCALAR_I32, 4)};
+    sxa_kernel_param pl[] = {SXT_PARAM_POINTER(), SXT_PARAM_VALUE(SX_SCALAR_I32, 4), SXT_PARAM_LOCAL()};
+    if (!im || sxt_image_add_kernel(im, "saxpy", SX_KERNEL_KIND_ND_RANGE, 1, 3, 3, ps, NULL) ||
+        sxt_image_add_kernel(im, "reduce", SX_KERNEL_KIND_ND_RANGE, 1, 3, 3, pr, NULL) ||
+        sxt_image_add_kernel(im, "matmul", SX_KERNEL_KIND_ND_RANGE, 2, 4, 4, pm, NULL) ||
+        sxt_image_add_kernel(im, "smooth", SX_KERNEL_KIND_ND_RANGE, 1, 3, 3, pl, NULL))
+        DIE("cannot describe the native image");
+    sx_device_binaries *bin = sxt_binaries(&im, 1);
+    CHECK(sx_register_images(bin));
+    sx_device devs[16];
+    uint32_t nd = 0;
+    CHECK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 16, devs, &nd));
+    dev = NULL;
+    for (uint32_t i = 0; i < nd && i < 16; i++) {
+        sx_backend b;
+        CHECK(sx_device_get_info(devs[i], SX_DEVICE_INFO_BACKEND, sizeof(b), &b, NULL));
+        if (b == SX_BACKEND_NATIVE)
+            dev = devs[i];
+    }
+    if (!dev)
+        DIE("no native device");
+    CHECK(sx_context_create(1, &dev, &ctx));
+    CHECK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
+
+    printf("native (%s, %s) vs %s (%s), %d alternating rounds per kernel, every result checked\n", path,
+           getenv("SX_NATIVE_THREADS") ? getenv("SX_NATIVE_THREADS") : "all CPUs", cl_platform_name,
+           cl_device_name, rounds);
+    static const char *names[] = {"saxpy", "reduce", "matmul", "smooth"};
+    static void (*const fns[])(sx_kernel, cl_kernel) = {bench_saxpy, bench_reduce, bench_matmul, bench_smooth};
+    for (int i = 0; i < 4; i++) {
+        if (only && strcmp(only, names[i]) != 0)
+            continue;
+        sx_kernel k;
+        CHECK(sx_kernel_get(names[i], &k));
+        cl_kernel ck = cl_kernel_of(names[i]);
+        fns[i](k, ck);
+        CHECK(sx_kernel_release(k));
+        p_clReleaseKernel(ck);
+    }
+    CHECK(sx_queue_release(q));
+    CHECK(sx_context_release(ctx));
+    CHECK(sx_unregister_images(bin));
+    CHECK(sx_fini());
+    sxt_binaries_free(bin);
+    p_clReleaseProgram(cl_prog);
+    p_clReleaseCommandQueue(cl_q);
+    p_clReleaseContext(cl_ctx);
+    free(bytes);
+    free(path);
+    return 0;
+}
