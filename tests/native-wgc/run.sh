@@ -42,7 +42,7 @@ else
     ko "images: $(grep '^  target:' dump.txt | tr '\n' ' ')"
 fi
 # which kernels run as regions, which fall back, and why
-for k in saxpy:0 reduce:2 loop_barrier:3 branch_nested:5 matmul:2 local_copies:1 ids3:0 if_device:0; do
+for k in saxpy:0 reduce:2 loop_barrier:3 branch_nested:5 matmul:2 local_copies:1 ids3:0 if_device:0 atomics:2; do
     name=${k%%:*} nb=${k#*:}
     if grep -q "^    $name: string \"regions: $nb barrier" dump.txt; then ok "$name: regions, $nb barriers"; else ko "$name: $(grep "^    $name: string" dump.txt)"; fi
 done
@@ -71,6 +71,20 @@ else
     cat e2e.out; ko "kernels on the native device"
 fi
 
+# --- vectors the builtins module takes in other registers or in memory
+# (needs a builtins module with vload8/vstore2/abs_diff..., issue 19's)
+if nm -D --defined-only "${SX_NATIVE_BUILTINS:-/nonexistent}" 2>/dev/null | grep -q ' _Z7vstore2Dv2_cmPU9CLgenericc$'; then
+    if "$CLANG" -target spir64 -cl-std=CL2.0 -O2 -c -emit-llvm -Xclang -finclude-default-header "$D/vecabi.cl" -o vecabi.bc &&
+       "$LLVM_SPIRV" vecabi.bc -o vecabi.spv && "$P" --native -o vecabi.sximg vecabi.spv &&
+       SX_ADAPTERS=native SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 "$B/tests/native-wgc/wgc-e2e" vecabi.sximg vec_abi fract_ptr > vec.out 2>&1; then
+        ok "builtins with 2-, 4-, 8- and 32-byte vectors called with clang's x86-64 ABI, and with pointers"
+    else
+        cat vec.out; ko "vector builtins ABI"
+    fi
+else
+    echo "SKIP (one check): the builtins module lacks the vector builtins of vecabi.cl"
+fi
+
 # --- options: --no-native, the environment, a missing compiler
 if "$P" --no-native -o off.sximg wgc.spv && [ "$("$P" --dump off.sximg | grep -c '^  target: host_x86_64')" -eq 0 ] &&
    SX_PROPTOOL_NATIVE=off "$P" -o env.sximg wgc.spv && [ "$("$P" --dump env.sximg | grep -c '^  target: host_x86_64')" -eq 0 ]; then
@@ -96,7 +110,7 @@ fi
 # __local variables is named (a host object shares them between groups)
 # (OpenCL C cannot declare them outside kernels, so the host object here
 # is C with the kernels' names: proptool only reads its symbols).
-for k in saxpy reduce loop_barrier branch_nested matmul local_copies ids3 fallback if_device; do
+for k in saxpy reduce loop_barrier branch_nested matmul local_copies ids3 fallback if_device atomics; do
     echo "void $k(void) {}"
 done > host.c
 if ${CC:-cc} -shared -fPIC -o host.so host.c 2> cc.err; then
