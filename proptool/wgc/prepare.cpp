@@ -438,7 +438,7 @@ std::string fallbackReason(Function &K, const std::vector<std::string> &)
         if (!G) {
             Value *c = CB->getCalledOperand()->stripPointerCasts();
             if (auto *L = dyn_cast<LoadInst>(c))
-                if (auto *S = dyn_cast<GlobalVariable>(L->getPointerOperand()))
+                if (auto *S = dyn_cast<GlobalVariable>(L->getPointerOperand()->stripPointerCasts()))
                     if (S->getName().startswith("__sx_imp."))
                         return "calls '" + S->getName().drop_front(9).str() +
                                "' of another image (it may use work-item functions)";

@@ -71,6 +71,20 @@ else
     cat e2e.out; ko "kernels on the native device"
 fi
 
+# --- two images importing from each other (a function and a variable each
+# way): the kernel calls into the other image, so it runs as fibers
+for f in a b; do
+    "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        "$S/tests/kernels/native-link-$f.cl" -o link-$f.bc && "$LLVM_SPIRV" link-$f.bc -o link-$f.spv
+done
+if "$P" --native -o link.sximg link-a.spv link-b.spv 2> link.err &&
+   "$P" --dump link.sximg | grep -q "^    linked: string \"fiber: calls 'helper' of another image" &&
+   SX_ADAPTERS=native SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 "$B/tests/native-wgc/wgc-e2e" link.sximg linked > link.out 2>&1; then
+    ok "imports between native variants go through __sx_wg_imports; the importing kernel falls back and says why"
+else
+    cat link.err link.out 2>/dev/null; ko "linked native variants"
+fi
+
 # --- vectors the builtins module takes in other registers or in memory
 # (needs a builtins module with vload8/vstore2/abs_diff..., issue 19's)
 if nm -D --defined-only "${SX_NATIVE_BUILTINS:-/nonexistent}" 2>/dev/null | grep -q ' _Z7vstore2Dv2_cmPU9CLgenericc$'; then

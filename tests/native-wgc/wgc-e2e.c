@@ -313,6 +313,21 @@ static void t_fract_ptr(void)
     free(want);
 }
 
+/* tests/kernels/native-link-{a,b}.cl: helper() and `scale` come from the
+ * other image, base() and `shared_val` from this one. */
+static void t_linked(void)
+{
+    size_t n = 64;
+    int *out = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        want[i] = ((int)i + 3) * 10 * 2;
+    sx_arg args[] = {ptr(0, out)};
+    if (launch("linked", 1, NULL, &n, NULL, 1, args))
+        check_int("linked (imports through __sx_wg_imports, both ways)", out, want, n);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
 static void t_loop_barriers(void)
 {
     t_loop_barrier(0);
@@ -344,10 +359,11 @@ int main(int argc, char **argv)
         {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
         {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
         {"if_device", t_if_device}, {"atomics", t_atomics}, {"vec_abi", t_vec_abi},
-        {"fract_ptr", t_fract_ptr},
+        {"fract_ptr", t_fract_ptr}, {"linked", t_linked},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
-        int run = argc == 2 && strcmp(tests[i].name, "vec_abi") && strcmp(tests[i].name, "fract_ptr");
+        int run = argc == 2 && strcmp(tests[i].name, "vec_abi") && strcmp(tests[i].name, "fract_ptr") &&
+                  strcmp(tests[i].name, "linked");
         for (int a = 2; a < argc; a++)
             run |= !strcmp(argv[a], tests[i].name);
         if (run)
