@@ -16,7 +16,6 @@
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -27,29 +26,6 @@ static int fail(const std::string &msg)
 {
     fprintf(stderr, "sx-wgc: error: %s\n", msg.c_str());
     return 1;
-}
-
-// Drop what the work-group functions replaced and tidy the result (the
-// region copies fold their dispatch on the constant region number).
-static bool cleanup(Module &M, std::string &err)
-{
-    LoopAnalysisManager LAM;
-    FunctionAnalysisManager FAM;
-    CGSCCAnalysisManager CGAM;
-    ModuleAnalysisManager MAM;
-    PassBuilder PB;
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-    ModulePassManager MPM;
-    if (Error e = PB.parsePassPipeline(MPM, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)")) {
-        err = toString(std::move(e));
-        return false;
-    }
-    MPM.run(M, MAM);
-    return true;
 }
 
 int main(int argc, char **argv)
@@ -130,7 +106,9 @@ int main(int argc, char **argv)
                 G.eraseFromParent();
         }
     wgc::emitTables(M, results, imports);
-    if (!cleanup(M, err))
+    // Drop what the work-group functions replaced and tidy the result (the
+    // region copies fold their dispatch on the constant region number).
+    if (!wgc::runPipeline(M, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)", err))
         return fail(err);
     std::string msg;
     raw_string_ostream os(msg);

@@ -376,6 +376,11 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     lowerBuiltinAbi(M);
     exportProgramScope(M);
 
+    return runPipeline(M, "always-inline,function(sroa,early-cse,instcombine,simplifycfg)", err);
+}
+
+bool runPipeline(Module &M, const char *pipeline, std::string &err)
+{
     LoopAnalysisManager LAM;
     FunctionAnalysisManager FAM;
     CGSCCAnalysisManager CGAM;
@@ -387,7 +392,7 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     PB.registerLoopAnalyses(LAM);
     PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
     ModulePassManager MPM;
-    if (Error e = PB.parsePassPipeline(MPM, "always-inline,function(sroa,early-cse,instcombine,simplifycfg)")) {
+    if (Error e = PB.parsePassPipeline(MPM, pipeline)) {
         err = toString(std::move(e));
         return false;
     }

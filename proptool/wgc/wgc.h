@@ -50,6 +50,8 @@ struct KernelResult {
 // prepare.cpp: retarget to x86-64, C calling convention, math builtins as
 // intrinsics, fences dropped, imports through slots, everything inlined.
 bool prepare(llvm::Module &M, const std::vector<std::string> &imports, std::string &err);
+// Runs an LLVM pass pipeline given as text (opt -passes syntax).
+bool runPipeline(llvm::Module &M, const char *pipeline, std::string &err);
 // Is this a call the region compiler resolves (work-item query) or splits at (barrier)?
 bool isBarrier(const llvm::Function *F);
 // Calls a builtin with a vector passed in memory (x86-64-v3 would change that ABI).
