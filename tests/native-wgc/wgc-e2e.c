@@ -328,6 +328,21 @@ static void t_linked(void)
     free(want);
 }
 
+static void t_by_value(void)
+{
+    struct { int a; float b; long c; } p = {5, 0.5f, 1000};
+    float v[4] = {1, 2, 3, 4};
+    size_t n = 256, l = 32;
+    float *out = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (float)(5 + (int)i) + 0.5f * 2.0f + 1000.0f + 4.0f;
+    sx_arg args[] = {val(0, &p, sizeof p), val(1, v, sizeof v), ptr(2, out)};
+    if (launch("by_value", 1, NULL, &n, &l, 3, args))
+        check_float("by_value (a struct and a float4 by value)", out, want, n, 0);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
 static void t_loop_barriers(void)
 {
     t_loop_barrier(0);
@@ -358,7 +373,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
         {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
-        {"if_device", t_if_device}, {"atomics", t_atomics}, {"vec_abi", t_vec_abi},
+        {"if_device", t_if_device}, {"atomics", t_atomics}, {"by_value", t_by_value}, {"vec_abi", t_vec_abi},
         {"fract_ptr", t_fract_ptr}, {"linked", t_linked},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

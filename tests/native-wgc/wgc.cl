@@ -156,3 +156,13 @@ kernel void atomics(global int *count)
     if (lid == 0)
         atomic_add(count, hits);
 }
+
+/* A struct and a vector by value (work-items each see the same copy). */
+typedef struct { int a; float b; long c; } params;
+
+kernel void by_value(params p, float4 v, global float *out)
+{
+    size_t i = get_global_id(0);
+    p.a += (int)i;  /* a work-item's own copy */
+    out[i] = (float)p.a + p.b * v.y + (float)p.c + v.w;
+}
