@@ -71,6 +71,20 @@ else
     cat e2e.out; ko "kernels on the native device"
 fi
 
+# --- the same under valgrind: private and local blocks sized right, no
+# uninitialised value steering a compiled region
+if [ -n "${VALGRIND:-}" ]; then
+    exe="$B/tests/native-wgc/.libs/wgc-e2e"
+    [ -x "$exe" ] || exe="$B/tests/native-wgc/wgc-e2e"
+    if LD_LIBRARY_PATH="$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SX_NATIVE_THREADS=2 SX_ADAPTERS=native \
+       SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 "$VALGRIND" -q --error-exitcode=9 "$exe" wgc.sximg reduce loop_barrier \
+       branch_nested matmul local_copies fallback > vg.out 2>&1; then
+        ok "valgrind: compiled regions and the fallback run clean"
+    else
+        cat vg.out; ko "valgrind reports errors in compiled kernels"
+    fi
+fi
+
 # --- two images importing from each other (a function and a variable each
 # way): the kernel calls into the other image, so it runs as fibers
 for f in a b; do
