@@ -42,7 +42,7 @@ else
     ko "images: $(grep '^  target:' dump.txt | tr '\n' ' ')"
 fi
 # which kernels run as regions, which fall back, and why
-for k in saxpy:0 reduce:2 loop_barrier:3 branch_nested:5 matmul:2 local_copies:1 ids3:0 if_device:0 atomics:2 by_value:0; do
+for k in saxpy:0 reduce:2 loop_barrier:3 branch_nested:5 matmul:2 local_copies:1 ids3:0 if_device:0 atomics:2 by_value:0 divergent:1; do
     name=${k%%:*} nb=${k#*:}
     if grep -q "^    $name: string \"regions: $nb barrier" dump.txt; then ok "$name: regions, $nb barriers"; else ko "$name: $(grep "^    $name: string" dump.txt)"; fi
 done
@@ -138,7 +138,7 @@ fi
 # __local variables is named (a host object shares them between groups)
 # (OpenCL C cannot declare them outside kernels, so the host object here
 # is C with the kernels' names: proptool only reads its symbols).
-for k in saxpy reduce loop_barrier branch_nested matmul local_copies ids3 fallback if_device atomics by_value; do
+for k in saxpy reduce loop_barrier branch_nested matmul local_copies ids3 fallback if_device atomics by_value divergent; do
     echo "void $k(void) {}"
 done > host.c
 if ${CC:-cc} -shared -fPIC -o host.so host.c 2> cc.err; then

@@ -343,6 +343,19 @@ static void t_by_value(void)
     free(want);
 }
 
+static void t_divergent(void)
+{
+    size_t n = 128, l = 32;
+    int arg = 2, *out = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (int)(i % l) * arg * 100 + (i % l % 3 == 0 ? 7 : arg);
+    sx_arg args[] = {ptr(0, out), val(1, &arg, 4)};
+    if (launch("divergent", 1, NULL, &n, &l, 2, args))
+        check_int("divergent (values from a local-id loop and branch across a barrier)", out, want, n);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
 static void t_loop_barriers(void)
 {
     t_loop_barrier(0);
@@ -373,7 +386,7 @@ int main(int argc, char **argv)
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
         {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
-        {"if_device", t_if_device}, {"atomics", t_atomics}, {"by_value", t_by_value}, {"vec_abi", t_vec_abi},
+        {"if_device", t_if_device}, {"atomics", t_atomics}, {"by_value", t_by_value}, {"divergent", t_divergent}, {"vec_abi", t_vec_abi},
         {"fract_ptr", t_fract_ptr}, {"linked", t_linked},
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {

@@ -166,3 +166,17 @@ kernel void by_value(params p, float4 v, global float *out)
     p.a += (int)i;  /* a work-item's own copy */
     out[i] = (float)p.a + p.b * v.y + (float)p.c + v.w;
 }
+
+/* Values that look uniform but are not: from a loop whose exit depends on
+ * the local id, and from a branch on it; both kept across a barrier. */
+kernel void divergent(global int *out, int n)
+{
+    size_t lid = get_local_id(0);
+    int k = 0, u = n;
+    for (int i = 0; i < (int)lid; i++)
+        k += n;
+    if (lid % 3 == 0)
+        u = 7;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = k * 100 + u;
+}
