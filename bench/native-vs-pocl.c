@@ -8,14 +8,16 @@
  *   matmul     tiled 512 x 512 float matrix multiply, 16 x 16 groups, local tiles
  *   smooth     barrier inside a loop whose trip count is an argument (16), wg 256, 2^20 floats
  *
- * The native side runs compiled work-group images (adapters/native/wg.h)
- * through sx: by default bench/native-wg-bench.hso, made by `make` from
- * tests/kernels/native-wg.c (hand-written work-group functions) with
- * -O3 -march=native; --image FILE takes another ELF image with the same
- * kernels (e.g. what proptool compiled from SPIR-V). The OpenCL side builds
- * the same kernels from OpenCL C source (below) through libOpenCL.
+ * Both sides run the kernels of bench/native-vs-pocl.cl. The OpenCL side
+ * builds that source through libOpenCL. The native side runs compiled
+ * work-group images (adapters/native/wg.h) through sx: by default
+ * bench/native-vs-pocl.sximg, which `make` builds from the same source
+ * (clang-14 -> SPIR-V -> proptool --native, proptool's work-group
+ * compiler); --image FILE takes another image file, or an ELF image with
+ * the same kernels such as bench/native-wg-bench.hso (the hand-written
+ * work-group functions of tests/kernels/native-wg.c, -O3 -march=native).
  *
- *   bench/native-vs-pocl [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL]
+ *   bench/native-vs-pocl [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL] [--cl FILE.cl]
  *
  * NAME (or SX_BENCH_CL_PLATFORM) is a substring of the OpenCL platform
  * name, default "Portable Computing Language"; OCL_ICD_VENDORS picks the
@@ -59,52 +61,19 @@ CL_FNS(CL_DECL)
             DIE("%s: OpenCL error %d", #call, e_);                                                  \
     } while (0)
 
-static const char *cl_source =
-    "kernel void saxpy(float a, global const float *x, global float *y)\n"
-    "{ size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }\n"
-    "kernel void reduce(global const float *in, global float *out, local float *tmp)\n"
-    "{\n"
-    "    size_t l = get_local_id(0), n = get_local_size(0);\n"
-    "    tmp[l] = in[get_global_id(0)];\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    for (size_t s = n / 2; s > 0; s >>= 1) {\n"
-    "        if (l < s) tmp[l] += tmp[l + s];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "    if (l == 0) out[get_group_id(0)] = tmp[0];\n"
-    "}\n"
-    "kernel void matmul(global const float *A, global const float *B, global float *C, int N)\n"
-    "{\n"
-    "    local float ta[16][16], tb[16][16];\n"
-    "    int lx = get_local_id(0), ly = get_local_id(1), gx = get_global_id(0), gy = get_global_id(1);\n"
-    "    float acc = 0;\n"
-    "    for (int t = 0; t < N / 16; t++) {\n"
-    "        ta[ly][lx] = A[gy * N + t * 16 + lx];\n"
-    "        tb[ly][lx] = B[(t * 16 + ly) * N + gx];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        for (int k = 0; k < 16; k++) acc += ta[ly][k] * tb[k][lx];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "    C[gy * N + gx] = acc;\n"
-    "}\n"
-    "kernel void smooth(global float *data, int iters, local float *tmp)\n"
-    "{\n"
-    "    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);\n"
-    "    for (int it = 0; it < iters; it++) {\n"
-    "        tmp[l] = data[g];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        data[g] = 0.5f * (tmp[l] + tmp[l + 1 == n ? 0 : l + 1]);\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "}\n";
+static char *cl_source;
 
 static cl_context cl_ctx;
 static cl_command_queue cl_q;
 static cl_program cl_prog;
 static char cl_platform_name[256], cl_device_name[256];
 
-static void cl_setup(const char *want)
+static void cl_setup(const char *want, const char *cl_path)
 {
+    size_t cl_size;
+    cl_source = sxt_read_file(cl_path, &cl_size);
+    if (!cl_source)
+        DIE("cannot read the OpenCL C source %s (--cl FILE)", cl_path);
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         fprintf(stderr, "SKIP: no libOpenCL.so.1 (%s)\n", dlerror());
@@ -143,7 +112,8 @@ static void cl_setup(const char *want)
     cl_q = p_clCreateCommandQueue(cl_ctx, dev, 0, &e);
     if (!cl_q)
         DIE("clCreateCommandQueue: %d", e);
-    cl_prog = p_clCreateProgramWithSource(cl_ctx, 1, &cl_source, NULL, &e);
+    const char *src = cl_source;
+    cl_prog = p_clCreateProgramWithSource(cl_ctx, 1, &src, &cl_size, &e);
     if (!cl_prog)
         DIE("clCreateProgramWithSource: %d", e);
     if (p_clBuildProgram(cl_prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
@@ -433,43 +403,9 @@ static void bench_smooth(sx_kernel k, cl_kernel ck)
     free(want);
 }
 
-int main(int argc, char **argv)
+/* An ELF image of work-group functions, described and registered here. */
+static sx_device_binaries *elf_binaries(const void *bytes, size_t size)
 {
-    const char *platform = getenv("SX_BENCH_CL_PLATFORM");
-    const char *image = NULL, *only = NULL;
-    if (!platform || !*platform)
-        platform = "Portable Computing Language";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
-            platform = argv[++i];
-        else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
-            image = argv[++i];
-        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
-            only = argv[++i];
-        else
-            DIE("usage: %s [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL]", argv[0]);
-    }
-    if (rounds < 1 || rounds > 256)
-        DIE("--rounds: 1 to 256");
-    char *path = NULL;
-    if (image) {
-        path = strdup(image);
-    } else {
-        const char *dir = getenv("SX_TEST_BUILDDIR");
-        size_t len = strlen(dir ? dir : ".") + 64;
-        path = malloc(len);
-        snprintf(path, len, "%s/bench/native-wg-bench.hso", dir ? dir : ".");
-    }
-    size_t size;
-    void *bytes = sxt_read_file(path, &size);
-    if (!bytes)
-        DIE("cannot read the native image %s (build it with make, or pass --image)", path);
-
-    cl_setup(platform);
-
-    CHECK(sx_init(SX_INIT_DEFAULT));
     sxt_image *im = sxt_image_new(SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE, bytes, size);
     sxa_kernel_param ps[] = {SXT_PARAM_VALUE(SX_SCALAR_F32, 4), SXT_PARAM_POINTER(), SXT_PARAM_POINTER()};
     sxa_kernel_param pr[] = {SXT_PARAM_POINTER(), SXT_PARAM_POINTER(), SXT_PARAM_LOCAL()};
@@ -483,6 +419,55 @@ int main(int argc, char **argv)
         DIE("cannot describe the native image");
     sx_device_binaries *bin = sxt_binaries(&im, 1);
     CHECK(sx_register_images(bin));
+    return bin;
+}
+
+int main(int argc, char **argv)
+{
+    const char *platform = getenv("SX_BENCH_CL_PLATFORM");
+    const char *image = NULL, *only = NULL, *cl_path = NVP_CL_SOURCE;
+    if (!platform || !*platform)
+        platform = "Portable Computing Language";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
+            platform = argv[++i];
+        else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
+            image = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "--cl") == 0 && i + 1 < argc)
+            cl_path = argv[++i];
+        else
+            DIE("usage: %s [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL] [--cl FILE.cl]", argv[0]);
+    }
+    if (rounds < 1 || rounds > 256)
+        DIE("--rounds: 1 to 256");
+    char *path = NULL;
+    if (image) {
+        path = strdup(image);
+    } else {
+        const char *dir = getenv("SX_TEST_BUILDDIR");
+        size_t len = strlen(dir ? dir : ".") + 64;
+        path = malloc(len);
+        snprintf(path, len, "%s/bench/native-vs-pocl.sximg", dir ? dir : ".");
+    }
+    size_t size;
+    void *bytes = sxt_read_file(path, &size);
+    if (!bytes)
+        DIE("cannot read the native image %s (build it with make, or pass --image)", path);
+
+    cl_setup(platform, cl_path);
+
+    CHECK(sx_init(SX_INIT_DEFAULT));
+    sx_image_file file = NULL;
+    sx_device_binaries *bin = NULL;
+    if (size >= 4 && memcmp(bytes, "\177ELF", 4) == 0) {
+        bin = elf_binaries(bytes, size);
+    } else {
+        CHECK(sx_image_file_load_memory(bytes, size, &file));
+    }
     sx_device devs[16];
     uint32_t nd = 0;
     CHECK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 16, devs, &nd));
@@ -515,9 +500,13 @@ int main(int argc, char **argv)
     }
     CHECK(sx_queue_release(q));
     CHECK(sx_context_release(ctx));
-    CHECK(sx_unregister_images(bin));
+    if (bin)
+        CHECK(sx_unregister_images(bin));
+    if (file)
+        CHECK(sx_image_file_release(file));
     CHECK(sx_fini());
-    sxt_binaries_free(bin);
+    if (bin)
+        sxt_binaries_free(bin);
     p_clReleaseProgram(cl_prog);
     p_clReleaseCommandQueue(cl_q);
     p_clReleaseContext(cl_ctx);
