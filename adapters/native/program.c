@@ -654,8 +654,9 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
         return sxn_error(SX_ERROR_INVALID_PROGRAM, "native: kernel.create %s: program %p is not built",
                          name, (void *)p);
     const Elf64_Sym *sym;
+    /* in compiled work-group images only table entries are kernels */
     const sxn_wg_entry *wg = p->num_images ? sxn_wg_find(p, name) : NULL;
-    void *fn = wg ? (void *)wg->fn : find_symbol(p, name, &sym);
+    void *fn = wg ? (void *)wg->fn : p->num_images ? NULL : find_symbol(p, name, &sym);
     if (!fn || (!wg && ELF64_ST_TYPE(sym->st_info) != STT_FUNC))
         return sxn_error(SX_ERROR_INVALID_KERNEL_NAME, "native: program %p has no kernel function '%s'",
                          (void *)p, name);

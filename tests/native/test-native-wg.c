@@ -304,6 +304,8 @@ START_TEST(wg_link)
         ck_assert_int_eq(out[i], i + 1);
     OK(K.release(k));
     OK(U.free(context, out));
+    /* an exported function is not a kernel of a compiled image */
+    FAILS(SX_ERROR_INVALID_KERNEL_NAME, K.create(l1, "wg_twice", &k));
     /* the inputs are the caller's */
     OK(PR.release(a));
     OK(PR.release(b));
