@@ -235,79 +235,114 @@ static void check_floats(const char *what, const char *side, int round, const fl
             DIE("%s: %s round %d: element %zu is %g, expected %g", what, side, round, i, got[i], want[i]);
 }
 
+/* One kernel's rounds: before each, `reset` prepares both sides' data and
+ * the expected result; after each, both results are checked. */
+typedef struct bcase bcase;
+struct bcase {
+    const char *name;
+    sx_kernel k;
+    cl_kernel ck;
+    uint32_t dims;
+    size_t g[2];
+    const size_t *l;   /* NULL: each side picks */
+    uint32_t nargs;
+    sx_arg args[4];
+    float *out, *cout, *want;  /* the native and OpenCL results, and what they must be */
+    cl_mem cbuf;               /* over cout */
+    size_t n_out;
+    void (*reset)(const bcase *c, int round);
+    void *data;                /* for reset */
+};
+
+static void run_rounds(const bcase *c)
+{
+    double tn[256], tc[256];
+    for (int r = -1; r < rounds; r++) {  /* round -1 warms both up (PoCL compiles at first launch) */
+        c->reset(c, r);
+        double t1 = sx_run(c->k, c->dims, c->g, c->l, c->nargs, c->args);
+        double t2 = cl_run(c->ck, c->dims, c->g, c->l);
+        if (r >= 0) {
+            tn[r] = t1;
+            tc[r] = t2;
+        }
+        cl_sync(c->cbuf, c->n_out * 4);
+        check_floats(c->name, "native", r, c->out, c->want, c->n_out);
+        check_floats(c->name, "opencl", r, c->cout, c->want, c->n_out);
+    }
+    report(c->name, tn, tc);
+}
+
+static void set_cl_args(cl_kernel ck, unsigned n, const cl_mem *bufs)
+{
+    for (unsigned i = 0; i < n; i++)
+        CL(clSetKernelArg(ck, i, sizeof(cl_mem), &bufs[i]));
+}
+
+/* saxpy works in place: after round r, y = y0 + (r + 2) a x */
+static void saxpy_reset(const bcase *c, int r)
+{
+    float a = *(const float *)c->args[0].value;
+    for (size_t i = 0; i < c->n_out; i++)
+        c->want[i] = (float)(i % 777) + (float)(r + 2) * a * (float)(i % 1000);
+}
+
+static void zero_outputs(const bcase *c, int r)
+{
+    (void)r;
+    memset(c->out, 0, c->n_out * 4);
+    memset(c->cout, 0, c->n_out * 4);
+}
+
+static void restore_inputs(const bcase *c, int r)
+{
+    (void)r;
+    memcpy(c->out, c->data, c->n_out * 4);
+    memcpy(c->cout, c->data, c->n_out * 4);
+}
+
 static void bench_saxpy(sx_kernel k, cl_kernel ck)
 {
     size_t n = (size_t)1 << 24;
     float *x = usm(n * 4), *y = usm(n * 4), *cx = host_alloc(n * 4), *cy = host_alloc(n * 4);
-    float *want = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
         x[i] = cx[i] = (float)(i % 1000);
         y[i] = cy[i] = (float)(i % 777);
     }
     float a = 2.0f;
-    cl_mem bx = cl_buffer(cx, n * 4), by = cl_buffer(cy, n * 4);
+    cl_mem b[2] = {cl_buffer(cx, n * 4), cl_buffer(cy, n * 4)};
     CL(clSetKernelArg(ck, 0, sizeof(a), &a));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bx));
-    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &by));
-    sx_arg args[] = {aval(0, &a, 4), aptr(1, x), aptr(2, y)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {  /* round -1 warms both up */
-        double t1 = sx_run(k, 1, &n, NULL, 3, args);
-        double t2 = cl_run(ck, 1, &n, NULL);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(by, n * 4);
-        for (size_t i = 0; i < n; i++)
-            want[i] = (float)(i % 777) + (float)(r + 2) * a * (float)(i % 1000);
-        check_floats("saxpy", "native", r, y, want, n);
-        check_floats("saxpy", "opencl", r, cy, want, n);
-    }
-    report("saxpy", tn, tc);
-    p_clReleaseMemObject(bx);
-    p_clReleaseMemObject(by);
+    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &b[0]));
+    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &b[1]));
+    bcase c = {"saxpy", k, ck, 1, {n, 1}, NULL, 3, {aval(0, &a, 4), aptr(1, x), aptr(2, y)},
+               y, cy, malloc(n * 4), b[1], n, saxpy_reset, NULL};
+    run_rounds(&c);
+    p_clReleaseMemObject(b[0]);
+    p_clReleaseMemObject(b[1]);
     CHECK(sx_usm_free(ctx, x));
     CHECK(sx_usm_free(ctx, y));
     free(cx);
     free(cy);
-    free(want);
+    free(c.want);
 }
 
 static void bench_reduce(sx_kernel k, cl_kernel ck)
 {
-    size_t n = (size_t)1 << 22, l = 256, ng = n / l;
+    static const size_t l = 256;
+    size_t n = (size_t)1 << 22, ng = n / l;
     float *in = usm(n * 4), *out = usm(ng * 4), *cin = host_alloc(n * 4), *cout = host_alloc(ng * 4);
-    float *want = malloc(ng * 4);
-    for (size_t i = 0; i < n; i++)
+    float *want = calloc(ng, 4);
+    for (size_t i = 0; i < n; i++) {
         in[i] = cin[i] = (float)((i * 7) % 13);
-    for (size_t g = 0; g < ng; g++) {
-        want[g] = 0;
-        for (size_t i = g * l; i < (g + 1) * l; i++)
-            want[g] += in[i];
+        want[i / l] += in[i];
     }
-    cl_mem bi = cl_buffer(cin, n * 4), bo = cl_buffer(cout, ng * 4);
-    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &bi));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bo));
+    cl_mem b[2] = {cl_buffer(cin, n * 4), cl_buffer(cout, ng * 4)};
+    set_cl_args(ck, 2, b);
     CL(clSetKernelArg(ck, 2, l * 4, NULL));
-    sx_arg args[] = {aptr(0, in), aptr(1, out), aloc(2, l * 4)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {
-        memset(out, 0, ng * 4);
-        memset(cout, 0, ng * 4);
-        double t1 = sx_run(k, 1, &n, &l, 3, args);
-        double t2 = cl_run(ck, 1, &n, &l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(bo, ng * 4);
-        check_floats("reduce", "native", r, out, want, ng);
-        check_floats("reduce", "opencl", r, cout, want, ng);
-    }
-    report("reduce", tn, tc);
-    p_clReleaseMemObject(bi);
-    p_clReleaseMemObject(bo);
+    bcase c = {"reduce", k, ck, 1, {n, 1}, &l, 3, {aptr(0, in), aptr(1, out), aloc(2, l * 4)},
+               out, cout, want, b[1], ng, zero_outputs, NULL};
+    run_rounds(&c);
+    p_clReleaseMemObject(b[0]);
+    p_clReleaseMemObject(b[1]);
     CHECK(sx_usm_free(ctx, in));
     CHECK(sx_usm_free(ctx, out));
     free(cin);
@@ -317,8 +352,9 @@ static void bench_reduce(sx_kernel k, cl_kernel ck)
 
 static void bench_matmul(sx_kernel k, cl_kernel ck)
 {
+    static const size_t l[2] = {16, 16};
     int N = 512;
-    size_t nn = (size_t)N * N, g[2] = {(size_t)N, (size_t)N}, l[2] = {16, 16};
+    size_t nn = (size_t)N * N;
     float *A = usm(nn * 4), *B = usm(nn * 4), *C = usm(nn * 4);
     float *cA = host_alloc(nn * 4), *cB = host_alloc(nn * 4), *cC = host_alloc(nn * 4), *want = calloc(nn, 4);
     for (size_t i = 0; i < nn; i++) {
@@ -327,32 +363,16 @@ static void bench_matmul(sx_kernel k, cl_kernel ck)
     }
     for (int r = 0; r < N; r++)
         for (int i = 0; i < N; i++)
-            for (int c = 0; c < N; c++)
-                want[(size_t)r * N + c] += A[(size_t)r * N + i] * B[(size_t)i * N + c];
-    cl_mem ba = cl_buffer(cA, nn * 4), bb = cl_buffer(cB, nn * 4), bc = cl_buffer(cC, nn * 4);
-    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &ba));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bb));
-    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &bc));
+            for (int col = 0; col < N; col++)
+                want[(size_t)r * N + col] += A[(size_t)r * N + i] * B[(size_t)i * N + col];
+    cl_mem b[3] = {cl_buffer(cA, nn * 4), cl_buffer(cB, nn * 4), cl_buffer(cC, nn * 4)};
+    set_cl_args(ck, 3, b);
     CL(clSetKernelArg(ck, 3, sizeof(int), &N));
-    sx_arg args[] = {aptr(0, A), aptr(1, B), aptr(2, C), aval(3, &N, 4)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {
-        memset(C, 0, nn * 4);
-        memset(cC, 0, nn * 4);
-        double t1 = sx_run(k, 2, g, l, 4, args);
-        double t2 = cl_run(ck, 2, g, l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(bc, nn * 4);
-        check_floats("matmul", "native", r, C, want, nn);
-        check_floats("matmul", "opencl", r, cC, want, nn);
-    }
-    report("matmul", tn, tc);
-    p_clReleaseMemObject(ba);
-    p_clReleaseMemObject(bb);
-    p_clReleaseMemObject(bc);
+    bcase c = {"matmul", k, ck, 2, {(size_t)N, (size_t)N}, l, 4, {aptr(0, A), aptr(1, B), aptr(2, C), aval(3, &N, 4)},
+               C, cC, want, b[2], nn, zero_outputs, NULL};
+    run_rounds(&c);
+    for (int i = 0; i < 3; i++)
+        p_clReleaseMemObject(b[i]);
     CHECK(sx_usm_free(ctx, A));
     CHECK(sx_usm_free(ctx, B));
     CHECK(sx_usm_free(ctx, C));
@@ -364,7 +384,8 @@ static void bench_matmul(sx_kernel k, cl_kernel ck)
 
 static void bench_smooth(sx_kernel k, cl_kernel ck)
 {
-    size_t n = (size_t)1 << 20, l = 256;
+    static const size_t l = 256;
+    size_t n = (size_t)1 << 20;
     int iters = 16;
     float *d = usm(n * 4), *cd = host_alloc(n * 4), *init = malloc(n * 4), *want = malloc(n * 4);
     float tmp[256];
@@ -377,25 +398,12 @@ static void bench_smooth(sx_kernel k, cl_kernel ck)
                 want[g * l + i] = 0.5f * (tmp[i] + tmp[(i + 1) % l]);
         }
     cl_mem bd = cl_buffer(cd, n * 4);
-    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &bd));
+    set_cl_args(ck, 1, &bd);
     CL(clSetKernelArg(ck, 1, sizeof(int), &iters));
     CL(clSetKernelArg(ck, 2, l * 4, NULL));
-    sx_arg args[] = {aptr(0, d), aval(1, &iters, 4), aloc(2, l * 4)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {
-        memcpy(d, init, n * 4);
-        memcpy(cd, init, n * 4);
-        double t1 = sx_run(k, 1, &n, &l, 3, args);
-        double t2 = cl_run(ck, 1, &n, &l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(bd, n * 4);
-        check_floats("smooth", "native", r, d, want, n);
-        check_floats("smooth", "opencl", r, cd, want, n);
-    }
-    report("smooth", tn, tc);
+    bcase c = {"smooth", k, ck, 1, {n, 1}, &l, 3, {aptr(0, d), aval(1, &iters, 4), aloc(2, l * 4)},
+               d, cd, want, bd, n, restore_inputs, init};
+    run_rounds(&c);
     p_clReleaseMemObject(bd);
     CHECK(sx_usm_free(ctx, d));
     free(cd);

@@ -191,9 +191,6 @@ sx_result sxn_elf_check(const unsigned char *b, size_t size, bool *uses_barrier,
 sx_result sxn_load_bytes(const unsigned char *bytes, size_t size, void **out);
 
 /* wgload.c: compiled work-group images (wg.h). */
-/* A symbol defined by the object `lm` itself (not by what it can see);
- * its ELF symbol entry in *sym. NULL if none. */
-void *sxn_own_symbol(void *dl, void *lm, const char *name, const void **sym);
 /* Load and check images[0..n) of `p` as compiled work-group images and fill
  * every import slot from their exports; `fail` is the code of a failure
  * to resolve (BUILD_FAILURE for one image, LINK_FAILURE when linking). */

@@ -15,26 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *sxn_own_symbol(void *dl, void *lm, const char *name, const void **sym)
-{
-    if (!dl)
-        return NULL;
-    dlerror();
-    void *addr = dlsym(dl, name);
-    if (!addr)
-        return NULL;
-    Dl_info info;
-    struct link_map *owner = NULL;
-    if (!dladdr1(addr, &info, (void **)&owner, RTLD_DL_LINKMAP) || owner != lm)
-        return NULL;
-    const Elf64_Sym *s = NULL;
-    if (!dladdr1(addr, &info, (void **)&s, RTLD_DL_SYMENT) || !s || !info.dli_sname ||
-        strcmp(info.dli_sname, name) != 0)
-        return NULL;
-    *sym = s;
-    return addr;
-}
-
 /* Find the image's dynamic symbol table in its bytes (program.create has
  * bounds-checked the section headers, .dynsym and its string table). */
 static void find_dynsym(struct sxn_wg_image *im)
