@@ -180,6 +180,7 @@ sx_result sxn_builtins_load(void);
 const char *sxn_builtins_path(void);
 sx_result sxn_sig_copy(struct sxn_sig *dst, const struct sxn_sig *src);
 void sxn_builtins_unload(void);
+void *sxn_builtins_symbol(const char *name);  /* dlsym in the builtins module, or NULL */
 extern sxn_set_item_fn sxn_set_item;
 extern sxn_get_item_fn sxn_get_item;
 void sxn_program_unref(sxa_program program);

@@ -63,6 +63,14 @@ sx_result sxn_builtins_load(void)
     return SX_SUCCESS;
 }
 
+void *sxn_builtins_symbol(const char *name)
+{
+    pthread_mutex_lock(&builtins_lock);
+    void *addr = builtins_dl ? dlsym(builtins_dl, name) : NULL;
+    pthread_mutex_unlock(&builtins_lock);
+    return addr;
+}
+
 void sxn_builtins_unload(void)
 {
     pthread_mutex_lock(&builtins_lock);

@@ -94,6 +94,24 @@ static bool string_ok(const struct sxn_wg_image *im, const char *s)
     return *s && memchr(s, 0, end - (uintptr_t)s) != NULL;
 }
 
+/* Run x86-64-v3 tables? The CPU must have AVX2, FMA and BMI2 (with the
+ * OS's AVX state); SX_NATIVE_WG_TABLE=base keeps the baseline table. */
+static bool use_v3(void)
+{
+    const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
+    if (env && strcmp(env, "base") == 0)
+        return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+#else
+    return false;
+#endif
+}
+
+static sx_result check_table(const struct sxn_wg_image *im, const char *what, const char *symbol,
+                             const sxn_wg_entry **out, size_t *count);
+
 /* Open image `i` (already loaded as im->dl) and check its table. */
 static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
 {
@@ -116,10 +134,42 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
         return sxn_error(SX_ERROR_INVALID_BINARY,
                          "native: %s: %s is %u; this adapter runs work-group ABI %u (rebuild the image with a "
                          "matching proptool)", what, SXN_WG_ABI_SYMBOL, *abi, SXN_WG_ABI);
-    const sxn_wg_entry *t = sxn_wg_symbol(im, SXN_WG_TABLE_SYMBOL, (const void **)&sym);
+    const sxn_wg_entry *t;
+    size_t e;
+    sx_result r = check_table(im, what, SXN_WG_TABLE_SYMBOL, &t, &e);
+    if (r != SX_SUCCESS)
+        return r;
+    im->table = t;
+    im->num_entries = (uint32_t)e;
+    /* the x86-64-v3 twin, where the CPU runs it */
+    const sxn_wg_entry *v3 = sxn_wg_symbol(im, SXN_WG_TABLE_V3_SYMBOL, NULL);
+    if (!v3)
+        return SX_SUCCESS;
+    size_t n3;
+    r = check_table(im, what, SXN_WG_TABLE_V3_SYMBOL, &v3, &n3);
+    if (r != SX_SUCCESS)
+        return r;
+    for (size_t i = 0; i < e || i < n3; i++)
+        if (i >= e || i >= n3 || strcmp(t[i].name, v3[i].name) != 0 || t[i].local_bytes != v3[i].local_bytes ||
+            t[i].private_bytes != v3[i].private_bytes || t[i].flags != v3[i].flags)
+            return sxn_error(SX_ERROR_INVALID_BINARY,
+                             "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, i,
+                             SXN_WG_TABLE_V3_SYMBOL, i < n3 ? v3[i].name : "(end)", SXN_WG_TABLE_SYMBOL,
+                             i < e ? t[i].name : "(end)");
+    if (use_v3())
+        im->table = v3;
+    return SX_SUCCESS;
+}
+
+/* Check a table symbol of the image: every entry, and its NULL end. */
+static sx_result check_table(const struct sxn_wg_image *im, const char *what, const char *symbol,
+                             const sxn_wg_entry **out, size_t *count)
+{
+    const Elf64_Sym *sym = NULL;
+    const sxn_wg_entry *t = sxn_wg_symbol(im, symbol, (const void **)&sym);
     if (!t || sym->st_size < sizeof(*t) || !in_segment(im, (uintptr_t)t, sym->st_size, PF_R, NULL))
         return sxn_error(SX_ERROR_INVALID_BINARY, "native: %s: %s is missing, empty or outside the image", what,
-                         SXN_WG_TABLE_SYMBOL);
+                         symbol);
     size_t max = sym->st_size / sizeof(*t);
     size_t e = 0;
     for (; e < max && t[e].name; e++) {
@@ -150,10 +200,9 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
     }
     if (e == max)
         return sxn_error(SX_ERROR_INVALID_BINARY,
-                         "native: %s: %s (%zu entries of room) does not end with a NULL name", what,
-                         SXN_WG_TABLE_SYMBOL, max);
-    im->table = t;
-    im->num_entries = (uint32_t)e;
+                         "native: %s: %s (%zu entries of room) does not end with a NULL name", what, symbol, max);
+    *out = t;
+    *count = e;
     return SX_SUCCESS;
 }
 
@@ -185,8 +234,11 @@ static sx_result fill_imports(sxa_program p, uint32_t i, sx_result fail)
         for (uint32_t j = 0; j < p->num_images && !addr; j++)
             addr = sxn_wg_symbol(&p->images[j], name, NULL);
         if (!addr)
-            return sxn_error(fail, "native: image %u imports '%s', which none of the program's %u images exports", i,
-                             name, p->num_images);
+            addr = sxn_builtins_symbol(name);  /* a builtin the compiler routed here */
+        if (!addr)
+            return sxn_error(fail,
+                             "native: image %u imports '%s', which none of the program's %u images (nor the builtins "
+                             "module) exports", i, name, p->num_images);
         *slot = addr;
     }
     if (k == max)
