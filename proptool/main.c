@@ -773,11 +773,13 @@ int main(int argc, char **argv)
         for (size_t k = first; native != SXP_NATIVE_OFF && !has_host && k < last && ok; k++) {
             if (imgs[k]->format != SX_BINARY_FORMAT_SPIRV)
                 continue;
-            sxp_image *v = sxp_native_variant(&ntools, imgs[k]);
-            if (!v) {
+            sxp_image *v = sxp_native_variant(&ntools, imgs[k], native == SXP_NATIVE_ON);
+            if (!v && native == SXP_NATIVE_ON) {
                 ok = false;
                 break;
             }
+            if (!v)
+                continue;
             sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
             imgs[nimgs++] = v;
         }

@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,26 @@
 #ifndef SXP_WGC_LLVM_SPIRV
 #define SXP_WGC_LLVM_SPIRV "llvm-spirv-14"
 #endif
+
+/* Failures are errors with --native, warnings when made by default (a
+ * module the toolchain cannot take costs its native variant, not the run). */
+static bool required;
+
+static void fail(const char *origin, const char *fmt, ...) SXP_PRINTF(2, 3);
+static void fail(const char *origin, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (required)
+        sxp_error(origin, SXP_NONE, "native variant: %s", msg ? msg : fmt);
+    else
+        sxp_warn(origin, SXP_NONE, "no native variant (--no-native: none made): %s", msg ? msg : fmt);
+    free(msg);
+}
 
 /* `name` as a command: a path, or a file found in $PATH. */
 static bool runnable(const char *name)
@@ -104,25 +126,42 @@ bool sxp_native_find(sxp_native_tools *t, char **why)
     return true;
 }
 
-static bool run(const char *origin, char *const argv[])
+/* Runs a tool with its stderr in `log`; on failure the first lines of it
+ * go into the diagnostic (a crashing tool prints pages of stack). */
+static bool run(const char *origin, char *const argv[], const char *log)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
         execvp(argv[0], argv);
         fprintf(stderr, "proptool: error: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     int st = 0;
     if (pid < 0) {
-        sxp_error(origin, SXP_NONE, "native variant: fork failed: %s", strerror(errno));
+        fail(origin, "fork failed: %s", strerror(errno));
         return false;
     }
-    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-        sxp_error(origin, SXP_NONE, "native variant: `%s` failed (status %d)", argv[0],
-                  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-        return false;
-    }
-    return true;
+    if (waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+        return true;
+    size_t n = 0;
+    char *text = (char *)sxp_read_file(log, &n);
+    size_t keep = 0;
+    for (int lines = 0; text && keep < n && lines < 6; keep++)
+        lines += text[keep] == '\n';
+    while (keep && text && (text[keep - 1] == '\n' || text[keep - 1] == 0))
+        keep--;
+    char *status = WIFSIGNALED(st) ? sxp_xasprintf("killed by signal %d", WTERMSIG(st))
+                                   : sxp_xasprintf("status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    fail(origin, "`%s` failed (%s)%s%.*s", argv[0], status, keep ? ":\n" : "",
+              (int)keep, text ? text : "");
+    free(status);
+    free(text);
+    return false;
 }
 
 /* The report line of one kernel (sx-wgc --report) as the property's text. */
@@ -149,8 +188,9 @@ static void add_report(sxp_image *v, char *line)
     free(text);
 }
 
-sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv)
+sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, bool must)
 {
+    required = must;
     /* The SPIR-V without UserSemantic (llvm-spirv would make them
      * llvm.global.annotations) and the names it imports. */
     sxp_module m;
@@ -183,23 +223,24 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv)
     char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     sxp_image *v = NULL;
     if (!mkdtemp(dir)) {
-        sxp_error(spv->origin, SXP_NONE, "native variant: cannot make a temporary directory: %s", strerror(errno));
+        fail(spv->origin, "cannot make a temporary directory: %s", strerror(errno));
         free(dir);
         dir = NULL;
     }
-    char *spvp = NULL, *bc = NULL, *wg = NULL, *so = NULL, *rep = NULL;
+    char *spvp = NULL, *bc = NULL, *wg = NULL, *so = NULL, *rep = NULL, *log = NULL;
     if (dir) {
         spvp = sxp_xasprintf("%s/image.spv", dir);
         bc = sxp_xasprintf("%s/image.bc", dir);
         wg = sxp_xasprintf("%s/wg.bc", dir);
         so = sxp_xasprintf("%s/image.so", dir);
         rep = sxp_xasprintf("%s/report.txt", dir);
+        log = sxp_xasprintf("%s/stderr.txt", dir);
     }
     bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
     sxp_buf_free(&plain);
     if (ok) {
         char *const a1[] = {(char *)t->llvm_spirv, "-r", spvp, "-o", bc, NULL};
-        ok = run(spv->origin, a1);
+        ok = run(spv->origin, a1, log);
     }
     if (ok) {
         char **a2 = sxp_xmalloc((8 + 2 * nimports) * sizeof *a2);
@@ -215,14 +256,14 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv)
         a2[n++] = wg;
         a2[n++] = bc;
         a2[n] = NULL;
-        ok = run(spv->origin, a2);
+        ok = run(spv->origin, a2, log);
         free(a2);
     }
     if (ok) {
         char *march = t->march ? sxp_xasprintf("-march=%s", t->march) : NULL;
         char *const a3[] = {(char *)t->clang, "-O3", "-fPIC", "-shared", "-nostdlib", "-Wno-override-module",
                             "-target", "x86_64-unknown-linux-gnu", wg, "-o", so, march, NULL};
-        ok = run(spv->origin, a3);
+        ok = run(spv->origin, a3, log);
         free(march);
     }
     size_t n = 0, rn = 0;
@@ -253,8 +294,8 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv)
     }
     free(bytes);
     free(report);
-    const char *files[] = {spvp, bc, wg, so, rep};
-    for (size_t i = 0; i < 5; i++)
+    const char *files[] = {spvp, bc, wg, so, rep, log};
+    for (size_t i = 0; i < 6; i++)
         if (files[i]) {
             unlink(files[i]);
             free((char *)files[i]);
@@ -269,6 +310,42 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv)
     return v;
 }
 
+/* How many leading operand words of instruction `in` are ids (the rest
+ * are literals: memory operands, indices, loop controls, ...). */
+static uint32_t id_words(const sxp_inst *in)
+{
+    switch (in->op) {
+    case SpvOpLoad: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpStore: case SpvOpCopyMemory: case SpvOpLoopMerge: return 3 < in->wc ? 3 : in->wc;
+    case SpvOpCopyMemorySized: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpCompositeExtract: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpCompositeInsert: case SpvOpVectorShuffle: return 5 < in->wc ? 5 : in->wc;
+    case SpvOpSelectionMerge: case SpvOpLifetimeStart: case SpvOpLifetimeStop: return 2 < in->wc ? 2 : in->wc;
+    case SpvOpBranchConditional: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpSwitch: return 3 < in->wc ? 3 : in->wc;
+    case SpvOpVariable: return 3;  /* storage class, then the initializer (checked apart) */
+    case SpvOpLine: case SpvOpNoLine: return 1;
+    default: return in->wc;
+    }
+}
+
+/* Does instruction `in` use id `var`? */
+static bool inst_uses(const sxp_module *m, const sxp_inst *in, uint32_t var)
+{
+    uint32_t n = id_words(in);
+    for (uint32_t w = 1; w < n; w++)
+        if (in->op != SpvOpExtInst || w != 4)  /* OpExtInst: word 4 is the instruction number */
+            if (m->words[in->off + w] == var)
+                return true;
+    if (in->op == SpvOpVariable && in->wc > 4 && m->words[in->off + 4] == var)
+        return true;
+    if (in->op == SpvOpSwitch)  /* the labels after each literal */
+        for (uint32_t w = 4; w < in->wc; w += 2)
+            if (m->words[in->off + w] == var)
+                return true;
+    return false;
+}
+
 /* Does function `f` (or one it calls) mention id `var`? */
 static bool fn_uses(const sxp_module *m, uint32_t f, uint32_t var, uint8_t *seen)
 {
@@ -277,10 +354,8 @@ static bool fn_uses(const sxp_module *m, uint32_t f, uint32_t var, uint8_t *seen
     seen[f] = 1;
     const sxp_function *fn = &m->fns[f];
     for (uint32_t i = fn->first_inst; i <= fn->end_inst && i < m->ninsts; i++) {
-        const sxp_inst *in = &m->insts[i];
-        for (uint32_t w = 1; w < in->wc; w++)
-            if (m->words[in->off + w] == var)
-                return true;
+        if (inst_uses(m, &m->insts[i], var))
+            return true;
     }
     for (uint32_t c = 0; c < fn->ncallees; c++)
         if (fn->callees[c] < m->nids && fn_uses(m, m->fn_of_id[fn->callees[c]], var, seen))

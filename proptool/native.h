@@ -21,8 +21,9 @@ typedef struct sxp_native_tools {
 
 /* Resolves the tools; false with *why (malloc'd) when one is missing. */
 bool sxp_native_find(sxp_native_tools *t, char **why);
-/* The compiled work-group image of SPIR-V image `spv`; NULL (diagnosed). */
-sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv);
+/* The compiled work-group image of SPIR-V image `spv`; NULL when the
+ * toolchain fails (an error if `must`, else a warning). */
+sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, bool must);
 /* The old flow (--host): kernels using kernel-scope __local variables get
  * one copy shared by every work-group from a host object; say which. */
 void sxp_native_check_host_locals(const sxp_module *m, const char *host_path);

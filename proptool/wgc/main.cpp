@@ -1,5 +1,5 @@
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
-//     sx-wgc [--import NAME]... [--report FILE] -o OUT.bc IN.bc
+//     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc
 // IN.bc: `llvm-spirv -r` of the SPIR-V proptool wrote. OUT.bc: host IR
 // with the work-group functions and tables, for `clang -O3 -shared`.
 // The report has one line per kernel:
@@ -56,21 +56,24 @@ int main(int argc, char **argv)
 {
     std::vector<std::string> imports;
     const char *in = nullptr, *out = nullptr, *report = nullptr;
+    bool v3 = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--import") && i + 1 < argc)
             imports.push_back(argv[++i]);
         else if (!strcmp(argv[i], "--report") && i + 1 < argc)
             report = argv[++i];
+        else if (!strcmp(argv[i], "--no-x86-64-v3"))
+            v3 = false;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (argv[i][0] != '-' && !in)
             in = argv[i];
         else
-            return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] -o OUT.bc IN.bc (at '") +
+            return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc (at '") +
                         argv[i] + "')");
     }
     if (!in || !out)
-        return fail("usage: sx-wgc [--import NAME]... [--report FILE] -o OUT.bc IN.bc");
+        return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc");
     LLVMContext C;
     auto buf = MemoryBuffer::getFile(in);
     if (!buf)
@@ -107,6 +110,8 @@ int main(int argc, char **argv)
                     r.barriers += wgc::isBarrier(CB->getCalledFunction());
             r.wg = wgc::buildFiberEntry(*K, L, r);
         }
+        if (v3)  // vectors over 16 bytes would go in YMM registers there: baseline for those
+            r.wg_v3 = wgc::usesVectorMemoryAbi(*r.wg) ? r.wg : wgc::cloneForV3(*r.wg);
         results.push_back(r);
     }
     // The kernels live on in their work-group functions only; a kernel

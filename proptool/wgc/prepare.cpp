@@ -104,6 +104,182 @@ static void mathToIntrinsics(Module &M)
     }
 }
 
+// The builtins module is compiled by clang-14 for x86-64, whose OpenCL
+// mangling names address spaces (PU8CLglobal, PU9CLprivate, ...) where SPIR
+// has numbers (PU3AS1) and no qualifier for private pointers.
+static std::string hostMangling(StringRef n)
+{
+    if (!n.startswith("_Z"))
+        return n.str();
+    size_t i = 2, len = 0;
+    while (i < n.size() && isdigit((unsigned char)n[i]))
+        len = len * 10 + (size_t)(n[i++] - '0');
+    if (!len || i + len > n.size())
+        return n.str();
+    std::string out = n.substr(0, i + len).str();
+    static const char *const as[] = {"CLprivate", "CLglobal", "CLconstant", "CLlocal", "CLgeneric"};
+    for (size_t j = i + len; j < n.size(); j++) {
+        out += n[j];
+        if (n[j] != 'P')
+            continue;
+        if (n.substr(j + 1).startswith("U3AS") && j + 5 < n.size() && n[j + 5] >= '1' && n[j + 5] <= '4') {
+            const char *q = as[n[j + 5] - '0'];
+            out += "U" + std::to_string(strlen(q)) + q;
+            j += 5;
+        } else if (n[j + 1] != 'U') {
+            out += "U9CLprivate";
+        }
+    }
+    return out;
+}
+
+static void renameBuiltins(Module &M)
+{
+    for (Function &F : M) {
+        if (!F.isDeclaration() || F.isIntrinsic())
+            continue;
+        std::string h = hostMangling(F.getName());
+        if (h == F.getName())
+            continue;
+        if (Function *other = M.getFunction(h)) {  // both spellings declared: one function
+            if (other->getFunctionType() == F.getFunctionType()) {
+                F.replaceAllUsesWith(other);
+                continue;
+            }
+        }
+        F.setName(h);
+    }
+}
+
+// Vectors in calls of the builtins module: clang-14's x86-64 OpenCL ABI
+// (what sx-native-builtins.so is compiled with) passes 2- and 4-byte
+// vectors as i16/i32, 8-byte ones as double, vectors over 16 bytes by
+// value in memory, returns 128-byte ones through a hidden pointer (32 and
+// 64 bytes stay in XMM registers). The IR from SPIR has plain vectors.
+enum class VecAbi { Keep, Int16, Int32, Double, Memory };
+
+static VecAbi vecAbi(Type *T, const DataLayout &DL, bool ret)
+{
+    if (!T->isVectorTy())
+        return VecAbi::Keep;
+    uint64_t n = DL.getTypeAllocSize(T);
+    if (n == 2)
+        return VecAbi::Int16;
+    if (n == 4)
+        return VecAbi::Int32;
+    if (n == 8)
+        return VecAbi::Double;
+    if (n > 16 && (!ret || n > 64))
+        return VecAbi::Memory;
+    return VecAbi::Keep;
+}
+
+static Type *abiType(LLVMContext &C, VecAbi a, Type *T)
+{
+    switch (a) {
+    case VecAbi::Int16: return Type::getInt16Ty(C);
+    case VecAbi::Int32: return Type::getInt32Ty(C);
+    case VecAbi::Double: return Type::getDoubleTy(C);
+    case VecAbi::Memory: return T->getPointerTo();
+    default: return T;
+    }
+}
+
+// Does F call a builtin with a vector over 16 bytes (in memory, or
+// returned in several XMM registers)?
+bool usesVectorMemoryAbi(const Function &F)
+{
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    for (const Instruction &I : instructions(F))
+        if (auto *CB = dyn_cast<CallBase>(&I)) {
+            const Function *G = CB->getCalledFunction();
+            if (!G || !G->isDeclaration() || G->isIntrinsic())
+                continue;
+            if (G->getReturnType()->isVectorTy() && DL.getTypeAllocSize(G->getReturnType()) > 16)
+                return true;
+            for (unsigned i = 0; i < G->arg_size(); i++)
+                if (G->hasParamAttribute(i, Attribute::ByVal) || G->hasParamAttribute(i, Attribute::StructRet))
+                    return true;
+        }
+    return false;
+}
+
+static void lowerBuiltinAbi(Module &M)
+{
+    const DataLayout &DL = M.getDataLayout();
+    LLVMContext &C = M.getContext();
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
+            continue;
+        FunctionType *FT = F.getFunctionType();
+        VecAbi ra = vecAbi(FT->getReturnType(), DL, true);
+        std::vector<VecAbi> pa;
+        bool change = ra != VecAbi::Keep;
+        for (Type *t : FT->params()) {
+            pa.push_back(vecAbi(t, DL, false));
+            change |= pa.back() != VecAbi::Keep;
+        }
+        if (!change)
+            continue;
+        std::vector<Type *> params;
+        if (ra == VecAbi::Memory)
+            params.push_back(FT->getReturnType()->getPointerTo());
+        for (unsigned i = 0; i < FT->getNumParams(); i++)
+            params.push_back(abiType(C, pa[i], FT->getParamType(i)));
+        Type *rt = ra == VecAbi::Memory ? Type::getVoidTy(C) : abiType(C, ra, FT->getReturnType());
+        std::string name = F.getName().str();
+        F.setName(name + ".spir");
+        Function *N = Function::Create(FunctionType::get(rt, params, false), GlobalValue::ExternalLinkage, name, &M);
+        unsigned off = ra == VecAbi::Memory ? 1 : 0;
+        if (off)
+            N->addParamAttr(0, Attribute::getWithStructRetType(C, FT->getReturnType()));
+        for (unsigned i = 0; i < pa.size(); i++)
+            if (pa[i] == VecAbi::Memory) {
+                N->addParamAttr(i + off, Attribute::getWithByValType(C, FT->getParamType(i)));
+                N->addParamAttr(i + off, Attribute::getWithAlignment(C, Align(DL.getTypeAllocSize(FT->getParamType(i)))));
+            }
+        for (User *U : make_early_inc_range(F.users())) {
+            auto *CI = dyn_cast<CallInst>(U);
+            if (!CI || CI->getCalledFunction() != &F)
+                continue;
+            Function *caller = CI->getFunction();
+            IRBuilder<> E(&*caller->getEntryBlock().getFirstInsertionPt());
+            IRBuilder<> B(CI);
+            std::vector<Value *> args;
+            AllocaInst *sret = nullptr;
+            if (off) {
+                sret = E.CreateAlloca(FT->getReturnType());
+                sret->setAlignment(Align(DL.getTypeAllocSize(FT->getReturnType())));
+                args.push_back(sret);
+            }
+            for (unsigned i = 0; i < pa.size(); i++) {
+                Value *a = CI->getArgOperand(i);
+                if (pa[i] == VecAbi::Memory) {
+                    AllocaInst *tmp = E.CreateAlloca(a->getType());
+                    tmp->setAlignment(Align(DL.getTypeAllocSize(a->getType())));
+                    B.CreateStore(a, tmp);
+                    a = tmp;
+                } else if (pa[i] != VecAbi::Keep) {
+                    a = B.CreateBitCast(a, params[i + off]);
+                }
+                args.push_back(a);
+            }
+            CallInst *NC = B.CreateCall(N, args);
+            NC->setAttributes(N->getAttributes());
+            Value *r = NC;
+            if (off)
+                r = B.CreateLoad(FT->getReturnType(), sret);
+            else if (ra != VecAbi::Keep)
+                r = B.CreateBitCast(NC, FT->getReturnType());
+            if (!CI->getType()->isVoidTy())
+                CI->replaceAllUsesWith(r);
+            CI->eraseFromParent();
+        }
+        if (F.use_empty())
+            F.eraseFromParent();
+    }
+}
+
 static void materialize(ConstantExpr *CE)
 {
     for (User *U : SmallVector<User *, 8>(CE->users()))
@@ -196,6 +372,8 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
         }
     }
     mathToIntrinsics(M);
+    renameBuiltins(M);
+    lowerBuiltinAbi(M);
     exportProgramScope(M);
 
     LoopAnalysisManager LAM;

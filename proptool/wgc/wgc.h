@@ -40,6 +40,7 @@ enum EnvArg : unsigned {
 struct KernelResult {
     std::string name;
     llvm::Function *wg = nullptr;   // the sxn_wg_fn
+    llvm::Function *wg_v3 = nullptr;  // the same for x86-64-v3 (or null)
     uint64_t local_bytes = 0, private_bytes = 0;
     uint64_t uniform_bytes = 0;     // private_mem's uniform values (regions.cpp)
     unsigned flags = 0, barriers = 0;
@@ -51,6 +52,8 @@ struct KernelResult {
 bool prepare(llvm::Module &M, const std::vector<std::string> &imports, std::string &err);
 // Is this a call the region compiler resolves (work-item query) or splits at (barrier)?
 bool isBarrier(const llvm::Function *F);
+// Calls a builtin with a vector passed in memory (x86-64-v3 would change that ABI).
+bool usesVectorMemoryAbi(const llvm::Function &F);
 bool isQuery(const llvm::Function *F);
 // Why the kernel cannot be compiled into regions ("" when it can).
 std::string fallbackReason(llvm::Function &K, const std::vector<std::string> &imports);
@@ -72,6 +75,7 @@ llvm::Function *buildRegions(llvm::Function &K, const LocalLayout &L, KernelResu
 // workgroup.cpp: the work-group functions and the tables.
 llvm::Function *buildWorkGroup(llvm::Function &K, llvm::Function &R, KernelResult &res);
 llvm::Function *buildFiberEntry(llvm::Function &K, const LocalLayout &L, KernelResult &res);
+llvm::Function *cloneForV3(llvm::Function &W);
 void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports);
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
 

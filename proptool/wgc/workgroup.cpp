@@ -190,6 +190,20 @@ Function *buildFiberEntry(Function &K, const LocalLayout &L, KernelResult &res)
     return W;
 }
 
+// The same work-group function compiled for x86-64-v3 (AVX2, FMA, BMI2):
+// per-function target attributes, so one module (and one image) holds
+// both; the adapter picks __sx_wg_table_x86_64_v3 on CPUs that have them.
+Function *cloneForV3(Function &W)
+{
+    ValueToValueMapTy VM;
+    Function *V = CloneFunction(&W, VM);
+    V->setName(W.getName() + ".x86_64_v3");
+    V->addFnAttr("target-cpu", "x86-64-v3");
+    V->addFnAttr("target-features", "+avx,+avx2,+bmi,+bmi2,+cx16,+f16c,+fma,+lzcnt,+movbe,+popcnt,+sse4.1,+sse4.2,"
+                                    "+ssse3,+xsave,+cx8,+fxsr,+mmx,+sse,+sse2,+sse3,+x87,+sahf");
+    return V;
+}
+
 void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports)
 {
     LLVMContext &C = M.getContext();
@@ -206,13 +220,18 @@ void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vecto
     abi->setVisibility(GlobalValue::DefaultVisibility);
     Type *fnp = FunctionType::get(B.getVoidTy(), {i8p}, false)->getPointerTo();
     StructType *entryTy = StructType::get(C, {i8p, fnp, B.getInt64Ty(), B.getInt64Ty(), B.getInt32Ty(), B.getInt32Ty()});
-    std::vector<Constant *> rows;
-    for (const KernelResult &k : ks)
-        rows.push_back(ConstantStruct::get(entryTy, {str(k.name), k.wg, B.getInt64(k.local_bytes),
-                                                     B.getInt64(k.private_bytes), B.getInt32(k.flags), B.getInt32(0)}));
-    rows.push_back(Constant::getNullValue(entryTy));
-    ArrayType *tabTy = ArrayType::get(entryTy, rows.size());
-    new GlobalVariable(M, tabTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(tabTy, rows), "__sx_wg_table");
+    auto table = [&](const char *name, bool v3) {
+        std::vector<Constant *> rows;
+        for (const KernelResult &k : ks)
+            rows.push_back(ConstantStruct::get(entryTy, {str(k.name), v3 ? k.wg_v3 : k.wg, B.getInt64(k.local_bytes),
+                                                         B.getInt64(k.private_bytes), B.getInt32(k.flags), B.getInt32(0)}));
+        rows.push_back(Constant::getNullValue(entryTy));
+        ArrayType *tabTy = ArrayType::get(entryTy, rows.size());
+        new GlobalVariable(M, tabTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(tabTy, rows), name);
+    };
+    table("__sx_wg_table", false);
+    if (!ks.empty() && ks[0].wg_v3)
+        table("__sx_wg_table_x86_64_v3", true);
 
     StructType *impTy = StructType::get(C, {i8p, i8p->getPointerTo()});
     std::vector<Constant *> imp;

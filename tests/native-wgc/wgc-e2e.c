@@ -1,6 +1,7 @@
-/* wgc-e2e.c: the kernels of wgc.cl on the native device, from the native
- * variant proptool made from SPIR-V (compiled work-group functions), each
- * compared with a host reference. Usage: wgc-e2e FILE.sximg */
+/* wgc-e2e.c: the kernels of wgc.cl (and vecabi.cl) on the native device,
+ * from the native variant proptool made from SPIR-V (compiled work-group
+ * functions), each compared with a host reference.
+ * Usage: wgc-e2e FILE.sximg [TEST]... (default: every test of wgc.cl) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,10 +251,86 @@ static void t_if_device(void)
     sx_usm_free(ctx, p);
 }
 
+static void t_vec_abi(void)
+{
+    size_t n = 4;
+    float *in = alloc(64 * 4), *out = alloc(80 * 4), want[80];
+    signed char *c = alloc(128);
+    for (int i = 0; i < 64; i++)
+        in[i] = (float)((i * 37) % 11) - 3.0f;
+    for (int i = 0; i < 64; i++)
+        c[i] = (signed char)(i * 29 - 70);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < 8; k++) {
+            float a = in[8 * i + k], b = in[8 * (i + 1) + k];
+            want[8 * i + k] = fmaxf(a, b) + fminf(fmaxf(a, 1.0f), 4.0f);
+        }
+        want[64 + i] = (float)(abs(c[2 * i]) + 5);
+    }
+    sx_arg args[] = {ptr(0, in), ptr(1, out), ptr(2, c)};
+    if (launch("vec_abi", 1, NULL, &n, NULL, 3, args)) {
+        int bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad |= (unsigned char)c[64 + 2 * i] != (unsigned char)abs(c[2 * i] - 3);
+            bad |= (unsigned char)c[64 + 2 * i + 1] != (unsigned char)abs(c[2 * i + 1] + 3);
+        }
+        if (bad) {
+            fprintf(stderr, "wgc-e2e: FAIL vec_abi: abs_diff on char2\n");
+            failures++;
+        }
+        float got[80];
+        memcpy(got, out, 32 * 4);
+        memcpy(got + 64, out + 64, n * 4);
+        memcpy(got + 32, want + 32, 32 * 4);
+        check_float("vec_abi (builtins with 2-, 8- and 32-byte vectors)", got, want, 64 + n, 0);
+    }
+    sx_usm_free(ctx, in);
+    sx_usm_free(ctx, out);
+    sx_usm_free(ctx, c);
+}
+
+static void t_atomics(void)
+{
+    size_t n = 1024, l = 64;
+    int *count = alloc(4), want = (int)n;
+    *count = 0;
+    sx_arg args[] = {ptr(0, count)};
+    if (launch("atomics", 1, NULL, &n, &l, 1, args))
+        check_int("atomics (global and local atomic_add)", count, &want, 1);
+    sx_usm_free(ctx, count);
+}
+
+static void t_fract_ptr(void)
+{
+    size_t n = 1024;
+    float *fr = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (float)i * 0.25f;
+    sx_arg args[] = {ptr(0, fr)};
+    if (launch("fract_ptr", 1, NULL, &n, NULL, 1, args))
+        check_float("fract with a pointer argument", fr, want, n, 0);
+    sx_usm_free(ctx, fr);
+    free(want);
+}
+
+static void t_loop_barriers(void)
+{
+    t_loop_barrier(0);
+    t_loop_barrier(1);
+    t_loop_barrier(6);
+}
+
+static void t_branches(void)
+{
+    t_branch_nested(0, 0);
+    t_branch_nested(1, 3);
+    t_branch_nested(1, 2);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: wgc-e2e FILE.sximg\n");
+    if (argc < 2) {
+        fprintf(stderr, "usage: wgc-e2e FILE.sximg [TEST]...\n");
         return 2;
     }
     sx_image_file file;
@@ -263,19 +340,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "wgc-e2e: setup: %s\n", sx_last_error());
         return 1;
     }
-    t_saxpy();
-    t_reduce();
-    t_loop_barrier(0);
-    t_loop_barrier(1);
-    t_loop_barrier(6);
-    t_branch_nested(0, 0);
-    t_branch_nested(1, 3);
-    t_branch_nested(1, 2);
-    t_matmul();
-    t_local_copies();
-    t_ids3();
-    t_fallback();
-    t_if_device();
+    static const struct { const char *name; void (*fn)(void); } tests[] = {
+        {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
+        {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
+        {"if_device", t_if_device}, {"atomics", t_atomics}, {"vec_abi", t_vec_abi},
+        {"fract_ptr", t_fract_ptr},
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        int run = argc == 2 && strcmp(tests[i].name, "vec_abi") && strcmp(tests[i].name, "fract_ptr");
+        for (int a = 2; a < argc; a++)
+            run |= !strcmp(argv[a], tests[i].name);
+        if (run)
+            tests[i].fn();
+    }
     sx_queue_release(q);
     sx_context_release(ctx);
     sx_image_file_release(file);

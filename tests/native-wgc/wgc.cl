@@ -140,3 +140,19 @@ kernel void if_device(global int *p)
     p[0] = 7;
     host_only(p);
 }
+
+
+/* Builtins with pointers (address spaces in their mangled names): 1.x
+ * atomics on global and local memory. */
+kernel void atomics(global int *count)
+{
+    local int hits;
+    size_t lid = get_local_id(0);
+    if (lid == 0)
+        hits = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&hits, 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0)
+        atomic_add(count, hits);
+}
