@@ -230,6 +230,7 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count);
 
 /* pool.c: run every group of a job, on the pool and the calling thread. */
 sx_result sxn_pool_run(struct sxn_job *job);
+sx_result sxn_pool_warm(void);
 void sxn_pool_shutdown(void);
 unsigned sxn_pool_threads(void);
 

@@ -701,6 +701,9 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
             return r;
         }
     }
+    /* a kernel is about to run: have the pool's threads ready (a failure
+     * to start them shows at the launch that needs them) */
+    (void)sxn_pool_warm();
     atomic_fetch_add(&p->refs, 1);
     *out = k;
     return SX_SUCCESS;

@@ -149,13 +149,13 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
     r = check_table(im, what, SXN_WG_TABLE_V3_SYMBOL, &v3, &n3);
     if (r != SX_SUCCESS)
         return r;
-    for (size_t i = 0; i < e || i < n3; i++)
-        if (i >= e || i >= n3 || strcmp(t[i].name, v3[i].name) != 0 || t[i].local_bytes != v3[i].local_bytes ||
-            t[i].private_bytes != v3[i].private_bytes || t[i].flags != v3[i].flags)
+    for (size_t x = 0; x < e || x < n3; x++)
+        if (x >= e || x >= n3 || strcmp(t[x].name, v3[x].name) != 0 || t[x].local_bytes != v3[x].local_bytes ||
+            t[x].private_bytes != v3[x].private_bytes || t[x].flags != v3[x].flags)
             return sxn_error(SX_ERROR_INVALID_BINARY,
-                             "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, i,
-                             SXN_WG_TABLE_V3_SYMBOL, i < n3 ? v3[i].name : "(end)", SXN_WG_TABLE_SYMBOL,
-                             i < e ? t[i].name : "(end)");
+                             "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, x,
+                             SXN_WG_TABLE_V3_SYMBOL, x < n3 ? v3[x].name : "(end)", SXN_WG_TABLE_SYMBOL,
+                             x < e ? t[x].name : "(end)");
     if (use_v3())
         im->table = v3;
     return SX_SUCCESS;
