@@ -131,7 +131,7 @@ struct sxa_kernel_s {
     sxn_set_item_fn set_item;
     bool uses_barrier;
     bool has_sig;
-    const sxn_wg_entry *wg;  /* compiled work-group entry, or NULL (libffi per work-item) */
+    bool compiled;           /* wg != NULL, here in the first cache line the launch reads */
     uint32_t num_params;
     const sxa_kernel_param *params;  /* in program->sigs */
     ffi_cif cif;
@@ -140,6 +140,7 @@ struct sxa_kernel_s {
     ffi_type **elements;     /* NULL-terminated element lists of the structs */
     _Atomic(struct sxn_fallback *) fallback;
     pthread_mutex_t fallback_lock;
+    const sxn_wg_entry *wg;  /* compiled work-group entry, or NULL (libffi per work-item) */
 };
 
 /* One launch, shared by the threads that run its work-groups. */
@@ -230,7 +231,6 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count);
 
 /* pool.c: run every group of a job, on the pool and the calling thread. */
 sx_result sxn_pool_run(struct sxn_job *job);
-sx_result sxn_pool_warm(void);
 void sxn_pool_shutdown(void);
 unsigned sxn_pool_threads(void);
 

@@ -168,21 +168,6 @@ static void forget_after_fork(void)
     head = tail = NULL;
 }
 
-/* Start the pool ahead of the first launch (at kernel creation), so that
- * launch finds its threads created and waiting. */
-sx_result sxn_pool_warm(void)
-{
-    if (SXN_LIKELY(atomic_load_explicit(&started, memory_order_acquire) &&
-                   getpid() == atomic_load_explicit(&pool_pid, memory_order_relaxed)))
-        return SX_SUCCESS;
-    if (atomic_load(&started))
-        forget_after_fork();
-    pthread_mutex_lock(&pool_lock);
-    sx_result r = start_locked();
-    pthread_mutex_unlock(&pool_lock);
-    return r;
-}
-
 sx_result sxn_pool_run(struct sxn_job *job)
 {
     if (SXN_UNLIKELY(atomic_load_explicit(&started, memory_order_acquire) &&

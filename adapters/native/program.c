@@ -683,6 +683,7 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
     k->set_item = p->set_item;
     k->uses_barrier = p->uses_barrier;
     k->wg = wg;
+    k->compiled = wg != NULL;
     const struct sxn_sig *sig = NULL;
     for (uint32_t i = 0; i < p->num_sigs; i++)
         if (strcmp(p->sigs[i].name, name) == 0) {
@@ -701,9 +702,6 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
             return r;
         }
     }
-    /* a kernel is about to run: have the pool's threads ready (a failure
-     * to start them shows at the launch that needs them) */
-    (void)sxn_pool_warm();
     atomic_fetch_add(&p->refs, 1);
     *out = k;
     return SX_SUCCESS;
