@@ -8,14 +8,16 @@
  *   matmul     tiled 512 x 512 float matrix multiply, 16 x 16 groups, local tiles
  *   smooth     barrier inside a loop whose trip count is an argument (16), wg 256, 2^20 floats
  *
- * The native side runs compiled work-group images (adapters/native/wg.h)
- * through sx: by default bench/native-wg-bench.hso, made by `make` from
- * tests/kernels/native-wg.c (hand-written work-group functions) with
- * -O3 -march=native; --image FILE takes another ELF image with the same
- * kernels (e.g. what proptool compiled from SPIR-V). The OpenCL side builds
- * the same kernels from OpenCL C source (below) through libOpenCL.
+ * Both sides run the kernels of bench/native-vs-pocl.cl. The OpenCL side
+ * builds that source through libOpenCL. The native side runs compiled
+ * work-group images (adapters/native/wg.h) through sx: by default
+ * bench/native-vs-pocl.sximg, which `make` builds from the same source
+ * (clang-14 -> SPIR-V -> proptool --native, proptool's work-group
+ * compiler); --image FILE takes another image file, or an ELF image with
+ * the same kernels such as bench/native-wg-bench.hso (the hand-written
+ * work-group functions of tests/kernels/native-wg.c, -O3 -march=native).
  *
- *   bench/native-vs-pocl [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL]
+ *   bench/native-vs-pocl [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL] [--cl FILE.cl]
  *
  * NAME (or SX_BENCH_CL_PLATFORM) is a substring of the OpenCL platform
  * name, default "Portable Computing Language"; OCL_ICD_VENDORS picks the
@@ -26,6 +28,8 @@
 #include <CL/cl.h>
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,52 +63,19 @@ CL_FNS(CL_DECL)
             DIE("%s: OpenCL error %d", #call, e_);                                                  \
     } while (0)
 
-static const char *cl_source =
-    "kernel void saxpy(float a, global const float *x, global float *y)\n"
-    "{ size_t i = get_global_id(0); y[i] = a * x[i] + y[i]; }\n"
-    "kernel void reduce(global const float *in, global float *out, local float *tmp)\n"
-    "{\n"
-    "    size_t l = get_local_id(0), n = get_local_size(0);\n"
-    "    tmp[l] = in[get_global_id(0)];\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    for (size_t s = n / 2; s > 0; s >>= 1) {\n"
-    "        if (l < s) tmp[l] += tmp[l + s];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "    if (l == 0) out[get_group_id(0)] = tmp[0];\n"
-    "}\n"
-    "kernel void matmul(global const float *A, global const float *B, global float *C, int N)\n"
-    "{\n"
-    "    local float ta[16][16], tb[16][16];\n"
-    "    int lx = get_local_id(0), ly = get_local_id(1), gx = get_global_id(0), gy = get_global_id(1);\n"
-    "    float acc = 0;\n"
-    "    for (int t = 0; t < N / 16; t++) {\n"
-    "        ta[ly][lx] = A[gy * N + t * 16 + lx];\n"
-    "        tb[ly][lx] = B[(t * 16 + ly) * N + gx];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        for (int k = 0; k < 16; k++) acc += ta[ly][k] * tb[k][lx];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "    C[gy * N + gx] = acc;\n"
-    "}\n"
-    "kernel void smooth(global float *data, int iters, local float *tmp)\n"
-    "{\n"
-    "    size_t l = get_local_id(0), n = get_local_size(0), g = get_global_id(0);\n"
-    "    for (int it = 0; it < iters; it++) {\n"
-    "        tmp[l] = data[g];\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        data[g] = 0.5f * (tmp[l] + tmp[l + 1 == n ? 0 : l + 1]);\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "}\n";
+static char *cl_source;
 
 static cl_context cl_ctx;
 static cl_command_queue cl_q;
 static cl_program cl_prog;
 static char cl_platform_name[256], cl_device_name[256];
 
-static void cl_setup(const char *want)
+static void cl_setup(const char *want, const char *cl_path)
 {
+    size_t cl_size;
+    cl_source = sxt_read_file(cl_path, &cl_size);
+    if (!cl_source)
+        DIE("cannot read the OpenCL C source %s (--cl FILE)", cl_path);
     void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         fprintf(stderr, "SKIP: no libOpenCL.so.1 (%s)\n", dlerror());
@@ -143,7 +114,8 @@ static void cl_setup(const char *want)
     cl_q = p_clCreateCommandQueue(cl_ctx, dev, 0, &e);
     if (!cl_q)
         DIE("clCreateCommandQueue: %d", e);
-    cl_prog = p_clCreateProgramWithSource(cl_ctx, 1, &cl_source, NULL, &e);
+    const char *src = cl_source;
+    cl_prog = p_clCreateProgramWithSource(cl_ctx, 1, &src, &cl_size, &e);
     if (!cl_prog)
         DIE("clCreateProgramWithSource: %d", e);
     if (p_clBuildProgram(cl_prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
@@ -265,79 +237,145 @@ static void check_floats(const char *what, const char *side, int round, const fl
             DIE("%s: %s round %d: element %zu is %g, expected %g", what, side, round, i, got[i], want[i]);
 }
 
+/* One kernel's rounds: before each, `reset` prepares both sides' data and
+ * the expected result; after each, both results are checked. */
+typedef struct bcase bcase;
+struct bcase {
+    const char *name;
+    sx_kernel k;
+    cl_kernel ck;
+    uint32_t dims;
+    size_t g[2];
+    const size_t *l;   /* NULL: each side picks */
+    uint32_t nargs;
+    sx_arg args[4];
+    float *out, *cout, *want;  /* the native and OpenCL results, and what they must be */
+    cl_mem cbuf;               /* over cout */
+    size_t n_out;
+    void (*reset)(const bcase *c, int round);
+    void *data;                /* for reset */
+};
+
+/* The host's own work between rounds (resetting data, computing and
+ * checking results) runs on a thread of its own: the launching thread
+ * stays idle between launches, as OpenCL's worker threads do, so the
+ * scheduler treats the two sides alike. */
+typedef struct {
+    const bcase *c;
+    int round;
+    bool check;
+} host_work;
+
+static void *host_work_run(void *arg)
+{
+    const host_work *w = arg;
+    const bcase *c = w->c;
+    if (w->check) {
+        cl_sync(c->cbuf, c->n_out * 4);
+        check_floats(c->name, "native", w->round, c->out, c->want, c->n_out);
+        check_floats(c->name, "opencl", w->round, c->cout, c->want, c->n_out);
+    } else {
+        c->reset(c, w->round);
+    }
+    return NULL;
+}
+
+static void on_host_thread(const bcase *c, int round, bool check)
+{
+    host_work w = {c, round, check};
+    pthread_t t;
+    if (pthread_create(&t, NULL, host_work_run, &w) != 0)
+        DIE("pthread_create failed");
+    pthread_join(t, NULL);
+}
+
+static void run_rounds(const bcase *c)
+{
+    double tn[256], tc[256];
+    for (int r = -1; r < rounds; r++) {  /* round -1 warms both up (PoCL compiles at first launch) */
+        on_host_thread(c, r, false);
+        double t1 = sx_run(c->k, c->dims, c->g, c->l, c->nargs, c->args);
+        double t2 = cl_run(c->ck, c->dims, c->g, c->l);
+        if (r >= 0) {
+            tn[r] = t1;
+            tc[r] = t2;
+        }
+        on_host_thread(c, r, true);
+    }
+    report(c->name, tn, tc);
+}
+
+static void set_cl_args(cl_kernel ck, unsigned n, const cl_mem *bufs)
+{
+    for (unsigned i = 0; i < n; i++)
+        CL(clSetKernelArg(ck, i, sizeof(cl_mem), &bufs[i]));
+}
+
+/* saxpy works in place: after round r, y = y0 + (r + 2) a x */
+static void saxpy_reset(const bcase *c, int r)
+{
+    float a = *(const float *)c->args[0].value;
+    for (size_t i = 0; i < c->n_out; i++)
+        c->want[i] = (float)(i % 777) + (float)(r + 2) * a * (float)(i % 1000);
+}
+
+static void zero_outputs(const bcase *c, int r)
+{
+    (void)r;
+    memset(c->out, 0, c->n_out * 4);
+    memset(c->cout, 0, c->n_out * 4);
+}
+
+static void restore_inputs(const bcase *c, int r)
+{
+    (void)r;
+    memcpy(c->out, c->data, c->n_out * 4);
+    memcpy(c->cout, c->data, c->n_out * 4);
+}
+
 static void bench_saxpy(sx_kernel k, cl_kernel ck)
 {
     size_t n = (size_t)1 << 24;
     float *x = usm(n * 4), *y = usm(n * 4), *cx = host_alloc(n * 4), *cy = host_alloc(n * 4);
-    float *want = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
         x[i] = cx[i] = (float)(i % 1000);
         y[i] = cy[i] = (float)(i % 777);
     }
     float a = 2.0f;
-    cl_mem bx = cl_buffer(cx, n * 4), by = cl_buffer(cy, n * 4);
+    cl_mem b[2] = {cl_buffer(cx, n * 4), cl_buffer(cy, n * 4)};
     CL(clSetKernelArg(ck, 0, sizeof(a), &a));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bx));
-    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &by));
-    sx_arg args[] = {aval(0, &a, 4), aptr(1, x), aptr(2, y)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {  /* round -1 warms both up */
-        double t1 = sx_run(k, 1, &n, NULL, 3, args);
-        double t2 = cl_run(ck, 1, &n, NULL);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(by, n * 4);
-        for (size_t i = 0; i < n; i++)
-            want[i] = (float)(i % 777) + (float)(r + 2) * a * (float)(i % 1000);
-        check_floats("saxpy", "native", r, y, want, n);
-        check_floats("saxpy", "opencl", r, cy, want, n);
-    }
-    report("saxpy", tn, tc);
-    p_clReleaseMemObject(bx);
-    p_clReleaseMemObject(by);
+    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &b[0]));
+    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &b[1]));
+    bcase c = {"saxpy", k, ck, 1, {n, 1}, NULL, 3, {aval(0, &a, 4), aptr(1, x), aptr(2, y)},
+               y, cy, malloc(n * 4), b[1], n, saxpy_reset, NULL};
+    run_rounds(&c);
+    p_clReleaseMemObject(b[0]);
+    p_clReleaseMemObject(b[1]);
     CHECK(sx_usm_free(ctx, x));
     CHECK(sx_usm_free(ctx, y));
     free(cx);
     free(cy);
-    free(want);
+    free(c.want);
 }
 
 static void bench_reduce(sx_kernel k, cl_kernel ck)
 {
-    size_t n = (size_t)1 << 22, l = 256, ng = n / l;
+    static const size_t l = 256;
+    size_t n = (size_t)1 << 22, ng = n / l;
     float *in = usm(n * 4), *out = usm(ng * 4), *cin = host_alloc(n * 4), *cout = host_alloc(ng * 4);
-    float *want = malloc(ng * 4);
-    for (size_t i = 0; i < n; i++)
+    float *want = calloc(ng, 4);
+    for (size_t i = 0; i < n; i++) {
         in[i] = cin[i] = (float)((i * 7) % 13);
-    for (size_t g = 0; g < ng; g++) {
-        want[g] = 0;
-        for (size_t i = g * l; i < (g + 1) * l; i++)
-            want[g] += in[i];
+        want[i / l] += in[i];
     }
-    cl_mem bi = cl_buffer(cin, n * 4), bo = cl_buffer(cout, ng * 4);
-    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &bi));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bo));
+    cl_mem b[2] = {cl_buffer(cin, n * 4), cl_buffer(cout, ng * 4)};
+    set_cl_args(ck, 2, b);
     CL(clSetKernelArg(ck, 2, l * 4, NULL));
-    sx_arg args[] = {aptr(0, in), aptr(1, out), aloc(2, l * 4)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {
-        memset(out, 0, ng * 4);
-        memset(cout, 0, ng * 4);
-        double t1 = sx_run(k, 1, &n, &l, 3, args);
-        double t2 = cl_run(ck, 1, &n, &l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(bo, ng * 4);
-        check_floats("reduce", "native", r, out, want, ng);
-        check_floats("reduce", "opencl", r, cout, want, ng);
-    }
-    report("reduce", tn, tc);
-    p_clReleaseMemObject(bi);
-    p_clReleaseMemObject(bo);
+    bcase c = {"reduce", k, ck, 1, {n, 1}, &l, 3, {aptr(0, in), aptr(1, out), aloc(2, l * 4)},
+               out, cout, want, b[1], ng, zero_outputs, NULL};
+    run_rounds(&c);
+    p_clReleaseMemObject(b[0]);
+    p_clReleaseMemObject(b[1]);
     CHECK(sx_usm_free(ctx, in));
     CHECK(sx_usm_free(ctx, out));
     free(cin);
@@ -347,8 +385,9 @@ static void bench_reduce(sx_kernel k, cl_kernel ck)
 
 static void bench_matmul(sx_kernel k, cl_kernel ck)
 {
+    static const size_t l[2] = {16, 16};
     int N = 512;
-    size_t nn = (size_t)N * N, g[2] = {(size_t)N, (size_t)N}, l[2] = {16, 16};
+    size_t nn = (size_t)N * N;
     float *A = usm(nn * 4), *B = usm(nn * 4), *C = usm(nn * 4);
     float *cA = host_alloc(nn * 4), *cB = host_alloc(nn * 4), *cC = host_alloc(nn * 4), *want = calloc(nn, 4);
     for (size_t i = 0; i < nn; i++) {
@@ -357,32 +396,16 @@ static void bench_matmul(sx_kernel k, cl_kernel ck)
     }
     for (int r = 0; r < N; r++)
         for (int i = 0; i < N; i++)
-            for (int c = 0; c < N; c++)
-                want[(size_t)r * N + c] += A[(size_t)r * N + i] * B[(size_t)i * N + c];
-    cl_mem ba = cl_buffer(cA, nn * 4), bb = cl_buffer(cB, nn * 4), bc = cl_buffer(cC, nn * 4);
-    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &ba));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &bb));
-    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &bc));
+            for (int col = 0; col < N; col++)
+                want[(size_t)r * N + col] += A[(size_t)r * N + i] * B[(size_t)i * N + col];
+    cl_mem b[3] = {cl_buffer(cA, nn * 4), cl_buffer(cB, nn * 4), cl_buffer(cC, nn * 4)};
+    set_cl_args(ck, 3, b);
     CL(clSetKernelArg(ck, 3, sizeof(int), &N));
-    sx_arg args[] = {aptr(0, A), aptr(1, B), aptr(2, C), aval(3, &N, 4)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {
-        memset(C, 0, nn * 4);
-        memset(cC, 0, nn * 4);
-        double t1 = sx_run(k, 2, g, l, 4, args);
-        double t2 = cl_run(ck, 2, g, l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(bc, nn * 4);
-        check_floats("matmul", "native", r, C, want, nn);
-        check_floats("matmul", "opencl", r, cC, want, nn);
-    }
-    report("matmul", tn, tc);
-    p_clReleaseMemObject(ba);
-    p_clReleaseMemObject(bb);
-    p_clReleaseMemObject(bc);
+    bcase c = {"matmul", k, ck, 2, {(size_t)N, (size_t)N}, l, 4, {aptr(0, A), aptr(1, B), aptr(2, C), aval(3, &N, 4)},
+               C, cC, want, b[2], nn, zero_outputs, NULL};
+    run_rounds(&c);
+    for (int i = 0; i < 3; i++)
+        p_clReleaseMemObject(b[i]);
     CHECK(sx_usm_free(ctx, A));
     CHECK(sx_usm_free(ctx, B));
     CHECK(sx_usm_free(ctx, C));
@@ -394,7 +417,8 @@ static void bench_matmul(sx_kernel k, cl_kernel ck)
 
 static void bench_smooth(sx_kernel k, cl_kernel ck)
 {
-    size_t n = (size_t)1 << 20, l = 256;
+    static const size_t l = 256;
+    size_t n = (size_t)1 << 20;
     int iters = 16;
     float *d = usm(n * 4), *cd = host_alloc(n * 4), *init = malloc(n * 4), *want = malloc(n * 4);
     float tmp[256];
@@ -407,25 +431,12 @@ static void bench_smooth(sx_kernel k, cl_kernel ck)
                 want[g * l + i] = 0.5f * (tmp[i] + tmp[(i + 1) % l]);
         }
     cl_mem bd = cl_buffer(cd, n * 4);
-    CL(clSetKernelArg(ck, 0, sizeof(cl_mem), &bd));
+    set_cl_args(ck, 1, &bd);
     CL(clSetKernelArg(ck, 1, sizeof(int), &iters));
     CL(clSetKernelArg(ck, 2, l * 4, NULL));
-    sx_arg args[] = {aptr(0, d), aval(1, &iters, 4), aloc(2, l * 4)};
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {
-        memcpy(d, init, n * 4);
-        memcpy(cd, init, n * 4);
-        double t1 = sx_run(k, 1, &n, &l, 3, args);
-        double t2 = cl_run(ck, 1, &n, &l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
-        }
-        cl_sync(bd, n * 4);
-        check_floats("smooth", "native", r, d, want, n);
-        check_floats("smooth", "opencl", r, cd, want, n);
-    }
-    report("smooth", tn, tc);
+    bcase c = {"smooth", k, ck, 1, {n, 1}, &l, 3, {aptr(0, d), aval(1, &iters, 4), aloc(2, l * 4)},
+               d, cd, want, bd, n, restore_inputs, init};
+    run_rounds(&c);
     p_clReleaseMemObject(bd);
     CHECK(sx_usm_free(ctx, d));
     free(cd);
@@ -433,43 +444,9 @@ static void bench_smooth(sx_kernel k, cl_kernel ck)
     free(want);
 }
 
-int main(int argc, char **argv)
+/* An ELF image of work-group functions, described and registered here. */
+static sx_device_binaries *elf_binaries(const void *bytes, size_t size)
 {
-    const char *platform = getenv("SX_BENCH_CL_PLATFORM");
-    const char *image = NULL, *only = NULL;
-    if (!platform || !*platform)
-        platform = "Portable Computing Language";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
-            rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
-            platform = argv[++i];
-        else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
-            image = argv[++i];
-        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
-            only = argv[++i];
-        else
-            DIE("usage: %s [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL]", argv[0]);
-    }
-    if (rounds < 1 || rounds > 256)
-        DIE("--rounds: 1 to 256");
-    char *path = NULL;
-    if (image) {
-        path = strdup(image);
-    } else {
-        const char *dir = getenv("SX_TEST_BUILDDIR");
-        size_t len = strlen(dir ? dir : ".") + 64;
-        path = malloc(len);
-        snprintf(path, len, "%s/bench/native-wg-bench.hso", dir ? dir : ".");
-    }
-    size_t size;
-    void *bytes = sxt_read_file(path, &size);
-    if (!bytes)
-        DIE("cannot read the native image %s (build it with make, or pass --image)", path);
-
-    cl_setup(platform);
-
-    CHECK(sx_init(SX_INIT_DEFAULT));
     sxt_image *im = sxt_image_new(SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE, bytes, size);
     sxa_kernel_param ps[] = {SXT_PARAM_VALUE(SX_SCALAR_F32, 4), SXT_PARAM_POINTER(), SXT_PARAM_POINTER()};
     sxa_kernel_param pr[] = {SXT_PARAM_POINTER(), SXT_PARAM_POINTER(), SXT_PARAM_LOCAL()};
@@ -483,6 +460,55 @@ int main(int argc, char **argv)
         DIE("cannot describe the native image");
     sx_device_binaries *bin = sxt_binaries(&im, 1);
     CHECK(sx_register_images(bin));
+    return bin;
+}
+
+int main(int argc, char **argv)
+{
+    const char *platform = getenv("SX_BENCH_CL_PLATFORM");
+    const char *image = NULL, *only = NULL, *cl_path = NVP_CL_SOURCE;
+    if (!platform || !*platform)
+        platform = "Portable Computing Language";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
+            rounds = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
+            platform = argv[++i];
+        else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
+            image = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "--cl") == 0 && i + 1 < argc)
+            cl_path = argv[++i];
+        else
+            DIE("usage: %s [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL] [--cl FILE.cl]", argv[0]);
+    }
+    if (rounds < 1 || rounds > 256)
+        DIE("--rounds: 1 to 256");
+    char *path = NULL;
+    if (image) {
+        path = strdup(image);
+    } else {
+        const char *dir = getenv("SX_TEST_BUILDDIR");
+        size_t len = strlen(dir ? dir : ".") + 64;
+        path = malloc(len);
+        snprintf(path, len, "%s/bench/native-vs-pocl.sximg", dir ? dir : ".");
+    }
+    size_t size;
+    void *bytes = sxt_read_file(path, &size);
+    if (!bytes)
+        DIE("cannot read the native image %s (build it with make, or pass --image)", path);
+
+    cl_setup(platform, cl_path);
+
+    CHECK(sx_init(SX_INIT_DEFAULT));
+    sx_image_file file = NULL;
+    sx_device_binaries *bin = NULL;
+    if (size >= 4 && memcmp(bytes, "\177ELF", 4) == 0) {
+        bin = elf_binaries(bytes, size);
+    } else {
+        CHECK(sx_image_file_load_memory(bytes, size, &file));
+    }
     sx_device devs[16];
     uint32_t nd = 0;
     CHECK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 16, devs, &nd));
@@ -515,9 +541,13 @@ int main(int argc, char **argv)
     }
     CHECK(sx_queue_release(q));
     CHECK(sx_context_release(ctx));
-    CHECK(sx_unregister_images(bin));
+    if (bin)
+        CHECK(sx_unregister_images(bin));
+    if (file)
+        CHECK(sx_image_file_release(file));
     CHECK(sx_fini());
-    sxt_binaries_free(bin);
+    if (bin)
+        sxt_binaries_free(bin);
     p_clReleaseProgram(cl_prog);
     p_clReleaseCommandQueue(cl_q);
     p_clReleaseContext(cl_ctx);

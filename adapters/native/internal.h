@@ -131,7 +131,7 @@ struct sxa_kernel_s {
     sxn_set_item_fn set_item;
     bool uses_barrier;
     bool has_sig;
-    const sxn_wg_entry *wg;  /* compiled work-group entry, or NULL (libffi per work-item) */
+    bool compiled;           /* wg != NULL, here in the first cache line the launch reads */
     uint32_t num_params;
     const sxa_kernel_param *params;  /* in program->sigs */
     ffi_cif cif;
@@ -140,6 +140,7 @@ struct sxa_kernel_s {
     ffi_type **elements;     /* NULL-terminated element lists of the structs */
     _Atomic(struct sxn_fallback *) fallback;
     pthread_mutex_t fallback_lock;
+    const sxn_wg_entry *wg;  /* compiled work-group entry, or NULL (libffi per work-item) */
 };
 
 /* One launch, shared by the threads that run its work-groups. */
@@ -180,6 +181,7 @@ sx_result sxn_builtins_load(void);
 const char *sxn_builtins_path(void);
 sx_result sxn_sig_copy(struct sxn_sig *dst, const struct sxn_sig *src);
 void sxn_builtins_unload(void);
+void *sxn_builtins_symbol(const char *name);  /* dlsym in the builtins module, or NULL */
 extern sxn_set_item_fn sxn_set_item;
 extern sxn_get_item_fn sxn_get_item;
 void sxn_program_unref(sxa_program program);
@@ -191,9 +193,6 @@ sx_result sxn_elf_check(const unsigned char *b, size_t size, bool *uses_barrier,
 sx_result sxn_load_bytes(const unsigned char *bytes, size_t size, void **out);
 
 /* wgload.c: compiled work-group images (wg.h). */
-/* A symbol defined by the object `lm` itself (not by what it can see);
- * its ELF symbol entry in *sym. NULL if none. */
-void *sxn_own_symbol(void *dl, void *lm, const char *name, const void **sym);
 /* Load and check images[0..n) of `p` as compiled work-group images and fill
  * every import slot from their exports; `fail` is the code of a failure
  * to resolve (BUILD_FAILURE for one image, LINK_FAILURE when linking). */

@@ -359,6 +359,52 @@ static void pick_local(uint32_t dims, const size_t *global, size_t *local, size_
     }
 }
 
+/* Everything but one work-item of a per-work-item kernel: a compiled
+ * work-group function's launch (one group without scratch inline), or
+ * groups on this thread or the pool. Out of line, so the one-work-item
+ * path above stays short. */
+static __attribute__((noinline)) sx_result run_job(struct sxn_job *job)
+{
+    const sxa_kernel k = (sxa_kernel)job->kernel;
+    const sxn_wg_entry *wg = k->wg;
+    size_t wg_local = 0, private_total = 0;
+    if (wg) {
+        wg_local = (wg->local_bytes + 63) & ~(uint64_t)63;
+        if (SXN_UNLIKELY(job->local_total + wg_local > SXN_LOCAL_MEM))
+            return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
+                             "native: kernel %s: %zu bytes of local-memory arguments and %llu of its own "
+                             "pass the %u available", k->name, job->local_total,
+                             (unsigned long long)wg->local_bytes, SXN_LOCAL_MEM);
+        private_total = ((size_t)wg->private_bytes * job->group_items + 63) & ~(size_t)63;
+        if (SXN_LIKELY(job->total_groups == 1 && !(job->local_total | wg_local | private_total) &&
+                       !(wg->flags & SXN_WG_FIBER))) {
+            /* One group without scratch: one call right here. */
+            sxn_wg_ctx ctx;
+            ctx.geo = &job->geo;
+            for (int d = 0; d < 3; d++) {
+                ctx.group_id[d] = 0;
+                ctx.local_id[d] = 0;
+            }
+            ctx.args = job->values;
+            ctx.local_mem = NULL;
+            ctx.private_mem = NULL;
+            wg->fn(&ctx);
+            return SX_SUCCESS;
+        }
+    }
+    job->wg_local_offset = job->local_total;
+    job->local_total += wg_local;
+    job->wg = wg;
+    job->private_total = private_total;
+    job->fibers = wg ? (wg->flags & SXN_WG_FIBER) != 0 : k->uses_barrier && job->group_items > 1;
+    atomic_init(&job->next_group, 0);
+    atomic_init(&job->error, SX_SUCCESS);
+    job->next = NULL;
+    job->queued = false;
+    atomic_init(&job->users, 0);
+    return job->total_groups == 1 ? sxn_run_groups(job, 0, 1) : sxn_pool_run(job);
+}
+
 sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
                             const size_t *global_offset, const size_t *global_size,
                             const size_t *local_size, uint32_t num_args, const sx_arg *args,
@@ -447,31 +493,7 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
     if (r != SX_SUCCESS)
         return r;
 
-    const sxn_wg_entry *wg = k->wg;
-    size_t wg_local = 0, private_total = 0;
-    if (wg) {
-        wg_local = (wg->local_bytes + 63) & ~(uint64_t)63;
-        if (SXN_UNLIKELY(local_total + wg_local > SXN_LOCAL_MEM))
-            return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
-                             "native: kernel %s: %zu bytes of local-memory arguments and %llu of its own "
-                             "pass the %u available", k->name, local_total,
-                             (unsigned long long)wg->local_bytes, SXN_LOCAL_MEM);
-        private_total = ((size_t)wg->private_bytes * items + 63) & ~(size_t)63;
-        if (SXN_LIKELY(groups == 1 && !(local_total | wg_local | private_total) && !(wg->flags & SXN_WG_FIBER))) {
-            /* One group without scratch: one call right here. */
-            sxn_wg_ctx ctx;
-            ctx.geo = g;
-            for (int d = 0; d < 3; d++) {
-                ctx.group_id[d] = 0;
-                ctx.local_id[d] = 0;
-            }
-            ctx.args = values;
-            ctx.local_mem = NULL;
-            ctx.private_mem = NULL;
-            wg->fn(&ctx);
-            goto launched;
-        }
-    } else if (SXN_LIKELY(items == 1 && groups == 1 && num_local == 0)) {
+    if (SXN_LIKELY(items == 1 && groups == 1 && num_local == 0 && !k->compiled)) {
         /* One work-item: call it right here. */
         /* fields set one by one: a zeroing initialiser becomes `rep stos`,
          * which costs more than the rest of this path */
@@ -486,9 +508,7 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         }
         k->set_item(&item);
         ffi_call(cif, k->fn, NULL, values);
-        goto launched;
-    }
-    {
+    } else {
         job.kernel = k;
         job.cif = cif;
         job.group_items = items;
@@ -498,21 +518,11 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         job.num_local = num_local;
         job.local_index = local_index;
         job.local_offset = local_offset;
-        job.local_total = local_total + wg_local;
-        job.wg_local_offset = local_total;
-        job.wg = wg;
-        job.private_total = private_total;
-        job.fibers = wg ? (wg->flags & SXN_WG_FIBER) != 0 : k->uses_barrier && items > 1;
-        atomic_init(&job.next_group, 0);
-        atomic_init(&job.error, SX_SUCCESS);
-        job.next = NULL;
-        job.queued = false;
-        atomic_init(&job.users, 0);
-        r = groups == 1 ? sxn_run_groups(&job, 0, 1) : sxn_pool_run(&job);
+        job.local_total = local_total;
+        r = run_job(&job);
         if (r != SX_SUCCESS)
             return r;
     }
-launched:
     if (out_event)
         return sxn_event_new(queue, t0, out_event);
     return SX_SUCCESS;

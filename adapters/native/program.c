@@ -63,6 +63,14 @@ sx_result sxn_builtins_load(void)
     return SX_SUCCESS;
 }
 
+void *sxn_builtins_symbol(const char *name)
+{
+    pthread_mutex_lock(&builtins_lock);
+    void *addr = builtins_dl ? dlsym(builtins_dl, name) : NULL;
+    pthread_mutex_unlock(&builtins_lock);
+    return addr;
+}
+
 void sxn_builtins_unload(void)
 {
     pthread_mutex_lock(&builtins_lock);
@@ -654,8 +662,9 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
         return sxn_error(SX_ERROR_INVALID_PROGRAM, "native: kernel.create %s: program %p is not built",
                          name, (void *)p);
     const Elf64_Sym *sym;
+    /* in compiled work-group images only table entries are kernels */
     const sxn_wg_entry *wg = p->num_images ? sxn_wg_find(p, name) : NULL;
-    void *fn = wg ? (void *)wg->fn : find_symbol(p, name, &sym);
+    void *fn = wg ? (void *)wg->fn : p->num_images ? NULL : find_symbol(p, name, &sym);
     if (!fn || (!wg && ELF64_ST_TYPE(sym->st_info) != STT_FUNC))
         return sxn_error(SX_ERROR_INVALID_KERNEL_NAME, "native: program %p has no kernel function '%s'",
                          (void *)p, name);
@@ -674,6 +683,7 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
     k->set_item = p->set_item;
     k->uses_barrier = p->uses_barrier;
     k->wg = wg;
+    k->compiled = wg != NULL;
     const struct sxn_sig *sig = NULL;
     for (uint32_t i = 0; i < p->num_sigs; i++)
         if (strcmp(p->sigs[i].name, name) == 0) {

@@ -19,6 +19,11 @@
 #define SXN_WG_ABI_SYMBOL "__sx_wg_abi"
 #define SXN_WG_TABLE_SYMBOL "__sx_wg_table"
 #define SXN_WG_IMPORTS_SYMBOL "__sx_wg_imports"
+/* Optional (appended 2026-11-24 with 13a): the same table, entry by entry
+ * (names, order, local/private bytes, flags), with functions compiled for
+ * x86-64-v3 (AVX2, FMA, BMI2); used instead of __sx_wg_table on CPUs that
+ * have those. */
+#define SXN_WG_TABLE_V3_SYMBOL "__sx_wg_table_x86_64_v3"
 
 enum {
     /* fallback: fn runs ONE work-item (ctx->local_id); the adapter runs the

@@ -15,26 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *sxn_own_symbol(void *dl, void *lm, const char *name, const void **sym)
-{
-    if (!dl)
-        return NULL;
-    dlerror();
-    void *addr = dlsym(dl, name);
-    if (!addr)
-        return NULL;
-    Dl_info info;
-    struct link_map *owner = NULL;
-    if (!dladdr1(addr, &info, (void **)&owner, RTLD_DL_LINKMAP) || owner != lm)
-        return NULL;
-    const Elf64_Sym *s = NULL;
-    if (!dladdr1(addr, &info, (void **)&s, RTLD_DL_SYMENT) || !s || !info.dli_sname ||
-        strcmp(info.dli_sname, name) != 0)
-        return NULL;
-    *sym = s;
-    return addr;
-}
-
 /* Find the image's dynamic symbol table in its bytes (program.create has
  * bounds-checked the section headers, .dynsym and its string table). */
 static void find_dynsym(struct sxn_wg_image *im)
@@ -114,6 +94,24 @@ static bool string_ok(const struct sxn_wg_image *im, const char *s)
     return *s && memchr(s, 0, end - (uintptr_t)s) != NULL;
 }
 
+/* Run x86-64-v3 tables? The CPU must have AVX2, FMA and BMI2 (with the
+ * OS's AVX state); SX_NATIVE_WG_TABLE=base keeps the baseline table. */
+static bool use_v3(void)
+{
+    const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
+    if (env && strcmp(env, "base") == 0)
+        return false;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+#else
+    return false;
+#endif
+}
+
+static sx_result check_table(const struct sxn_wg_image *im, const char *what, const char *symbol,
+                             const sxn_wg_entry **out, size_t *count);
+
 /* Open image `i` (already loaded as im->dl) and check its table. */
 static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
 {
@@ -136,10 +134,42 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
         return sxn_error(SX_ERROR_INVALID_BINARY,
                          "native: %s: %s is %u; this adapter runs work-group ABI %u (rebuild the image with a "
                          "matching proptool)", what, SXN_WG_ABI_SYMBOL, *abi, SXN_WG_ABI);
-    const sxn_wg_entry *t = sxn_wg_symbol(im, SXN_WG_TABLE_SYMBOL, (const void **)&sym);
+    const sxn_wg_entry *t;
+    size_t e;
+    sx_result r = check_table(im, what, SXN_WG_TABLE_SYMBOL, &t, &e);
+    if (r != SX_SUCCESS)
+        return r;
+    im->table = t;
+    im->num_entries = (uint32_t)e;
+    /* the x86-64-v3 twin, where the CPU runs it */
+    const sxn_wg_entry *v3 = sxn_wg_symbol(im, SXN_WG_TABLE_V3_SYMBOL, NULL);
+    if (!v3)
+        return SX_SUCCESS;
+    size_t n3;
+    r = check_table(im, what, SXN_WG_TABLE_V3_SYMBOL, &v3, &n3);
+    if (r != SX_SUCCESS)
+        return r;
+    for (size_t x = 0; x < e || x < n3; x++)
+        if (x >= e || x >= n3 || strcmp(t[x].name, v3[x].name) != 0 || t[x].local_bytes != v3[x].local_bytes ||
+            t[x].private_bytes != v3[x].private_bytes || t[x].flags != v3[x].flags)
+            return sxn_error(SX_ERROR_INVALID_BINARY,
+                             "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, x,
+                             SXN_WG_TABLE_V3_SYMBOL, x < n3 ? v3[x].name : "(end)", SXN_WG_TABLE_SYMBOL,
+                             x < e ? t[x].name : "(end)");
+    if (use_v3())
+        im->table = v3;
+    return SX_SUCCESS;
+}
+
+/* Check a table symbol of the image: every entry, and its NULL end. */
+static sx_result check_table(const struct sxn_wg_image *im, const char *what, const char *symbol,
+                             const sxn_wg_entry **out, size_t *count)
+{
+    const Elf64_Sym *sym = NULL;
+    const sxn_wg_entry *t = sxn_wg_symbol(im, symbol, (const void **)&sym);
     if (!t || sym->st_size < sizeof(*t) || !in_segment(im, (uintptr_t)t, sym->st_size, PF_R, NULL))
         return sxn_error(SX_ERROR_INVALID_BINARY, "native: %s: %s is missing, empty or outside the image", what,
-                         SXN_WG_TABLE_SYMBOL);
+                         symbol);
     size_t max = sym->st_size / sizeof(*t);
     size_t e = 0;
     for (; e < max && t[e].name; e++) {
@@ -170,10 +200,9 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
     }
     if (e == max)
         return sxn_error(SX_ERROR_INVALID_BINARY,
-                         "native: %s: %s (%zu entries of room) does not end with a NULL name", what,
-                         SXN_WG_TABLE_SYMBOL, max);
-    im->table = t;
-    im->num_entries = (uint32_t)e;
+                         "native: %s: %s (%zu entries of room) does not end with a NULL name", what, symbol, max);
+    *out = t;
+    *count = e;
     return SX_SUCCESS;
 }
 
@@ -205,8 +234,11 @@ static sx_result fill_imports(sxa_program p, uint32_t i, sx_result fail)
         for (uint32_t j = 0; j < p->num_images && !addr; j++)
             addr = sxn_wg_symbol(&p->images[j], name, NULL);
         if (!addr)
-            return sxn_error(fail, "native: image %u imports '%s', which none of the program's %u images exports", i,
-                             name, p->num_images);
+            addr = sxn_builtins_symbol(name);  /* a builtin the compiler routed here */
+        if (!addr)
+            return sxn_error(fail,
+                             "native: image %u imports '%s', which none of the program's %u images (nor the builtins "
+                             "module) exports", i, name, p->num_images);
         *slot = addr;
     }
     if (k == max)

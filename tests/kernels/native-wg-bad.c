@@ -3,7 +3,8 @@
  * SX_ERROR_INVALID_BINARY naming the image and entry:
  *   1 __sx_wg_abi is 2          2 the table has no NULL-name end
  *   3 unknown flag bits         4 fn points at data, not code
- *   5 two entries of one name   6 too much local memory */
+ *   5 two entries of one name   6 too much local memory
+ *   7 an x86-64-v3 table whose entries differ from the baseline's */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,3 +34,10 @@ const sxn_wg_entry __sx_wg_table[] = {
     {NULL, NULL, 0, 0, 0, 0},
 #endif
 };
+
+#if WG_BAD == 7
+const sxn_wg_entry __sx_wg_table_x86_64_v3[] = {
+    {"good", good, 64, 0, 0, 0},
+    {NULL, NULL, 0, 0, 0, 0},
+};
+#endif

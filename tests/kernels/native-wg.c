@@ -164,15 +164,31 @@ static void scratch(const sxn_wg_ctx *ctx)
     }
 }
 
-const sxn_wg_entry __sx_wg_table[] = {
-    {"empty", empty, 0, 0, 0, 0},
-    {"saxpy", saxpy, 0, 0, 0, 0},
-    {"reduce", reduce, 0, 0, SXN_WG_BARRIER, 0},
-    {"matmul", matmul, 2 * TILE * TILE * sizeof(float), sizeof(float), SXN_WG_BARRIER, 0},
-    {"smooth", smooth, 0, 0, SXN_WG_BARRIER, 0},
-    {"ids", ids, 0, 0, 0, 0},
-    {"fiber_reverse", fiber_reverse, 0, 0, SXN_WG_FIBER | SXN_WG_BARRIER, 0},
-    {"bump", bump, 0, 0, 0, 0},
-    {"scratch", scratch, 1024 * sizeof(int), sizeof(int), 0, 0},
-    {NULL, NULL, 0, 0, 0, 0},
-};
+/* Which table runs: 0 from the baseline table, 3 from the x86-64-v3 one. */
+static void which_table(const sxn_wg_ctx *ctx)
+{
+    PTR(int, 0)[0] = 0;
+}
+
+__attribute__((target("avx2,fma,bmi2"))) static void which_table_v3(const sxn_wg_ctx *ctx)
+{
+    PTR(int, 0)[0] = 3;
+}
+
+#define WG_TABLE(which)                                                                         \
+    {"empty", empty, 0, 0, 0, 0},                                                               \
+    {"saxpy", saxpy, 0, 0, 0, 0},                                                               \
+    {"reduce", reduce, 0, 0, SXN_WG_BARRIER, 0},                                                \
+    {"matmul", matmul, 2 * TILE * TILE * sizeof(float), sizeof(float), SXN_WG_BARRIER, 0},     \
+    {"smooth", smooth, 0, 0, SXN_WG_BARRIER, 0},                                                \
+    {"ids", ids, 0, 0, 0, 0},                                                                   \
+    {"fiber_reverse", fiber_reverse, 0, 0, SXN_WG_FIBER | SXN_WG_BARRIER, 0},                   \
+    {"bump", bump, 0, 0, 0, 0},                                                                 \
+    {"scratch", scratch, 1024 * sizeof(int), sizeof(int), 0, 0},                                \
+    {"which_table", which, 0, 0, 0, 0},                                                         \
+    {NULL, NULL, 0, 0, 0, 0}
+
+/* the same kernels twice: the x86-64-v3 table differs in which_table only */
+const sxn_wg_entry __sx_wg_table[] = {WG_TABLE(which_table)};
+const sxn_wg_entry __sx_wg_table_x86_64_v3[] = {WG_TABLE(which_table_v3)};
+

@@ -114,11 +114,13 @@ typedef struct {
     sxa_kernel_param p[16];
 } ksig;
 
-static sxa_program program_of(const char *file, const ksig *sigs, uint32_t nsigs)
+/* A program of a test kernel image with these signatures, created only. */
+static sxa_program created(const char *file, const ksig *sigs, uint32_t nsigs)
 {
     size_t size;
     void *bytes = nt_kernel_bytes(file, &size);
     ck_assert_msg(bytes != NULL, "cannot read %s", file);
+    ck_assert_uint_le(nsigs, 16);
     sxa_kernel_signature ks[16];
     for (uint32_t i = 0; i < nsigs; i++) {
         ks[i].name = sigs[i].name;
@@ -129,6 +131,13 @@ static sxa_program program_of(const char *file, const ksig *sigs, uint32_t nsigs
     sxa_program prog;
     OK(PR.create(context, device, SX_IMAGE_KIND_HOST_ELF, bytes, size, &desc, &prog));
     free(bytes);
+    return prog;
+}
+
+/* ... and built */
+static sxa_program program_of(const char *file, const ksig *sigs, uint32_t nsigs)
+{
+    sxa_program prog = created(file, sigs, nsigs);
     OK(PR.build(prog, NULL));
     return prog;
 }
@@ -158,21 +167,10 @@ static sx_arg aloc(uint32_t i, size_t n)
     return (sx_arg){SX_ARG_LOCAL, i, n, NULL};
 }
 
+/* ... and compiled, for linking */
 static sxa_program compiled(const char *file, const ksig *sigs, uint32_t nsigs)
 {
-    size_t size;
-    void *bytes = nt_kernel_bytes(file, &size);
-    ck_assert_msg(bytes != NULL, "cannot read %s", file);
-    sxa_kernel_signature ks[4];
-    for (uint32_t i = 0; i < nsigs; i++) {
-        ks[i].name = sigs[i].name;
-        ks[i].num_params = sigs[i].n;
-        ks[i].params = sigs[i].p;
-    }
-    sxa_program_desc desc = {.size = sizeof(desc), .num_kernels = nsigs, .kernels = ks};
-    sxa_program prog;
-    OK(PR.create(context, device, SX_IMAGE_KIND_HOST_ELF, bytes, size, &desc, &prog));
-    free(bytes);
+    sxa_program prog = created(file, sigs, nsigs);
     OK(PR.compile(prog, NULL));
     return prog;
 }

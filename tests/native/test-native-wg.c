@@ -19,6 +19,7 @@ static const ksig wg_sigs[] = {
     {"fiber_reverse", 2, {PTR, LOC}},
     {"bump", 1, {PTR}},
     {"scratch", 2, {PTR, PTR}},
+    {"which_table", 1, {PTR}},
 };
 #define NWG (sizeof(wg_sigs) / sizeof(wg_sigs[0]))
 
@@ -237,8 +238,8 @@ START_TEST(wg_bad_tables)
 {
     static const char *want[] = {"", "is 2; this adapter runs work-group ABI 1", "does not end with a NULL name",
                                  "flags 0x80", "not in the image's code", "are both 'good'",
-                                 "bytes of local memory pass"};
-    for (int bad = 1; bad <= 6; bad++) {
+                                 "bytes of local memory pass", "entry 0 of __sx_wg_table_x86_64_v3 ('good') does not match"};
+    for (int bad = 1; bad <= 7; bad++) {
         char file[64];
         snprintf(file, sizeof(file), "native-wg-bad%d.hso", bad);
         size_t size;
@@ -253,6 +254,31 @@ START_TEST(wg_bad_tables)
                       "%s: %s", file, last_error);
         OK(PR.release(prog));
     }
+}
+END_TEST
+
+/* The x86-64-v3 table runs where the CPU has AVX2, FMA and BMI2, unless
+ * SX_NATIVE_WG_TABLE=base. */
+START_TEST(wg_v3_table)
+{
+    __builtin_cpu_init();
+    int v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+    int *out = usm(sizeof(int));
+    sx_arg a = aptr(0, out);
+    size_t one = 1;
+    for (int base = 0; base < 2; base++) {
+        if (base)
+            setenv("SX_NATIVE_WG_TABLE", "base", 1);
+        sxa_program p = program_of("native-wg.hso", wg_sigs, NWG);
+        sxa_kernel k = kernel_of(p, "which_table");
+        *out = -1;
+        launch(k, 1, NULL, &one, NULL, 1, &a);
+        ck_assert_int_eq(*out, base || !v3 ? 0 : 3);
+        OK(K.release(k));
+        OK(PR.release(p));
+    }
+    unsetenv("SX_NATIVE_WG_TABLE");
+    OK(U.free(context, out));
 }
 END_TEST
 
@@ -304,6 +330,8 @@ START_TEST(wg_link)
         ck_assert_int_eq(out[i], i + 1);
     OK(K.release(k));
     OK(U.free(context, out));
+    /* an exported function is not a kernel of a compiled image */
+    FAILS(SX_ERROR_INVALID_KERNEL_NAME, K.create(l1, "wg_twice", &k));
     /* the inputs are the caller's */
     OK(PR.release(a));
     OK(PR.release(b));
@@ -528,6 +556,7 @@ int main(void)
     ADD(wg_fiber_fallback);
     ADD(wg_program_variables);
     ADD(wg_bad_tables);
+    ADD(wg_v3_table);
     ADD(wg_link);
     ADD(wg_link_failures);
     ADD(wg_link_1000);
