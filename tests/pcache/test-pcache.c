@@ -206,14 +206,15 @@ START_TEST(two_processes_fill_at_once)
     ck_assert_uint_eq(tmps, 0);
     ck_assert_uint_le(bytes, 40 * ENTRY_BYTES);
     ck_assert_uint_ge(n, 20);
-    /* Every entry left is whole, and the newest of each writer survived. */
+    /* Every entry left is whole, and the last entry written survived (the
+     * writer that finished first may see its newest evicted by the other's
+     * later stores: LRU across processes, as it should be). */
     unsigned whole = 0;
     for (unsigned w = 1; w <= 2; w++)
         for (unsigned i = 0; i < 150; i++)
             whole += loads(w, i);
     ck_assert_uint_eq(whole, n);
-    ck_assert(loads(1, 149));
-    ck_assert(loads(2, 149));
+    ck_assert(loads(1, 149) || loads(2, 149));
 }
 END_TEST
 
