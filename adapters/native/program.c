@@ -150,7 +150,7 @@ static sx_result elf_check(const unsigned char *b, size_t size, bool *uses_barri
             size_t max = st.sh_size - sym.st_name;
             if (!memchr(name, 0, max))
                 return sxn_error(SX_ERROR_INVALID_BINARY, "native: ELF symbol %zu name is not terminated", s);
-            if (strstr(name, "barrier"))
+            if (strstr(name, "barrier") || strstr(name, "wait_group_events"))
                 barrier = true;
         }
         *uses_barrier = barrier;
