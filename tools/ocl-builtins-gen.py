@@ -33,6 +33,8 @@ class Ty:
         self.text = text.strip()
         self.ptr = self.text.endswith('*')
         core = self.text.rstrip('*').strip()
+        for u in ('char', 'short', 'int', 'long'):
+            core = core.replace('unsigned ' + u, 'u' + u)
         words = core.split()
         self.space = next((w for w in words if w in ('__global', '__local', '__constant', '__private')), '')
         base = [w for w in words if w not in ('const', 'volatile', '__global', '__local', '__constant',
@@ -292,4 +294,5 @@ def main():
     sys.stderr.write('%d overloads generated\n' % len(defs))
 
 
-main()
+if __name__ == "__main__":
+    main()

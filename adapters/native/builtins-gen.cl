@@ -1509,29 +1509,29 @@ unsigned int OVL atom_and(volatile __global unsigned int * a0, unsigned int a1) 
 long OVL atom_and(volatile __global long * a0, long a1) { return __atomic_fetch_and(a0, a1, SC); } /* _Z8atom_andPU8CLglobalVll */
 unsigned long OVL atom_and(volatile __global unsigned long * a0, unsigned long a1) { return __atomic_fetch_and(a0, a1, SC); } /* _Z8atom_andPU8CLglobalVmm */
 int OVL atom_cmpxchg(volatile __local int * a0, int a1, int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU7CLlocalViii */
-unsigned int OVL atom_cmpxchg(volatile __local unsigned int * a0, unsigned int a1, unsigned int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU7CLlocalVjjj */
+unsigned int OVL atom_cmpxchg(volatile __local unsigned int * a0, unsigned int a1, unsigned int a2) { uint e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU7CLlocalVjjj */
 long OVL atom_cmpxchg(volatile __local long * a0, long a1, long a2) { long e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU7CLlocalVlll */
-unsigned long OVL atom_cmpxchg(volatile __local unsigned long * a0, unsigned long a1, unsigned long a2) { long e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU7CLlocalVmmm */
+unsigned long OVL atom_cmpxchg(volatile __local unsigned long * a0, unsigned long a1, unsigned long a2) { ulong e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU7CLlocalVmmm */
 int OVL atom_cmpxchg(volatile __global int * a0, int a1, int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU8CLglobalViii */
-unsigned int OVL atom_cmpxchg(volatile __global unsigned int * a0, unsigned int a1, unsigned int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU8CLglobalVjjj */
+unsigned int OVL atom_cmpxchg(volatile __global unsigned int * a0, unsigned int a1, unsigned int a2) { uint e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU8CLglobalVjjj */
 long OVL atom_cmpxchg(volatile __global long * a0, long a1, long a2) { long e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU8CLglobalVlll */
-unsigned long OVL atom_cmpxchg(volatile __global unsigned long * a0, unsigned long a1, unsigned long a2) { long e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU8CLglobalVmmm */
+unsigned long OVL atom_cmpxchg(volatile __global unsigned long * a0, unsigned long a1, unsigned long a2) { ulong e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z12atom_cmpxchgPU8CLglobalVmmm */
 int OVL atom_dec(volatile __local int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z8atom_decPU7CLlocalVi */
-unsigned int OVL atom_dec(volatile __local unsigned int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z8atom_decPU7CLlocalVj */
+unsigned int OVL atom_dec(volatile __local unsigned int * a0) { return __atomic_fetch_sub(a0, (uint)1, SC); } /* _Z8atom_decPU7CLlocalVj */
 long OVL atom_dec(volatile __local long * a0) { return __atomic_fetch_sub(a0, (long)1, SC); } /* _Z8atom_decPU7CLlocalVl */
-unsigned long OVL atom_dec(volatile __local unsigned long * a0) { return __atomic_fetch_sub(a0, (long)1, SC); } /* _Z8atom_decPU7CLlocalVm */
+unsigned long OVL atom_dec(volatile __local unsigned long * a0) { return __atomic_fetch_sub(a0, (ulong)1, SC); } /* _Z8atom_decPU7CLlocalVm */
 int OVL atom_dec(volatile __global int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z8atom_decPU8CLglobalVi */
-unsigned int OVL atom_dec(volatile __global unsigned int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z8atom_decPU8CLglobalVj */
+unsigned int OVL atom_dec(volatile __global unsigned int * a0) { return __atomic_fetch_sub(a0, (uint)1, SC); } /* _Z8atom_decPU8CLglobalVj */
 long OVL atom_dec(volatile __global long * a0) { return __atomic_fetch_sub(a0, (long)1, SC); } /* _Z8atom_decPU8CLglobalVl */
-unsigned long OVL atom_dec(volatile __global unsigned long * a0) { return __atomic_fetch_sub(a0, (long)1, SC); } /* _Z8atom_decPU8CLglobalVm */
+unsigned long OVL atom_dec(volatile __global unsigned long * a0) { return __atomic_fetch_sub(a0, (ulong)1, SC); } /* _Z8atom_decPU8CLglobalVm */
 int OVL atom_inc(volatile __local int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z8atom_incPU7CLlocalVi */
-unsigned int OVL atom_inc(volatile __local unsigned int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z8atom_incPU7CLlocalVj */
+unsigned int OVL atom_inc(volatile __local unsigned int * a0) { return __atomic_fetch_add(a0, (uint)1, SC); } /* _Z8atom_incPU7CLlocalVj */
 long OVL atom_inc(volatile __local long * a0) { return __atomic_fetch_add(a0, (long)1, SC); } /* _Z8atom_incPU7CLlocalVl */
-unsigned long OVL atom_inc(volatile __local unsigned long * a0) { return __atomic_fetch_add(a0, (long)1, SC); } /* _Z8atom_incPU7CLlocalVm */
+unsigned long OVL atom_inc(volatile __local unsigned long * a0) { return __atomic_fetch_add(a0, (ulong)1, SC); } /* _Z8atom_incPU7CLlocalVm */
 int OVL atom_inc(volatile __global int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z8atom_incPU8CLglobalVi */
-unsigned int OVL atom_inc(volatile __global unsigned int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z8atom_incPU8CLglobalVj */
+unsigned int OVL atom_inc(volatile __global unsigned int * a0) { return __atomic_fetch_add(a0, (uint)1, SC); } /* _Z8atom_incPU8CLglobalVj */
 long OVL atom_inc(volatile __global long * a0) { return __atomic_fetch_add(a0, (long)1, SC); } /* _Z8atom_incPU8CLglobalVl */
-unsigned long OVL atom_inc(volatile __global unsigned long * a0) { return __atomic_fetch_add(a0, (long)1, SC); } /* _Z8atom_incPU8CLglobalVm */
+unsigned long OVL atom_inc(volatile __global unsigned long * a0) { return __atomic_fetch_add(a0, (ulong)1, SC); } /* _Z8atom_incPU8CLglobalVm */
 int OVL atom_max(volatile __local int * a0, int a1) { return __atomic_fetch_max(a0, a1, SC); } /* _Z8atom_maxPU7CLlocalVii */
 unsigned int OVL atom_max(volatile __local unsigned int * a0, unsigned int a1) { return __atomic_fetch_max(a0, a1, SC); } /* _Z8atom_maxPU7CLlocalVjj */
 long OVL atom_max(volatile __local long * a0, long a1) { return __atomic_fetch_max(a0, a1, SC); } /* _Z8atom_maxPU7CLlocalVll */
@@ -1589,9 +1589,9 @@ unsigned int OVL atomic_and(volatile __local unsigned int * a0, unsigned int a1)
 int OVL atomic_and(volatile __global int * a0, int a1) { return __atomic_fetch_and(a0, a1, SC); } /* _Z10atomic_andPU8CLglobalVii */
 unsigned int OVL atomic_and(volatile __global unsigned int * a0, unsigned int a1) { return __atomic_fetch_and(a0, a1, SC); } /* _Z10atomic_andPU8CLglobalVjj */
 int OVL atomic_cmpxchg(volatile __local int * a0, int a1, int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z14atomic_cmpxchgPU7CLlocalViii */
-unsigned int OVL atomic_cmpxchg(volatile __local unsigned int * a0, unsigned int a1, unsigned int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z14atomic_cmpxchgPU7CLlocalVjjj */
+unsigned int OVL atomic_cmpxchg(volatile __local unsigned int * a0, unsigned int a1, unsigned int a2) { uint e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z14atomic_cmpxchgPU7CLlocalVjjj */
 int OVL atomic_cmpxchg(volatile __global int * a0, int a1, int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z14atomic_cmpxchgPU8CLglobalViii */
-unsigned int OVL atomic_cmpxchg(volatile __global unsigned int * a0, unsigned int a1, unsigned int a2) { int e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z14atomic_cmpxchgPU8CLglobalVjjj */
+unsigned int OVL atomic_cmpxchg(volatile __global unsigned int * a0, unsigned int a1, unsigned int a2) { uint e = a1; __atomic_compare_exchange_n(a0, &e, a2, 0, SC, SC); return e; } /* _Z14atomic_cmpxchgPU8CLglobalVjjj */
 bool OVL atomic_compare_exchange_strong(volatile atomic_double * a0, double * a1, double a2) { return __opencl_atomic_compare_exchange_strong(a0, a1, a2, SC, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z30atomic_compare_exchange_strongPU9CLgenericVU7_AtomicdPU9CLgenericdd */
 bool OVL atomic_compare_exchange_strong(volatile atomic_float * a0, float * a1, float a2) { return __opencl_atomic_compare_exchange_strong(a0, a1, a2, SC, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z30atomic_compare_exchange_strongPU9CLgenericVU7_AtomicfPU9CLgenericff */
 bool OVL atomic_compare_exchange_strong(volatile atomic_int * a0, int * a1, int a2) { return __opencl_atomic_compare_exchange_strong(a0, a1, a2, SC, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z30atomic_compare_exchange_strongPU9CLgenericVU7_AtomiciPU9CLgenericii */
@@ -1629,9 +1629,9 @@ bool OVL atomic_compare_exchange_weak_explicit(volatile atomic_long * a0, long *
 bool OVL atomic_compare_exchange_weak_explicit(volatile atomic_ulong * a0, ulong * a1, ulong a2, memory_order a3, memory_order a4) { return __opencl_atomic_compare_exchange_weak(a0, a1, a2, SC, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z37atomic_compare_exchange_weak_explicitPU9CLgenericVU7_AtomicmPU9CLgenericmm12memory_orderS4_ */
 bool OVL atomic_compare_exchange_weak_explicit(volatile atomic_ulong * a0, ulong * a1, ulong a2, memory_order a3, memory_order a4, memory_scope a5) { return __opencl_atomic_compare_exchange_weak(a0, a1, a2, SC, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z37atomic_compare_exchange_weak_explicitPU9CLgenericVU7_AtomicmPU9CLgenericmm12memory_orderS4_12memory_scope */
 int OVL atomic_dec(volatile __local int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z10atomic_decPU7CLlocalVi */
-unsigned int OVL atomic_dec(volatile __local unsigned int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z10atomic_decPU7CLlocalVj */
+unsigned int OVL atomic_dec(volatile __local unsigned int * a0) { return __atomic_fetch_sub(a0, (uint)1, SC); } /* _Z10atomic_decPU7CLlocalVj */
 int OVL atomic_dec(volatile __global int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z10atomic_decPU8CLglobalVi */
-unsigned int OVL atomic_dec(volatile __global unsigned int * a0) { return __atomic_fetch_sub(a0, (int)1, SC); } /* _Z10atomic_decPU8CLglobalVj */
+unsigned int OVL atomic_dec(volatile __global unsigned int * a0) { return __atomic_fetch_sub(a0, (uint)1, SC); } /* _Z10atomic_decPU8CLglobalVj */
 double OVL atomic_exchange(volatile atomic_double * a0, double a1) { return __opencl_atomic_exchange(a0, a1, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z15atomic_exchangePU9CLgenericVU7_Atomicdd */
 float OVL atomic_exchange(volatile atomic_float * a0, float a1) { return __opencl_atomic_exchange(a0, a1, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z15atomic_exchangePU9CLgenericVU7_Atomicff */
 int OVL atomic_exchange(volatile atomic_int * a0, int a1) { return __opencl_atomic_exchange(a0, a1, SC, __OPENCL_MEMORY_SCOPE_DEVICE); } /* _Z15atomic_exchangePU9CLgenericVU7_Atomicii */
@@ -1747,9 +1747,21 @@ bool OVL atomic_flag_test_and_set(volatile atomic_flag * a0) { return __opencl_a
 bool OVL atomic_flag_test_and_set_explicit(volatile atomic_flag * a0, memory_order a1) { return __opencl_atomic_exchange(a0, 1, SC, __OPENCL_MEMORY_SCOPE_DEVICE) != 0; } /* _Z33atomic_flag_test_and_set_explicitPU9CLgenericVU7_Atomici12memory_order */
 bool OVL atomic_flag_test_and_set_explicit(volatile atomic_flag * a0, memory_order a1, memory_scope a2) { return __opencl_atomic_exchange(a0, 1, SC, __OPENCL_MEMORY_SCOPE_DEVICE) != 0; } /* _Z33atomic_flag_test_and_set_explicitPU9CLgenericVU7_Atomici12memory_order12memory_scope */
 int OVL atomic_inc(volatile __local int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z10atomic_incPU7CLlocalVi */
-unsigned int OVL atomic_inc(volatile __local unsigned int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z10atomic_incPU7CLlocalVj */
+unsigned int OVL atomic_inc(volatile __local unsigned int * a0) { return __atomic_fetch_add(a0, (uint)1, SC); } /* _Z10atomic_incPU7CLlocalVj */
 int OVL atomic_inc(volatile __global int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z10atomic_incPU8CLglobalVi */
-unsigned int OVL atomic_inc(volatile __global unsigned int * a0) { return __atomic_fetch_add(a0, (int)1, SC); } /* _Z10atomic_incPU8CLglobalVj */
+unsigned int OVL atomic_inc(volatile __global unsigned int * a0) { return __atomic_fetch_add(a0, (uint)1, SC); } /* _Z10atomic_incPU8CLglobalVj */
+void OVL atomic_init(volatile __local atomic_double * a0, double a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU7CLlocalVU7_Atomicdd */
+void OVL atomic_init(volatile __local atomic_float * a0, float a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU7CLlocalVU7_Atomicff */
+void OVL atomic_init(volatile __local atomic_int * a0, int a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU7CLlocalVU7_Atomicii */
+void OVL atomic_init(volatile __local atomic_uint * a0, uint a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU7CLlocalVU7_Atomicjj */
+void OVL atomic_init(volatile __local atomic_long * a0, long a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU7CLlocalVU7_Atomicll */
+void OVL atomic_init(volatile __local atomic_ulong * a0, ulong a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU7CLlocalVU7_Atomicmm */
+void OVL atomic_init(volatile __global atomic_double * a0, double a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU8CLglobalVU7_Atomicdd */
+void OVL atomic_init(volatile __global atomic_float * a0, float a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU8CLglobalVU7_Atomicff */
+void OVL atomic_init(volatile __global atomic_int * a0, int a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU8CLglobalVU7_Atomicii */
+void OVL atomic_init(volatile __global atomic_uint * a0, uint a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU8CLglobalVU7_Atomicjj */
+void OVL atomic_init(volatile __global atomic_long * a0, long a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU8CLglobalVU7_Atomicll */
+void OVL atomic_init(volatile __global atomic_ulong * a0, ulong a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU8CLglobalVU7_Atomicmm */
 void OVL atomic_init(volatile atomic_double * a0, double a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU9CLgenericVU7_Atomicdd */
 void OVL atomic_init(volatile atomic_float * a0, float a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU9CLgenericVU7_Atomicff */
 void OVL atomic_init(volatile atomic_int * a0, int a1) { __opencl_atomic_init(a0, a1); } /* _Z11atomic_initPU9CLgenericVU7_Atomicii */

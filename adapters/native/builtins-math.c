@@ -287,17 +287,30 @@ H double sxm_sincos_d(double x, double *c)
     *c = cos(x);
     return sin(x);
 }
+/* remquo: OpenCL wants the quotient's sign and its 7 low bits (glibc gives
+ * 3). The quotient mod 128 comes from the exact fmod by 128|y|; its
+ * difference to the remainder is k|y| with k < 128, exact in long double. */
+static int quo7(double x, double y)
+{
+    long double ax = fabsl(x), ay = fabsl(y);
+    if (!isfinite(x) || isnan(y) || y == 0)
+        return 0;
+    long double m = isfinite((double)(ay * 128)) ? fmodl(ax, 128 * ay) : ax;
+    long double r = remainderl(m, ay);
+    int k = (int)((m - r) / ay) & 127;
+    return (signbit(x) != signbit(y)) ? -k : k;
+}
 H float sxm_remquo_f(float x, float y, int *q);
 H float sxm_remquo_f(float x, float y, int *q)
 {
-    *q = 0;
-    return remquof(x, y, q);
+    *q = quo7(x, y);
+    return remainderf(x, y);
 }
 H double sxm_remquo_d(double x, double y, int *q);
 H double sxm_remquo_d(double x, double y, int *q)
 {
-    *q = 0;
-    return remquo(x, y, q);
+    *q = quo7(x, y);
+    return remainder(x, y);
 }
 H float sxm_lgamma_r_f(float x, int *s);
 H float sxm_lgamma_r_f(float x, int *s)
