@@ -132,3 +132,17 @@ DECL(void, bi_wait_group_events, "_Z17wait_group_eventsiPU9CLgeneric9ocl_event",
 {
     barrier_impl();
 }
+
+/* ------------------------------------------------ half conversions (libcalls) */
+
+/* clang-14 compiles (float)h and (half)f on x86-64 without F16C into calls
+ * of these compiler-rt routines; a host image built with -nostdlib finds
+ * them here (rounding to nearest even, as OpenCL's default). */
+uint16_t sxm_to_half(double x, int mode);
+float sxm_from_half(uint16_t h);
+BI float __gnu_h2f_ieee(uint16_t h);
+BI float __gnu_h2f_ieee(uint16_t h) { return sxm_from_half(h); }
+BI uint16_t __gnu_f2h_ieee(float f);
+BI uint16_t __gnu_f2h_ieee(float f) { return sxm_to_half(f, 0); }
+BI uint16_t __truncdfhf2(double d);
+BI uint16_t __truncdfhf2(double d) { return sxm_to_half(d, 0); }

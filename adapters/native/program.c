@@ -3,6 +3,7 @@
  * and program-scope variables by name, and builds each kernel's libffi
  * call interface once from its signature. Also loads the builtins module. */
 #include "internal.h"
+#include "undef.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -369,6 +370,29 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
     return SX_SUCCESS;
 }
 
+/* Every symbol the image needs that nothing defines, named as the user
+ * wrote it, before dlopen (which would name only the first). An image with
+ * libraries of its own (DT_NEEDED) may get them there: then only when
+ * dlopen fails too. */
+static sx_result check_undefined(sxa_program p)
+{
+    bool needed;
+    char *list = NULL;
+    int n = sxn_undefined_report(p->bytes, p->size, &needed, &list);
+    sx_result r = SX_SUCCESS;
+    if (n > 0 && needed) {
+        void *dl = NULL;
+        r = load_bytes(p->bytes, p->size, &dl);
+        if (dl)
+            dlclose(dl);
+    }
+    if (n > 0 && (!needed || r != SX_SUCCESS))
+        r = sxn_error(SX_ERROR_BUILD_FAILURE, "native: the image needs %d symbol%s that nothing defines:%s",
+                      n, n == 1 ? "" : "s", list);
+    free(list);
+    return r;
+}
+
 static sx_result program_build(sxa_program p, const char *options)
 {
     if (!p)
@@ -382,7 +406,9 @@ static sx_result program_build(sxa_program p, const char *options)
         return SX_SUCCESS;
     }
     void *dl = NULL;
-    r = load_bytes(p->bytes, p->size, &dl);
+    r = check_undefined(p);
+    if (r == SX_SUCCESS)
+        r = load_bytes(p->bytes, p->size, &dl);
     if (r == SX_SUCCESS) {
         struct link_map *lm = NULL;
         if (dlinfo(dl, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
