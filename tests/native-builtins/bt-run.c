@@ -9,7 +9,6 @@
  * ulp bound for the math functions (OpenCL C 1.2, 7.4).
  *
  * usage: bt-run [KERNEL-PREFIX]   (exit 77 when PoCL or the images are absent) */
-#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +18,7 @@
 #include <sycl-ext/sx.h>
 
 #include "../util/sxt.h"
+#include "two-devices.h"
 
 typedef struct { int off, type, n, dom; } bt_in;
 /* flag: 1 only a CL2.0 build calls it, 2 no reference (cl_khr_fp16 types, PoCL has none) */
@@ -234,146 +234,14 @@ static int compare(const bt_kernel *k, const unsigned char *nat, const unsigned 
     return bad;
 }
 
-/* ------------------------------------------------------------------- PoCL */
-
-typedef int32_t cl_int;
-typedef uint32_t cl_uint;
-typedef void *cl_id;
-static struct {
-    cl_int (*GetPlatformIDs)(cl_uint, cl_id *, cl_uint *);
-    cl_int (*GetPlatformInfo)(cl_id, cl_uint, size_t, void *, size_t *);
-    cl_int (*GetDeviceIDs)(cl_id, uint64_t, cl_uint, cl_id *, cl_uint *);
-    cl_id (*CreateContext)(const intptr_t *, cl_uint, const cl_id *, void *, void *, cl_int *);
-    cl_id (*CreateCommandQueue)(cl_id, cl_id, uint64_t, cl_int *);
-    cl_id (*CreateProgramWithSource)(cl_id, cl_uint, const char **, const size_t *, cl_int *);
-    cl_int (*BuildProgram)(cl_id, cl_uint, const cl_id *, const char *, void *, void *);
-    cl_int (*GetProgramBuildInfo)(cl_id, cl_id, cl_uint, size_t, void *, size_t *);
-    cl_id (*CreateKernel)(cl_id, const char *, cl_int *);
-    cl_id (*CreateBuffer)(cl_id, uint64_t, size_t, void *, cl_int *);
-    cl_int (*SetKernelArg)(cl_id, cl_uint, size_t, const void *);
-    cl_int (*EnqueueNDRangeKernel)(cl_id, cl_id, cl_uint, const size_t *, const size_t *, const size_t *,
-                                   cl_uint, const void *, void *);
-    cl_int (*EnqueueReadBuffer)(cl_id, cl_id, cl_uint, size_t, size_t, void *, cl_uint, const void *, void *);
-    cl_int (*Finish)(cl_id);
-    cl_int (*ReleaseMemObject)(cl_id);
-    cl_int (*ReleaseKernel)(cl_id);
-} cl;
-static cl_id cl_ctx, cl_q, cl_prog;
-
-static int pocl_open(const char *src_path)
+/* Both devices run a kernel as (in, out, local scratch, in as __constant). */
+static void args_of(const bt_kernel *k, unsigned char *in, unsigned char *out, td_arg *a)
 {
-    void *h = dlopen("libOpenCL.so.1", RTLD_NOW);
-    if (!h)
-        return 0;
-#define SYM(n) *(void **)&cl.n = dlsym(h, "cl" #n); if (!cl.n) return 0
-    SYM(GetPlatformIDs); SYM(GetPlatformInfo); SYM(GetDeviceIDs); SYM(CreateContext);
-    SYM(CreateCommandQueue); SYM(CreateProgramWithSource); SYM(BuildProgram);
-    SYM(GetProgramBuildInfo); SYM(CreateKernel); SYM(CreateBuffer); SYM(SetKernelArg);
-    SYM(EnqueueNDRangeKernel); SYM(EnqueueReadBuffer); SYM(Finish); SYM(ReleaseMemObject);
-    SYM(ReleaseKernel);
-    cl_id plats[8];
-    cl_uint np = 0;
-    if (cl.GetPlatformIDs(8, plats, &np) != 0)
-        return 0;
-    for (cl_uint i = 0; i < np && i < 8; i++) {
-        char name[128] = "";
-        cl.GetPlatformInfo(plats[i], 0x0902 /* CL_PLATFORM_NAME */, sizeof(name), name, NULL);
-        if (!strstr(name, "Portable Computing Language"))
-            continue;
-        cl_id dev;
-        if (cl.GetDeviceIDs(plats[i], 0xFFFFFFFF, 1, &dev, NULL) != 0)
-            return 0;
-        cl_int e;
-        cl_ctx = cl.CreateContext(NULL, 1, &dev, NULL, NULL, &e);
-        cl_q = cl_ctx ? cl.CreateCommandQueue(cl_ctx, dev, 0, &e) : NULL;
-        size_t size;
-        char *src = sxt_read_file(src_path, &size);
-        if (!cl_q || !src)
-            return 0;
-        char *s0 = malloc(size + 1);
-        memcpy(s0, src, size);
-        s0[size] = 0;
-        free(src);
-        const char *srcs[] = {s0};
-        cl_prog = cl.CreateProgramWithSource(cl_ctx, 1, srcs, NULL, &e);
-        free(s0);
-        if (cl.BuildProgram(cl_prog, 1, &dev, "-cl-std=CL3.0 -DBT_POCL", NULL, NULL) != 0) {
-            static char log[65536];
-            cl.GetProgramBuildInfo(cl_prog, dev, 0x1183, sizeof(log), log, NULL);
-            fprintf(stderr, "PoCL build failed:\n%s\n", log);
-            exit(1);
-        }
-        return 1;
-    }
-    return 0;
-}
-
-static int pocl_run(const bt_kernel *k, const unsigned char *in, unsigned char *out)
-{
-    cl_int e;
     size_t isz = (size_t)k->in_stride * BT_WI, osz = (size_t)k->out_stride * BT_WI;
-    cl_id kern = cl.CreateKernel(cl_prog, k->name, &e);
-    cl_id bi = cl.CreateBuffer(cl_ctx, (1 << 0) | (1 << 5) /* READ_WRITE|COPY_HOST_PTR */, isz, (void *)in, &e);
-    cl_id bo = cl.CreateBuffer(cl_ctx, (1 << 0) | (1 << 5), osz, out, &e);
-    if (!kern || !bi || !bo)
-        return fail("PoCL kernel or buffers");
-    cl.SetKernelArg(kern, 0, sizeof(bi), &bi);
-    cl.SetKernelArg(kern, 1, sizeof(bo), &bo);
-    cl.SetKernelArg(kern, 2, (size_t)k->lm, NULL);
-    cl.SetKernelArg(kern, 3, sizeof(bi), &bi);
-    size_t g = BT_WI, l = 1;
-    if (cl.EnqueueNDRangeKernel(cl_q, kern, 1, NULL, &g, &l, 0, NULL, NULL) != 0 ||
-        cl.EnqueueReadBuffer(cl_q, bo, 1, 0, osz, out, 0, NULL, NULL) != 0)
-        return fail("PoCL launch");
-    cl.Finish(cl_q);
-    cl.ReleaseMemObject(bi);
-    cl.ReleaseMemObject(bo);
-    cl.ReleaseKernel(kern);
-    return 0;
-}
-
-/* ----------------------------------------------------------------- native */
-
-static sx_device dev;
-static sx_context ctx;
-static sx_queue q;
-
-static sx_device_binaries *native_image(const char *file)
-{
-    size_t size;
-    char *path = sxt_kernel_path(file);
-    void *bytes = path ? sxt_read_file(path, &size) : NULL;
-    free(path);
-    if (!bytes)
-        return NULL;
-    sxt_image *im = sxt_image_new(SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE, bytes, size);
-    free(bytes);
-    sxa_kernel_param ps[] = {SXT_PARAM_POINTER(), SXT_PARAM_POINTER(), SXT_PARAM_LOCAL(), SXT_PARAM_POINTER()};
-    for (unsigned i = 0; i < NK; i++)
-        if (sxt_image_add_kernel(im, bt_kernels[i].name, SX_KERNEL_KIND_PLAIN, 0, 4, 4, ps, NULL) != 0)
-            return NULL;
-    return sxt_binaries(&im, 1);
-}
-
-static int native_run(const bt_kernel *k, unsigned char *in, unsigned char *out)
-{
-    sx_kernel kern;
-    if (sx_kernel_get(k->name, &kern) != SX_SUCCESS) {
-        fprintf(stderr, "sx_kernel_get %s: %s\n", k->name, sx_last_error());
-        return 1;
-    }
-    sx_arg a[] = {{SX_ARG_POINTER, 0, sizeof(void *), in}, {SX_ARG_POINTER, 1, sizeof(void *), out},
-                  {SX_ARG_LOCAL, 2, (size_t)k->lm, NULL}, {SX_ARG_POINTER, 3, sizeof(void *), in}};
-    size_t g = BT_WI, l = 1;
-    sx_result r = sx_queue_launch(q, kern, 1, NULL, &g, &l, 4, a, 0, NULL, NULL);
-    if (r == SX_SUCCESS)
-        r = sx_queue_wait(q);
-    sx_kernel_release(kern);
-    if (r != SX_SUCCESS) {
-        fprintf(stderr, "launch %s: %s\n", k->name, sx_last_error());
-        return 1;
-    }
-    return 0;
+    a[0] = (td_arg){TD_BUFFER, isz, in};
+    a[1] = (td_arg){TD_BUFFER, osz, out};
+    a[2] = (td_arg){TD_LOCAL, (size_t)k->lm, NULL};
+    a[3] = (td_arg){TD_BUFFER, isz, in};
 }
 
 int main(int argc, char **argv)
@@ -384,29 +252,26 @@ int main(int argc, char **argv)
         printf("SKIP: BT_SOURCE (bt-kernels.cl) not set\n");
         return 77;
     }
-    sx_device_binaries *b20 = native_image("bt-cl20.hso"), *b12 = native_image("bt-cl12.hso");
+    const char *names[NK], *params[NK];
+    for (unsigned i = 0; i < NK; i++) {
+        names[i] = bt_kernels[i].name;
+        params[i] = "pplp";
+    }
+    sx_device_binaries *b20 = td_native_image("bt-cl20.hso", NK, names, params),
+                       *b12 = td_native_image("bt-cl12.hso", NK, names, params);
     if (!b20 || !b12) {
         printf("SKIP: bt-cl20.hso / bt-cl12.hso were not built (no clang-14?)\n");
         return 77;
     }
-    if (!pocl_open(src)) {
+    /* OpenCL C 3.0: PoCL's 1.2 overloads plus ctz */
+    if (!td_pocl_open(src, "-cl-std=CL3.0 -DBT_POCL")) {
         printf("SKIP: no PoCL OpenCL platform (install pocl-opencl-icd)\n");
         return 77;
     }
-    if (sx_init(SX_INIT_DEFAULT) != SX_SUCCESS)
-        return fail("sx_init");
-    sx_device devs[8];
-    uint32_t nd = 0;
-    sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 8, devs, &nd);
-    for (uint32_t i = 0; i < nd && i < 8; i++) {
-        sx_backend be;
-        sx_device_get_info(devs[i], SX_DEVICE_INFO_BACKEND, sizeof(be), &be, NULL);
-        if (be == SX_BACKEND_NATIVE)
-            dev = devs[i];
-    }
-    if (!dev || sx_context_create(1, &dev, &ctx) != SX_SUCCESS ||
-        sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q) != SX_SUCCESS)
+    if (!td_native_open())
         return fail("native device, context or queue");
+    size_t g = BT_WI, l = 1;
+    td_arg a[4];
 
     /* reference results first (PoCL), then each native image */
     unsigned char **ref = calloc(NK, sizeof(*ref)), **ins = calloc(NK, sizeof(*ins));
@@ -417,10 +282,15 @@ int main(int argc, char **argv)
         ins[i] = malloc((size_t)k->in_stride * BT_WI);
         ref[i] = calloc((size_t)k->out_stride, BT_WI);
         fill_inputs(k, ins[i], i);
-        if (pocl_run(k, ins[i], ref[i]))
+        unsigned char *in = malloc((size_t)k->in_stride * BT_WI);
+        memcpy(in, ins[i], (size_t)k->in_stride * BT_WI);
+        args_of(k, in, ref[i], a);
+        int rc = td_pocl_run(k->name, 4, a, 1, &g, &l);
+        free(in);
+        if (rc)
             return 1;
     }
-    long checked = 0, bad = 0, calls = 0;
+    long checked = 0, bad = 0;
     const char *imgs[] = {"CL2.0", "CL1.2"};
     sx_device_binaries *bins[] = {b20, b12};
     for (int m = 0; m < 2; m++) {
@@ -432,20 +302,17 @@ int main(int argc, char **argv)
             const bt_kernel *k = &bt_kernels[i];
             if (!ref[i])
                 continue;
-            unsigned char *in, *out;
             size_t isz = (size_t)k->in_stride * BT_WI, osz = (size_t)k->out_stride * BT_WI;
-            if (sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, isz, 0, (void **)&in) != SX_SUCCESS ||
-                sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, osz, 0, (void **)&out) != SX_SUCCESS)
-                return fail("usm");
+            unsigned char *in = malloc(isz), *out = calloc(osz, 1);
+            if (!in || !out)
+                return fail("memory");
             memcpy(in, ins[i], isz);
-            memset(out, 0, osz);
-            if (native_run(k, in, out))
+            args_of(k, in, out, a);
+            if (td_native_run(k->name, 4, a, 1, &g, &l))
                 return 1;
             bad += compare(k, out, ref[i], in, imgs[m], &checked);
-            for (const bt_out *o = k->outs; o->type >= 0; o++)
-                calls++;
-            sx_usm_free(ctx, out);
-            sx_usm_free(ctx, in);
+            free(out);
+            free(in);
         }
         sx_unregister_images(bins[m]);
     }
@@ -457,9 +324,8 @@ int main(int argc, char **argv)
     }
     free(ref);
     free(ins);
-    sx_queue_release(q);
-    sx_context_release(ctx);
-    sx_fini();
+    td_native_close();
+    td_pocl_close();
     sxt_binaries_free(b20);
     sxt_binaries_free(b12);
     return bad ? 1 : 0;
