@@ -14,6 +14,7 @@
 #include <spirv/unified1/spirv.h>
 #include <sycl-ext/sx.h>
 
+#include "native.h"
 #include "proptool.h"
 #include "sx-internal.h"
 
@@ -71,6 +72,14 @@ static const char usage_text[] =
     "                            target spir64, format llvmir_bitcode\n"
     "      --llvm-spirv PATH     the translator for --spir-bc (default: $LLVM_SPIRV,\n"
     "                            then llvm-spirv-14, then llvm-spirv)\n"
+    "      --native              make the native variant of every SPIR-V image from the\n"
+    "                            processed SPIR-V (compiled work-group functions, needs\n"
+    "                            sx-wgc, clang-14, llvm-spirv-14); an error when missing.\n"
+    "                            Default: made when the tools are there and the input\n"
+    "                            has no --host variant\n"
+    "      --no-native           do not make native variants from SPIR-V\n"
+    "      --wgc PATH            the work-group compiler (default: $SX_WGC, then sx-wgc\n"
+    "                            beside proptool)\n"
     "      --manifest FILE       images described by a text manifest (see proptool(1))\n"
     "      --compile-options STR options for the backend compiler of the next inputs\n"
     "      --link-options STR    options for the backend linker of the next inputs\n"
@@ -119,6 +128,9 @@ enum {
     OPT_HOST_VF_DUMMY,
     OPT_NO_VF_SPLIT,
     OPT_AOT_ASPECTS,
+    OPT_NATIVE,
+    OPT_NO_NATIVE,
+    OPT_WGC,
 };
 
 static const struct option long_opts[] = {
@@ -132,6 +144,9 @@ static const struct option long_opts[] = {
     {"host-vf-dummy", required_argument, NULL, OPT_HOST_VF_DUMMY},
     {"no-vf-split", no_argument, NULL, OPT_NO_VF_SPLIT},
     {"aot-aspects", required_argument, NULL, OPT_AOT_ASPECTS},
+    {"native", no_argument, NULL, OPT_NATIVE},
+    {"no-native", no_argument, NULL, OPT_NO_NATIVE},
+    {"wgc", required_argument, NULL, OPT_WGC},
     {"ptx", required_argument, NULL, OPT_PTX},
     {"cubin", required_argument, NULL, OPT_CUBIN},
     {"spir-bc", no_argument, NULL, OPT_SPIR_BC},
@@ -498,8 +513,15 @@ int main(int argc, char **argv)
     size_t nins = 0, ins_cap = 0;
     const char **manifests = NULL;
     size_t nman = 0;
+    sxp_native_mode native = SXP_NATIVE_AUTO;
+    sxp_native_tools ntools = {0};
     int c;
 
+    const char *nenv = getenv("SX_PROPTOOL_NATIVE");
+    if (nenv && (!strcmp(nenv, "off") || !strcmp(nenv, "0") || !strcmp(nenv, "no")))
+        native = SXP_NATIVE_OFF;
+    else if (nenv && (!strcmp(nenv, "on") || !strcmp(nenv, "1") || !strcmp(nenv, "yes")))
+        native = SXP_NATIVE_ON;
     /* A leading '-' keeps inputs in command-line order, so variants attach
      * to the SPIR-V input before them. */
     while ((c = getopt_long(argc, argv, "-o:qhV", long_opts, NULL)) != -1) {
@@ -554,6 +576,9 @@ int main(int argc, char **argv)
             break;
         }
         case OPT_NO_VF_SPLIT: opt.no_vf_split = true; break;
+        case OPT_NATIVE: native = SXP_NATIVE_ON; break;
+        case OPT_NO_NATIVE: native = SXP_NATIVE_OFF; break;
+        case OPT_WGC: ntools.wgc = optarg; break;
         case OPT_AOT_ASPECTS: {
             opt.aot = true;
             free(opt.aot_aspects);
@@ -669,6 +694,20 @@ int main(int argc, char **argv)
         sxp_error(NULL, SXP_NONE, "--spir-bc needs llvm-spirv: none found (give --llvm-spirv PATH)");
         ok = false;
     }
+    if (ok && native != SXP_NATIVE_OFF && nins) {
+        char *why = NULL;
+        if (!sxp_native_find(&ntools, &why)) {
+            if (native == SXP_NATIVE_ON) {
+                sxp_error(NULL, SXP_NONE, "--native: %s", why);
+                ok = false;
+            } else if (!sxp_quiet_warnings) {
+                fprintf(stderr, "proptool: note: no native variants made from SPIR-V: %s; the --host flow "
+                                "still works\n", why);
+            }
+            native = SXP_NATIVE_OFF;
+            free(why);
+        }
+    }
     for (size_t i = 0; i < nins && ok; i++) {
         input *in = &ins[i];
         size_t first = nimgs;
@@ -689,6 +728,8 @@ int main(int argc, char **argv)
         }
         for (size_t k = 0; k < in->nvariants && ok; k++) {
             const variant *va = &in->variants[k];
+            if (!strcmp(va->what, "host") && !va->vf_set)
+                sxp_native_check_host_locals(&in->mod, va->path);
             /* The SPIR-V images this variant goes with: the set's for
              * --host-vf, else every kernel image (one unless split). */
             bool found = false;
@@ -723,6 +764,24 @@ int main(int argc, char **argv)
                     sxp_error(va->path, SXP_NONE, "defines the kernels of none of the kernel images of %s", in->path);
                 ok = false;
             }
+        }
+        /* The native variants from the processed SPIR-V, unless the user
+         * gave host objects for this input (the old flow). */
+        bool has_host = false;
+        for (size_t k = 0; k < in->nvariants; k++)
+            has_host |= !strcmp(in->variants[k].what, "host");
+        for (size_t k = first; native != SXP_NATIVE_OFF && !has_host && k < last && ok; k++) {
+            if (imgs[k]->format != SX_BINARY_FORMAT_SPIRV)
+                continue;
+            sxp_image *v = sxp_native_variant(&ntools, imgs[k], native == SXP_NATIVE_ON);
+            if (!v && native == SXP_NATIVE_ON) {
+                ok = false;
+                break;
+            }
+            if (!v)
+                continue;
+            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+            imgs[nimgs++] = v;
         }
     }
     for (size_t i = 0; i < nman && ok; i++) {

@@ -60,6 +60,7 @@ struct fiber {
     ucontext_t uc;
 #endif
     sxn_item item;
+    sxn_wg_ctx ctx;       /* SXN_WG_FIBER entries: the group's context, this work-item */
     bool done;
     void *stack;          /* mapping start (guard page first) */
     unsigned stack_id;    /* valgrind's id for the stack */
@@ -68,6 +69,8 @@ struct fiber {
 struct sxn_tcache {
     void *local;
     size_t local_cap;
+    void *priv;           /* private memory of compiled work-group functions */
+    size_t priv_cap;
     struct fiber *fibers;
     size_t nfibers;       /* with stacks */
     size_t stack_size;    /* usable bytes per stack */
@@ -103,6 +106,7 @@ static void tcache_free(struct sxn_tcache *tc)
     }
     free(tc->fibers);
     free(tc->local);
+    free(tc->priv);
     free(tc);
 }
 
@@ -200,18 +204,29 @@ struct sxn_tcache *sxn_tcache_get(void)
     return tc;
 }
 
-void *sxn_tcache_local(struct sxn_tcache *tc, size_t size)
+/* Grow a per-thread buffer to at least `size` bytes, 64-aligned. */
+static void *grow(void **buf, size_t *cap, size_t size)
 {
-    if (size <= tc->local_cap)
-        return tc->local;
-    size_t cap = size < 4096 ? 4096 : size;
-    void *p = aligned_alloc(64, (cap + 63) & ~(size_t)63);
+    if (size <= *cap)
+        return *buf;
+    size_t c = size < 4096 ? 4096 : size;
+    void *p = aligned_alloc(64, (c + 63) & ~(size_t)63);
     if (!p)
         return NULL;
-    free(tc->local);
-    tc->local = p;
-    tc->local_cap = cap;
+    free(*buf);
+    *buf = p;
+    *cap = c;
     return p;
+}
+
+void *sxn_tcache_local(struct sxn_tcache *tc, size_t size)
+{
+    return grow(&tc->local, &tc->local_cap, size);
+}
+
+void *sxn_tcache_private(struct sxn_tcache *tc, size_t size)
+{
+    return grow(&tc->priv, &tc->priv_cap, size);
 }
 
 static bool fibers_reserve(struct sxn_tcache *tc, size_t n)
@@ -256,7 +271,10 @@ static void fiber_main(void)
 {
     struct sxn_tcache *tc = tc_self;
     struct fiber *f = tc->cur;
-    ffi_call(tc->job->cif, tc->job->kernel->fn, NULL, tc->values);
+    if (tc->job->wg)
+        tc->job->wg->fn(&f->ctx);
+    else
+        ffi_call(tc->job->cif, tc->job->kernel->fn, NULL, tc->values);
     f->done = true;
 #ifdef FAST_SWITCH
     /* never resumed: the next group starts this stack afresh */
@@ -288,7 +306,7 @@ static void fiber_prepare(struct sxn_tcache *tc, struct fiber *f)
 }
 
 sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, const sxn_item *tmpl,
-                          void **values)
+                          void **values, const sxn_wg_ctx *ctx)
 {
     size_t n = job->group_items;
     if (!fibers_reserve(tc, n))
@@ -312,6 +330,11 @@ sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, cons
         f->item.local_id[2] = i / (l0 * l1);
         f->item.yield = fiber_yield;
         f->item.fiber = f;
+        if (ctx) {
+            f->ctx = *ctx;
+            for (int d = 0; d < 3; d++)
+                f->ctx.local_id[d] = f->item.local_id[d];
+        }
         f->done = false;
         fiber_prepare(tc, f);
     }

@@ -14,6 +14,7 @@
 #include <sycl-ext/binaries.h>
 
 #include "wi.h"
+#include "wg.h"
 
 #include "native.h"
 
@@ -22,6 +23,10 @@
 #define SXN_LOCAL_MEM (64u * 1024u)
 #define SXN_DEFAULT_ALIGN 64
 #define SXN_DEFAULT_STACK (64u * 1024u)
+#define SXN_MAX_PRIVATE (1u << 20)   /* private bytes per work-item of a compiled entry */
+#define SXN_MAX_PARTS 4096           /* images in one linked program */
+#define SXN_CONTAINER_VERSION 1
+#define SXN_PICK_PRIVATE (4u << 20)  /* private bytes of a group whose size we choose */
 
 #define SXN_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SXN_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -76,6 +81,7 @@ struct sxa_program_s {
     unsigned char *bytes;       /* the image (kept for get_binary and link) */
     size_t size;
     bool uses_barrier;          /* the image imports a barrier builtin */
+    bool wg;                    /* compiled work-group image(s) (wg.h) */
     uint32_t num_sigs;
     struct sxn_sig *sigs;
     void *dl;                   /* dlopen handle once built */
@@ -83,6 +89,28 @@ struct sxa_program_s {
     void **link_maps;           /* linked programs: one per image, in their namespace */
     uint32_t num_link_maps;
     sxn_set_item_fn set_item;   /* the builtins its kernels import (per namespace) */
+    /* compiled work-group images (wg.h); num_images == 0 for old-style ones */
+    struct sxn_wg_image *images;
+    uint32_t num_images;
+    /* a linked program's component images (pointers into `bytes`, which then
+     * holds the link container, see container.c); 0 for a single image */
+    uint32_t num_parts;
+    const unsigned char **part_bytes;
+    size_t *part_size;
+};
+
+/* One loaded compiled work-group image of a program. */
+struct sxn_wg_image {
+    void *dl;
+    void *link_map;
+    const unsigned char *elf;   /* its bytes (in the program's `bytes`) */
+    size_t elf_size;
+    const sxn_wg_entry *table;
+    uint32_t num_entries;
+    const void *syms;           /* its .dynsym (Elf64_Sym) and string table, in elf */
+    size_t num_syms;
+    const char *strs;
+    size_t strs_size;
 };
 
 /* The call interface built from a launch's arguments for a kernel without
@@ -103,6 +131,7 @@ struct sxa_kernel_s {
     sxn_set_item_fn set_item;
     bool uses_barrier;
     bool has_sig;
+    const sxn_wg_entry *wg;  /* compiled work-group entry, or NULL (libffi per work-item) */
     uint32_t num_params;
     const sxa_kernel_param *params;  /* in program->sigs */
     ffi_cif cif;
@@ -127,12 +156,15 @@ struct sxn_job {
     const size_t *local_offset;
     size_t local_total;
     bool fibers;
+    const sxn_wg_entry *wg;    /* compiled work-group function, or NULL */
+    size_t private_total;      /* wg->private_bytes * group_items, 64-rounded */
+    size_t wg_local_offset;    /* its kernel-scope local memory, after the arguments' */
     atomic_size_t next_group;
     atomic_int error;          /* sx_result of the first failure */
     /* pool bookkeeping, under the pool lock */
     struct sxn_job *next;
     bool queued;
-    unsigned users;
+    atomic_uint users;
 };
 
 /* native.c */
@@ -148,11 +180,41 @@ sx_result sxn_builtins_load(void);
 const char *sxn_builtins_path(void);
 sx_result sxn_sig_copy(struct sxn_sig *dst, const struct sxn_sig *src);
 void sxn_builtins_unload(void);
+void *sxn_builtins_symbol(const char *name);  /* dlsym in the builtins module, or NULL */
 extern sxn_set_item_fn sxn_set_item;
 extern sxn_get_item_fn sxn_get_item;
 void sxn_program_unref(sxa_program program);
 
+/* program.c: check ELF bytes (x86-64 shared object; barrier imports; a
+ * compiled work-group image?) and load them through a memfd (dlopen, RTLD_LOCAL). */
+sx_result sxn_elf_check(const unsigned char *b, size_t size, bool *uses_barrier, bool *wg);
+/* load ELF bytes through a memfd (dlopen, RTLD_LOCAL). */
+sx_result sxn_load_bytes(const unsigned char *bytes, size_t size, void **out);
+
+/* wgload.c: compiled work-group images (wg.h). */
+/* Load and check images[0..n) of `p` as compiled work-group images and fill
+ * every import slot from their exports; `fail` is the code of a failure
+ * to resolve (BUILD_FAILURE for one image, LINK_FAILURE when linking). */
+sx_result sxn_wg_load(sxa_program p, uint32_t n, const unsigned char *const *bytes, const size_t *sizes,
+                      sx_result fail);
+void sxn_wg_unload(sxa_program p);
+/* A global function or object the image defines, from its own symbol table. */
+void *sxn_wg_symbol(const struct sxn_wg_image *im, const char *name, const void **sym);
+/* The entry of kernel `name` in any of p's images, or NULL. */
+const sxn_wg_entry *sxn_wg_find(sxa_program p, const char *name);
+
+/* container.c: the binary of a linked program (its component images). */
+bool sxn_container_is(const void *bytes, size_t size);
+sx_result sxn_container_parse(const unsigned char *b, size_t size, uint32_t *count,
+                              const unsigned char ***parts, size_t **sizes);
+sx_result sxn_container_make(uint32_t n, const unsigned char *const *parts, const size_t *sizes,
+                             unsigned char **out, size_t *out_size);
+
 /* link.c */
+/* A container program (program.create): find its parts and check them. */
+sx_result sxn_program_parts(sxa_program p);
+/* Build a program of several parts: the link. Program lock held. */
+sx_result sxn_link_build(sxa_program p);
 sx_result sxn_program_compile(sxa_program program, const char *options);
 sx_result sxn_program_link(sxa_context context, sxa_device device, uint32_t count,
                            const sxa_program *programs, const char *options, sxa_program *out);
@@ -168,6 +230,7 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count);
 
 /* pool.c: run every group of a job, on the pool and the calling thread. */
 sx_result sxn_pool_run(struct sxn_job *job);
+sx_result sxn_pool_warm(void);
 void sxn_pool_shutdown(void);
 unsigned sxn_pool_threads(void);
 
@@ -176,9 +239,12 @@ struct sxn_tcache;
 struct sxn_tcache *sxn_tcache_get(void);
 /* A local-memory buffer of at least `size` bytes, 64-aligned; NULL if out of memory. */
 void *sxn_tcache_local(struct sxn_tcache *tc, size_t size);
-/* Run one work-group as fibers: `tmpl` carries the group's ids. */
+/* Private memory of compiled work-group functions, like sxn_tcache_local. */
+void *sxn_tcache_private(struct sxn_tcache *tc, size_t size);
+/* Run one work-group as fibers: `tmpl` carries the group's ids; `ctx` is
+ * the group's context for an SXN_WG_FIBER entry (NULL: libffi call). */
 sx_result sxn_fiber_group(struct sxn_tcache *tc, const struct sxn_job *job, const sxn_item *tmpl,
-                          void **values);
+                          void **values, const sxn_wg_ctx *ctx);
 void sxn_tcache_shutdown(void);
 sx_result sxn_tcache_init(void);
 

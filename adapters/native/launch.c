@@ -1,7 +1,9 @@
 /* launch.c: kernel launch. Checks the argument array against the kernel's
  * parameters, lays out local memory, and runs the work-groups: inline for
- * a single group (no allocation, no hand-off), else on the thread pool;
- * each group as a plain loop, or as fibers when the image uses barrier(). */
+ * a single group (no allocation, no hand-off), else on the thread pool.
+ * A compiled work-group function (wg.h) is one call per group; an old
+ * per-work-item kernel is one libffi call per work-item, as a plain loop
+ * or as fibers when the image uses barrier(). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -199,9 +201,87 @@ static sx_result args_bind(sxa_kernel k, uint32_t num_args, const sx_arg *args, 
     return SX_SUCCESS;
 }
 
+/* Groups [first, first + count) of a compiled work-group function: one
+ * call each, with this thread's local and private memory (allocated once
+ * per thread and grown when needed). */
+static sx_result run_wg_groups(struct sxn_job *job, size_t first, size_t count)
+{
+    void *values[SXN_MAX_ARGS];
+    void *locals[SXN_MAX_ARGS];
+    struct sxn_tcache *tc = NULL;
+    const sxn_geometry *g = &job->geo;
+    sxn_wg_ctx ctx;
+    ctx.geo = g;
+    ctx.args = job->values;
+    ctx.local_mem = NULL;
+    ctx.private_mem = NULL;
+    ctx.local_id[0] = ctx.local_id[1] = ctx.local_id[2] = 0;
+    if (job->local_total || job->private_total || job->fibers) {
+        tc = sxn_tcache_get();
+        if (!tc)
+            return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for a worker's scratch");
+    }
+    if (job->local_total) {
+        char *buf = sxn_tcache_local(tc, job->local_total);
+        if (!buf)
+            return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for %zu bytes of local memory",
+                             job->local_total);
+        if (job->num_local) {
+            memcpy(values, job->values, job->num_values * sizeof(void *));
+            for (uint32_t i = 0; i < job->num_local; i++) {
+                locals[i] = buf + job->local_offset[i];
+                values[job->local_index[i]] = &locals[i];
+            }
+            ctx.args = values;
+        }
+        ctx.local_mem = buf + job->wg_local_offset;
+    }
+    if (job->private_total) {
+        ctx.private_mem = sxn_tcache_private(tc, job->private_total);
+        if (!ctx.private_mem)
+            return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: out of memory for %zu bytes of private memory",
+                             job->private_total);
+    }
+    size_t rest = first;
+    for (int d = 0; d < 3; d++) {
+        ctx.group_id[d] = rest % g->num_groups[d];
+        rest /= g->num_groups[d];
+    }
+    sxn_wg_fn fn = job->wg->fn;
+    for (size_t n = 0; n < count; n++) {
+        if (job->fibers) {
+            /* SXN_WG_FIBER: one work-item per call, the builtins' item and barrier */
+            sxn_item item;
+            item.geo = g;
+            item.yield = NULL;
+            item.fiber = NULL;
+            for (int d = 0; d < 3; d++) {
+                item.group_id[d] = ctx.group_id[d];
+                item.group_base[d] = ctx.group_id[d] * g->local_size[d] + g->global_offset[d];
+                item.local_id[d] = 0;
+            }
+            sx_result r = sxn_fiber_group(tc, job, &item, NULL, &ctx);
+            if (r != SX_SUCCESS)
+                return r;
+        } else {
+            fn(&ctx);
+        }
+        if (++ctx.group_id[0] == g->num_groups[0]) {
+            ctx.group_id[0] = 0;
+            if (++ctx.group_id[1] == g->num_groups[1]) {
+                ctx.group_id[1] = 0;
+                ctx.group_id[2]++;
+            }
+        }
+    }
+    return SX_SUCCESS;
+}
+
 /* Run a range of a job's groups on this thread. */
 sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
 {
+    if (job->wg)
+        return run_wg_groups(job, first, count);
     void *values[SXN_MAX_ARGS];
     void *locals[SXN_MAX_ARGS];
     struct sxn_tcache *tc = NULL;
@@ -236,7 +316,7 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
             item.group_base[d] = item.group_id[d] * g->local_size[d] + g->global_offset[d];
         }
         if (job->fibers) {
-            r = sxn_fiber_group(tc, job, &item, values);
+            r = sxn_fiber_group(tc, job, &item, values, NULL);
             if (r != SX_SUCCESS)
                 break;
             continue;
@@ -257,10 +337,10 @@ sx_result sxn_run_groups(struct sxn_job *job, size_t first, size_t count)
 }
 
 /* A local size that divides the global size: the largest divisor of each
- * dimension within a budget of work-items per group. */
-static void pick_local(uint32_t dims, const size_t *global, size_t *local)
+ * dimension within a budget of work-items per group (a compiled work-group
+ * function gains from large groups: fewer calls, longer vector loops). */
+static void pick_local(uint32_t dims, const size_t *global, size_t *local, size_t budget)
 {
-    size_t budget = 256;
     for (uint32_t d = 0; d < dims; d++) {
         if (global[d] == 1 || budget == 1) {
             local[d] = 1;
@@ -308,7 +388,13 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         for (uint32_t d = 0; d < work_dim; d++)
             local[d] = local_size[d];
     } else {
-        pick_local(work_dim, global_size, local);
+        size_t budget = 256;
+        if (k->wg && !(k->wg->flags & SXN_WG_FIBER)) {
+            budget = SXN_MAX_WORK_GROUP;
+            while (budget > 1 && k->wg->private_bytes * budget > SXN_PICK_PRIVATE)
+                budget /= 2;
+        }
+        pick_local(work_dim, global_size, local, budget);
     }
     size_t items = 1, groups = 1;
     for (uint32_t d = 0; d < 3; d++) {
@@ -361,7 +447,31 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
     if (r != SX_SUCCESS)
         return r;
 
-    if (SXN_LIKELY(items == 1 && groups == 1 && num_local == 0)) {
+    const sxn_wg_entry *wg = k->wg;
+    size_t wg_local = 0, private_total = 0;
+    if (wg) {
+        wg_local = (wg->local_bytes + 63) & ~(uint64_t)63;
+        if (SXN_UNLIKELY(local_total + wg_local > SXN_LOCAL_MEM))
+            return sxn_error(SX_ERROR_OUT_OF_RESOURCES,
+                             "native: kernel %s: %zu bytes of local-memory arguments and %llu of its own "
+                             "pass the %u available", k->name, local_total,
+                             (unsigned long long)wg->local_bytes, SXN_LOCAL_MEM);
+        private_total = ((size_t)wg->private_bytes * items + 63) & ~(size_t)63;
+        if (SXN_LIKELY(groups == 1 && !(local_total | wg_local | private_total) && !(wg->flags & SXN_WG_FIBER))) {
+            /* One group without scratch: one call right here. */
+            sxn_wg_ctx ctx;
+            ctx.geo = g;
+            for (int d = 0; d < 3; d++) {
+                ctx.group_id[d] = 0;
+                ctx.local_id[d] = 0;
+            }
+            ctx.args = values;
+            ctx.local_mem = NULL;
+            ctx.private_mem = NULL;
+            wg->fn(&ctx);
+            goto launched;
+        }
+    } else if (SXN_LIKELY(items == 1 && groups == 1 && num_local == 0)) {
         /* One work-item: call it right here. */
         /* fields set one by one: a zeroing initialiser becomes `rep stos`,
          * which costs more than the rest of this path */
@@ -376,7 +486,9 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         }
         k->set_item(&item);
         ffi_call(cif, k->fn, NULL, values);
-    } else {
+        goto launched;
+    }
+    {
         job.kernel = k;
         job.cif = cif;
         job.group_items = items;
@@ -386,17 +498,21 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         job.num_local = num_local;
         job.local_index = local_index;
         job.local_offset = local_offset;
-        job.local_total = local_total;
-        job.fibers = k->uses_barrier && items > 1;
+        job.local_total = local_total + wg_local;
+        job.wg_local_offset = local_total;
+        job.wg = wg;
+        job.private_total = private_total;
+        job.fibers = wg ? (wg->flags & SXN_WG_FIBER) != 0 : k->uses_barrier && items > 1;
         atomic_init(&job.next_group, 0);
         atomic_init(&job.error, SX_SUCCESS);
         job.next = NULL;
         job.queued = false;
-        job.users = 0;
+        atomic_init(&job.users, 0);
         r = groups == 1 ? sxn_run_groups(&job, 0, 1) : sxn_pool_run(&job);
         if (r != SX_SUCCESS)
             return r;
     }
+launched:
     if (out_event)
         return sxn_event_new(queue, t0, out_event);
     return SX_SUCCESS;

@@ -1,4 +1,12 @@
-/* link.c: program.compile and program.link. Linked programs live in a
+/* link.c: program.compile and program.link. A linked program holds its
+ * component images in one container (container.c), so its binary can be
+ * cached and rebuilt by program.create + build without a program.link.
+ *
+ * Compiled work-group images (wg.h) link without limits: each image gets
+ * its own dlopen in the application's namespace and its import slots are
+ * filled from the program's images (wgload.c).
+ *
+ * Old per-work-item images live in a
  * private dynamic-linker namespace each (dlmopen(LM_ID_NEWLM)): the
  * namespace's first object is a stub shared object made here in memory
  * whose only content is DT_NEEDED entries for the builtins module and every
@@ -138,73 +146,54 @@ sx_result sxn_program_compile(sxa_program p, const char *options)
     return r;
 }
 
-sx_result sxn_program_link(sxa_context context, sxa_device device, uint32_t count,
-                           const sxa_program *programs, const char *options, sxa_program *out)
+/* Find a container program's parts and check each: ELF, and one kind
+ * (compiled work-group images and per-work-item images do not mix). */
+sx_result sxn_program_parts(sxa_program p)
 {
-    if (!context || !device)
-        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.link: NULL handle");
-    if (!out || (count && !programs))
-        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: program.link: NULL argument");
-    if (count == 0 || count > 64)
-        return sxn_error(SX_ERROR_INVALID_VALUE, "native: program.link of %u programs (1 to 64)", count);
-    for (uint32_t i = 0; i < count; i++) {
-        if (!programs[i])
-            return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.link: program %u is NULL", i);
-        if (!programs[i]->bytes)
-            return sxn_error(SX_ERROR_INVALID_PROGRAM,
-                             "native: program.link: program %u is itself linked; link its images instead", i);
-    }
-    const char *builtins = sxn_builtins_path();
-    sx_result r = sxn_builtins_load();
+    sx_result r = sxn_container_parse(p->bytes, p->size, &p->num_parts, &p->part_bytes, &p->part_size);
     if (r != SX_SUCCESS)
         return r;
+    for (uint32_t i = 0; i < p->num_parts; i++) {
+        bool barrier = false, wg = false;
+        r = sxn_elf_check(p->part_bytes[i], p->part_size[i], &barrier, &wg);
+        if (r != SX_SUCCESS)
+            return r;
+        if (i > 0 && wg != p->wg)
+            return sxn_error(SX_ERROR_INVALID_BINARY,
+                             "native: linked program: image %u is %s but image 0 is %s; the two kinds do not link",
+                             i, wg ? "a compiled work-group image" : "a per-work-item image",
+                             p->wg ? "a compiled work-group image" : "a per-work-item image");
+        p->wg = wg;
+        p->uses_barrier |= barrier;
+    }
+    return SX_SUCCESS;
+}
 
-    struct sxa_program_s *p = calloc(1, sizeof(*p));
+/* The old way: a dlmopen namespace holding the builtins and every part. */
+static sx_result link_namespace(sxa_program p)
+{
+    uint32_t count = p->num_parts;
+    const char *builtins = sxn_builtins_path();
     int *fds = calloc(count, sizeof(int));
     char **paths = calloc(count + 1, sizeof(char *));
-    if (!p || !fds || !paths) {
-        free(p);
+    if (!fds || !paths) {
         free(fds);
         free(paths);
         return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.link: out of memory");
     }
-    p->obj.dispatch = sxn_services->dispatch;
-    p->context = context;
-    atomic_init(&p->refs, 1);
-    pthread_mutex_init(&p->lock, NULL);
     for (uint32_t i = 0; i < count; i++)
         fds[i] = -1;
     int stub_fd = -1;
     unsigned char *stub = NULL;
     void *dl = NULL;
-
-    /* signatures and barrier use of every input */
-    uint32_t nsigs = 0;
-    for (uint32_t i = 0; i < count; i++)
-        nsigs += programs[i]->num_sigs;
-    p->sigs = calloc(nsigs ? nsigs : 1, sizeof(*p->sigs));
-    if (!p->sigs) {
-        r = sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.link: out of memory");
-        goto fail;
-    }
-    for (uint32_t i = 0; i < count; i++) {
-        const struct sxa_program_s *in = programs[i];
-        p->uses_barrier |= in->uses_barrier;
-        for (uint32_t s = 0; s < in->num_sigs; s++) {
-            r = sxn_sig_copy(&p->sigs[p->num_sigs], &in->sigs[s]);
-            if (r != SX_SUCCESS)
-                goto fail;
-            p->num_sigs++;
-        }
-    }
-
+    sx_result r;
     paths[0] = strdup(builtins);
     if (!paths[0]) {
         r = sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.link: out of memory");
         goto fail;
     }
     for (uint32_t i = 0; i < count; i++) {
-        fds[i] = memfd_of("sx-native-program", programs[i]->bytes, programs[i]->size);
+        fds[i] = memfd_of("sx-native-program", p->part_bytes[i], p->part_size[i]);
         paths[i + 1] = malloc(64);
         if (fds[i] < 0 || !paths[i + 1]) {
             r = sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: program.link: memfd for image %u: %s", i,
@@ -226,9 +215,10 @@ sx_result sxn_program_link(sxa_context context, sxa_device device, uint32_t coun
     if (!dl) {
         const char *e = dlerror();
         r = sxn_error(SX_ERROR_LINK_FAILURE,
-                      "native: program.link of %u programs: %s (each live linked program takes one of "
-                      "glibc's 16 link namespaces and static TLS for its own libc; "
-                      "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N raises the latter)",
+                      "native: program.link of %u programs: %s (each live linked program of per-work-item "
+                      "images takes one of glibc's 16 link namespaces and static TLS for its own libc; "
+                      "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N raises the latter; compiled "
+                      "work-group images have no such limit)",
                       count, e ? e : "?");
         goto fail;
     }
@@ -257,16 +247,16 @@ sx_result sxn_program_link(sxa_context context, sxa_device device, uint32_t coun
     }
     p->dl = dl;
     p->link_map = p->link_maps[0];
-    p->state = SXN_PROG_BUILT;
     dl = NULL;
-    *out = p;
     r = SX_SUCCESS;
-    goto done;
 fail:
     if (dl)
         dlclose(dl);
-    sxn_program_unref(p);
-done:
+    if (r != SX_SUCCESS) {
+        free(p->link_maps);
+        p->link_maps = NULL;
+        p->num_link_maps = 0;
+    }
     for (uint32_t i = 0; i < count; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -278,4 +268,92 @@ done:
     free(fds);
     free(stub);
     return r;
+}
+
+sx_result sxn_link_build(sxa_program p)
+{
+    sx_result r = sxn_builtins_load();
+    if (r != SX_SUCCESS)
+        return r;
+    if (p->wg) {
+        r = sxn_wg_load(p, p->num_parts, p->part_bytes, p->part_size, SX_ERROR_LINK_FAILURE);
+        if (r == SX_SUCCESS)
+            p->set_item = sxn_set_item;
+    } else {
+        r = link_namespace(p);
+    }
+    if (r == SX_SUCCESS)
+        p->state = SXN_PROG_BUILT;
+    return r;
+}
+
+sx_result sxn_program_link(sxa_context context, sxa_device device, uint32_t count,
+                           const sxa_program *programs, const char *options, sxa_program *out)
+{
+    if (!context || !device)
+        return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.link: NULL handle");
+    if (!out || (count && !programs))
+        return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: program.link: NULL argument");
+    if (count == 0 || count > SXN_MAX_PARTS)
+        return sxn_error(SX_ERROR_INVALID_VALUE, "native: program.link of %u programs (1 to %u)", count,
+                         SXN_MAX_PARTS);
+    for (uint32_t i = 0; i < count; i++) {
+        if (!programs[i])
+            return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.link: program %u is NULL", i);
+        if (programs[i]->num_parts)
+            return sxn_error(SX_ERROR_INVALID_PROGRAM,
+                             "native: program.link: program %u is itself linked; link its images instead", i);
+        if (programs[i]->wg != programs[0]->wg)
+            return sxn_error(SX_ERROR_LINK_FAILURE,
+                             "native: program.link: program %u is %s but program 0 is not; compiled work-group "
+                             "images and per-work-item images do not link together", i,
+                             programs[i]->wg ? "a compiled work-group image" : "a per-work-item image");
+    }
+    const unsigned char **parts = calloc(count, sizeof(*parts));
+    size_t *sizes = calloc(count, sizeof(*sizes));
+    struct sxa_program_s *p = calloc(1, sizeof(*p));
+    if (!parts || !sizes || !p) {
+        free(parts);
+        free(sizes);
+        free(p);
+        return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.link: out of memory");
+    }
+    p->obj.dispatch = sxn_services->dispatch;
+    p->context = context;
+    atomic_init(&p->refs, 1);
+    pthread_mutex_init(&p->lock, NULL);
+    for (uint32_t i = 0; i < count; i++) {
+        parts[i] = programs[i]->bytes;
+        sizes[i] = programs[i]->size;
+    }
+    sx_result r = sxn_container_make(count, parts, sizes, &p->bytes, &p->size);
+    free(parts);
+    free(sizes);
+    if (r == SX_SUCCESS)
+        r = sxn_program_parts(p);
+
+    /* signatures of every input */
+    uint32_t nsigs = 0;
+    for (uint32_t i = 0; i < count; i++)
+        nsigs += programs[i]->num_sigs;
+    if (r == SX_SUCCESS && !(p->sigs = calloc(nsigs ? nsigs : 1, sizeof(*p->sigs))))
+        r = sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.link: out of memory");
+    for (uint32_t i = 0; i < count && r == SX_SUCCESS; i++) {
+        const struct sxa_program_s *in = programs[i];
+        for (uint32_t s = 0; s < in->num_sigs && r == SX_SUCCESS; s++) {
+            r = sxn_sig_copy(&p->sigs[p->num_sigs], &in->sigs[s]);
+            p->num_sigs++;
+        }
+    }
+    if (r == SX_SUCCESS) {
+        pthread_mutex_lock(&p->lock);
+        r = sxn_link_build(p);
+        pthread_mutex_unlock(&p->lock);
+    }
+    if (r != SX_SUCCESS) {
+        sxn_program_unref(p);
+        return r;
+    }
+    *out = p;
+    return SX_SUCCESS;
 }

@@ -1,30 +1,48 @@
 /* pool.c: the thread pool that runs work-groups. Created at the first
- * launch with more than one group, sized to the machine (the launching
- * thread is one of the workers), shared by launches from any number of
- * threads: jobs wait in a FIFO, threads claim chunks of groups from the
- * oldest job, and each launching thread works on its own job until done. */
+ * launch with more than one group, sized to the CPUs this process may use
+ * (the launching thread is one of the workers, so no oversubscription),
+ * shared by launches from any number of threads: jobs wait in a FIFO,
+ * threads claim contiguous chunks of groups from the oldest job, and each
+ * launching thread works on its own job until done. Idle workers spin a
+ * little before sleeping, so back-to-back launches find them awake (no
+ * futex wake-up on the launch path); the launcher wakes sleepers only. */
 #include "internal.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+#define SPIN_ROUNDS 4000  /* pause instructions an idle worker waits before sleeping (~20-40 us) */
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static pthread_t *threads;
 static unsigned nthreads;
-static bool started, quitting;
+static bool quitting;
+static unsigned sleepers;            /* workers waiting on work_cv */
+static atomic_uint pending;          /* jobs in the FIFO: what spinning workers watch */
+/* read without the lock by every launch (fork check): atomics */
+static atomic_bool started;
+static atomic_int pool_pid;          /* the pool's threads exist only in this process */
 static struct sxn_job *head, *tail;
-static pid_t pool_pid;  /* the pool's threads exist only in this process */
 
 unsigned sxn_pool_threads(void)
 {
     return nthreads;
 }
 
+/* Contiguous chunks, 16 per thread: small enough that a thread the OS
+ * preempts holds up little of the launch, large enough that claiming one
+ * (an atomic add) costs nothing next to running it. */
 static size_t chunk_of(const struct sxn_job *job)
 {
-    size_t c = job->total_groups / ((size_t)(nthreads + 1) * 4);
+    size_t c = job->total_groups / ((size_t)(nthreads + 1) * 16);
     return c ? c : 1;
 }
 
@@ -60,6 +78,7 @@ static void dequeue_locked(struct sxn_job *job)
         *pp = job->next;
         if (tail == job)
             tail = prev;
+        atomic_fetch_sub_explicit(&pending, 1, memory_order_relaxed);
     }
     job->queued = false;
 }
@@ -68,8 +87,18 @@ static void *worker(void *arg)
 {
     pthread_mutex_lock(&pool_lock);
     for (;;) {
-        while (!quitting && !head)
-            pthread_cond_wait(&work_cv, &pool_lock);
+        if (!quitting && !head) {
+            pthread_mutex_unlock(&pool_lock);
+            for (int i = 0; i < SPIN_ROUNDS && !atomic_load_explicit(&pending, memory_order_relaxed); i++)
+                cpu_relax();
+            pthread_mutex_lock(&pool_lock);
+            if (!quitting && !head) {
+                sleepers++;
+                pthread_cond_wait(&work_cv, &pool_lock);
+                sleepers--;
+            }
+            continue;
+        }
         if (quitting)
             break;
         struct sxn_job *job = head;
@@ -78,7 +107,8 @@ static void *worker(void *arg)
         work_on(job);
         pthread_mutex_lock(&pool_lock);
         dequeue_locked(job);  /* nothing left to claim */
-        if (--job->users == 0)
+        /* the job lives on its launcher's stack: not touched after this */
+        if (atomic_fetch_sub(&job->users, 1) == 1)
             pthread_cond_broadcast(&done_cv);
     }
     pthread_mutex_unlock(&pool_lock);
@@ -87,9 +117,12 @@ static void *worker(void *arg)
 
 static sx_result start_locked(void)
 {
-    if (started)
+    if (atomic_load(&started))
         return SX_SUCCESS;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        n = CPU_COUNT(&set);  /* taskset, cgroup cpusets */
     unsigned want = n > 1 ? (unsigned)n - 1 : 0;
     const char *env = sxn_getenv("SX_NATIVE_THREADS");
     if (env && *env) {
@@ -109,8 +142,10 @@ static sx_result start_locked(void)
     }
     if (nthreads < want)
         sxn_services->log(SX_LOG_WARN, "native: started %u of %u pool threads", nthreads, want);
-    pool_pid = getpid();
-    started = true;
+    sleepers = 0;
+    atomic_store(&pending, 0);
+    atomic_store(&pool_pid, getpid());
+    atomic_store(&started, true);
     return SX_SUCCESS;
 }
 
@@ -126,14 +161,32 @@ static void forget_after_fork(void)
     free(threads);
     threads = NULL;
     nthreads = 0;
-    started = false;
+    sleepers = 0;
+    atomic_store(&pending, 0);
+    atomic_store(&started, false);
     quitting = false;
     head = tail = NULL;
 }
 
+/* Start the pool ahead of the first launch (at kernel creation), so that
+ * launch finds its threads created and waiting. */
+sx_result sxn_pool_warm(void)
+{
+    if (SXN_LIKELY(atomic_load_explicit(&started, memory_order_acquire) &&
+                   getpid() == atomic_load_explicit(&pool_pid, memory_order_relaxed)))
+        return SX_SUCCESS;
+    if (atomic_load(&started))
+        forget_after_fork();
+    pthread_mutex_lock(&pool_lock);
+    sx_result r = start_locked();
+    pthread_mutex_unlock(&pool_lock);
+    return r;
+}
+
 sx_result sxn_pool_run(struct sxn_job *job)
 {
-    if (SXN_UNLIKELY(started && getpid() != pool_pid))
+    if (SXN_UNLIKELY(atomic_load_explicit(&started, memory_order_acquire) &&
+                     getpid() != atomic_load_explicit(&pool_pid, memory_order_relaxed)))
         forget_after_fork();
     pthread_mutex_lock(&pool_lock);
     sx_result r = start_locked();
@@ -149,7 +202,9 @@ sx_result sxn_pool_run(struct sxn_job *job)
         else
             head = job;
         tail = job;
-        pthread_cond_broadcast(&work_cv);
+        atomic_fetch_add_explicit(&pending, 1, memory_order_relaxed);
+        if (sleepers)
+            pthread_cond_broadcast(&work_cv);
     }
     pthread_mutex_unlock(&pool_lock);
 
@@ -157,11 +212,18 @@ sx_result sxn_pool_run(struct sxn_job *job)
 
     pthread_mutex_lock(&pool_lock);
     dequeue_locked(job);
-    /* Workers that took the job may still run their last chunks; the job
-     * lives on this stack, so wait for them to let go. */
-    while (job->users)
-        pthread_cond_wait(&done_cv, &pool_lock);
     pthread_mutex_unlock(&pool_lock);
+    /* Workers that took the job may still run their last chunks; the job
+     * lives on this stack, so wait for them to let go: spin a little
+     * (their chunks are short), then sleep. */
+    for (int i = 0; i < SPIN_ROUNDS && atomic_load(&job->users); i++)
+        cpu_relax();
+    if (atomic_load(&job->users)) {
+        pthread_mutex_lock(&pool_lock);
+        while (atomic_load(&job->users))
+            pthread_cond_wait(&done_cv, &pool_lock);
+        pthread_mutex_unlock(&pool_lock);
+    }
     r = atomic_load(&job->error);
     if (r != SX_SUCCESS)
         return sxn_error(r, "native: kernel %s: a work-group failed to run (%d)", job->kernel->name, r);
@@ -170,10 +232,10 @@ sx_result sxn_pool_run(struct sxn_job *job)
 
 void sxn_pool_shutdown(void)
 {
-    if (started && getpid() != pool_pid)
+    if (atomic_load(&started) && getpid() != atomic_load(&pool_pid))
         forget_after_fork();
     pthread_mutex_lock(&pool_lock);
-    if (!started) {
+    if (!atomic_load(&started)) {
         pthread_mutex_unlock(&pool_lock);
         return;
     }
@@ -186,7 +248,7 @@ void sxn_pool_shutdown(void)
     threads = NULL;
     nthreads = 0;
     pthread_mutex_lock(&pool_lock);
-    started = false;
+    atomic_store(&started, false);
     quitting = false;
     head = tail = NULL;
     pthread_mutex_unlock(&pool_lock);

@@ -64,6 +64,14 @@ sx_result sxn_builtins_load(void)
     return SX_SUCCESS;
 }
 
+void *sxn_builtins_symbol(const char *name)
+{
+    pthread_mutex_lock(&builtins_lock);
+    void *addr = builtins_dl ? dlsym(builtins_dl, name) : NULL;
+    pthread_mutex_unlock(&builtins_lock);
+    return addr;
+}
+
 void sxn_builtins_unload(void)
 {
     pthread_mutex_lock(&builtins_lock);
@@ -83,10 +91,12 @@ static bool range_ok(uint64_t off, uint64_t len, size_t size)
 }
 
 /* Check that the bytes are an x86-64 ELF shared object and note whether
- * it imports a barrier builtin (those kernels run one fiber per work-item).
+ * it imports a barrier builtin (those kernels run one fiber per work-item)
+ * and whether it is a compiled work-group image (exports __sx_wg_table).
  * Every offset read from the file is bounds-checked. */
-static sx_result elf_check(const unsigned char *b, size_t size, bool *uses_barrier)
+sx_result sxn_elf_check(const unsigned char *b, size_t size, bool *uses_barrier, bool *wg)
 {
+    *wg = false;
     Elf64_Ehdr eh;
     if (size < sizeof(eh))
         return sxn_error(SX_ERROR_INVALID_BINARY, "native: image of %zu bytes is too small for an ELF header", size);
@@ -145,12 +155,18 @@ static sx_result elf_check(const unsigned char *b, size_t size, bool *uses_barri
         for (size_t s = 1; s < nsyms; s++) {
             Elf64_Sym sym;
             memcpy(&sym, b + sh.sh_offset + s * sizeof(sym), sizeof(sym));
-            if (sym.st_shndx != SHN_UNDEF || sym.st_name >= st.sh_size)
+            if (sym.st_name >= st.sh_size)
                 continue;
             const char *name = strs + sym.st_name;
             size_t max = st.sh_size - sym.st_name;
             if (!memchr(name, 0, max))
                 return sxn_error(SX_ERROR_INVALID_BINARY, "native: ELF symbol %zu name is not terminated", s);
+            if (sym.st_shndx != SHN_UNDEF) {
+                if (strcmp(name, SXN_WG_TABLE_SYMBOL) == 0)
+                    *wg = true;
+                continue;
+            }
+            /* wait_group_events is a barrier too (async copies) */
             if (strstr(name, "barrier") || strstr(name, "wait_group_events"))
                 barrier = true;
         }
@@ -163,12 +179,28 @@ static sx_result elf_check(const unsigned char *b, size_t size, bool *uses_barri
 /* ------------------------------------------------------------ loading */
 
 /* Load ELF bytes through an anonymous memory file. glibc recognises an
- * already-loaded object by the path string, and fd numbers are reused, so
- * when "/proc/self/fd/N" names a program still loaded we try another fd. */
-static sx_result load_bytes(const unsigned char *bytes, size_t size, void **out)
+ * already-loaded object by its path string, and fd numbers are reused, so
+ * each load gets a path of its own: "/proc/self/fd/" then a load counter
+ * spelt in 24 tokens "./" (0) or ".//" (1), which the kernel reads as the
+ * same directory, then N. Should a path still name a loaded program (the
+ * counter wrapped), the next count is tried. */
+static atomic_uint load_count;
+
+static bool load_path(char *path, size_t size, int fd)
 {
-    int fds[16];
-    int nfds = 0;
+    unsigned c = atomic_fetch_add(&load_count, 1);
+    static atomic_bool wrapped;
+    if (c >= (1u << 24))
+        atomic_store(&wrapped, true);
+    size_t at = (size_t)snprintf(path, size, "/proc/self/fd/");
+    for (int b = 0; b < 24; b++)
+        at += (size_t)snprintf(path + at, size - at, "%s", (c >> b) & 1 ? ".//" : "./");
+    snprintf(path + at, size - at, "%d", fd);
+    return !atomic_load(&wrapped);
+}
+
+sx_result sxn_load_bytes(const unsigned char *bytes, size_t size, void **out)
+{
     int fd = memfd_create("sx-native-program", MFD_CLOEXEC);
     if (fd < 0)
         return sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: memfd_create: %s", strerror(errno));
@@ -185,26 +217,21 @@ static sx_result load_bytes(const unsigned char *bytes, size_t size, void **out)
         }
         done += (size_t)n;
     }
-    fds[nfds++] = fd;
-    char path[64];
+    char path[128];
     sx_result r = SX_SUCCESS;
     void *dl = NULL;
-    for (;;) {
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    for (int tries = 0;; tries++) {
+        /* until the counter wraps every path is new: no need to ask */
+        if (load_path(path, sizeof(path), fd))
+            break;
         void *old = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
         if (!old)
             break;
         dlclose(old);
-        if (nfds == (int)(sizeof(fds) / sizeof(fds[0]))) {
+        if (tries == 16) {
             r = sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: no free path to load the image");
             goto out;
         }
-        fd = dup(fds[0]);
-        if (fd < 0) {
-            r = sxn_error(SX_ERROR_OUT_OF_RESOURCES, "native: dup: %s", strerror(errno));
-            goto out;
-        }
-        fds[nfds++] = fd;
     }
     dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
@@ -213,8 +240,7 @@ static sx_result load_bytes(const unsigned char *bytes, size_t size, void **out)
                       e ? e : "?");
     }
 out:
-    for (int i = 0; i < nfds; i++)
-        close(fds[i]);
+    close(fd);
     *out = dl;
     return r;
 }
@@ -316,6 +342,9 @@ static void program_free(sxa_program p)
 {
     if (p->dl)
         dlclose(p->dl);
+    sxn_wg_unload(p);
+    free(p->part_bytes);
+    free(p->part_size);
     free(p->link_maps);
     sigs_free(p->sigs, p->num_sigs);
     free(p->bytes);
@@ -342,8 +371,8 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
         return sxn_error(SX_ERROR_INVALID_BINARY,
                          "native: program.create: image kind %u is not a host ELF (%u)",
                          (unsigned)kind, SX_IMAGE_KIND_HOST_ELF);
-    bool uses_barrier;
-    sx_result r = elf_check(data, size, &uses_barrier);
+    bool uses_barrier = false, wg = false, container = sxn_container_is(data, size);
+    sx_result r = container ? SX_SUCCESS : sxn_elf_check(data, size, &uses_barrier, &wg);
     if (r != SX_SUCCESS)
         return r;
     struct sxa_program_s *p = calloc(1, sizeof(*p));
@@ -361,7 +390,11 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
         return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: program.create: out of memory for %zu bytes", size);
     }
     memcpy(p->bytes, data, size);
-    r = sigs_copy(p, desc);
+    p->wg = wg;
+    if (container)
+        r = sxn_program_parts(p);
+    if (r == SX_SUCCESS)
+        r = sigs_copy(p, desc);
     if (r != SX_SUCCESS) {
         program_free(p);
         return r;
@@ -382,12 +415,12 @@ static sx_result check_undefined(sxa_program p)
     sx_result r = SX_SUCCESS;
     if (n > 0 && needed) {
         void *dl = NULL;
-        r = load_bytes(p->bytes, p->size, &dl);
+        r = sxn_load_bytes(p->bytes, p->size, &dl);
         if (dl)
             dlclose(dl);
     }
     if (n > 0 && (!needed || r != SX_SUCCESS))
-        r = sxn_error(SX_ERROR_BUILD_FAILURE, "native: the image needs %d symbol%s that nothing defines:%s",
+        r = sxn_error(SX_ERROR_BUILD_FAILURE, "native: the image has %d undefined symbol%s that nothing defines:%s",
                       n, n == 1 ? "" : "s", list);
     free(list);
     return r;
@@ -406,9 +439,26 @@ static sx_result program_build(sxa_program p, const char *options)
         return SX_SUCCESS;
     }
     void *dl = NULL;
+    if (p->num_parts) {
+        r = sxn_link_build(p);
+        pthread_mutex_unlock(&p->lock);
+        return r;
+    }
     r = check_undefined(p);
-    if (r == SX_SUCCESS)
-        r = load_bytes(p->bytes, p->size, &dl);
+    if (r != SX_SUCCESS) {
+        pthread_mutex_unlock(&p->lock);
+        return r;
+    }
+    if (p->wg) {
+        r = sxn_wg_load(p, 1, (const unsigned char *const *)&p->bytes, &p->size, SX_ERROR_BUILD_FAILURE);
+        if (r == SX_SUCCESS) {
+            p->set_item = sxn_set_item;
+            p->state = SXN_PROG_BUILT;
+        }
+        pthread_mutex_unlock(&p->lock);
+        return r;
+    }
+    r = sxn_load_bytes(p->bytes, p->size, &dl);
     if (r == SX_SUCCESS) {
         struct link_map *lm = NULL;
         if (dlinfo(dl, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
@@ -438,10 +488,6 @@ static sx_result program_get_binary(sxa_program p, sx_image_kind *kind, size_t s
 {
     if (!p)
         return sxn_error(SX_ERROR_INVALID_NULL_HANDLE, "native: program.get_binary: NULL program");
-    if (!p->bytes)
-        return sxn_error(SX_ERROR_UNSUPPORTED_FEATURE,
-                         "native: program %p was linked from several images and has no single binary",
-                         (void *)p);
     if (kind)
         *kind = SX_IMAGE_KIND_HOST_ELF;
     return sxa_info_copy(p->bytes, p->size, size, value, size_ret);
@@ -451,6 +497,11 @@ static sx_result program_get_binary(sxa_program p, sx_image_kind *kind, size_t s
  * return its ELF symbol entry. */
 static void *find_symbol(sxa_program p, const char *name, const Elf64_Sym **sym)
 {
+    for (uint32_t i = 0; i < p->num_images; i++) {
+        void *a = sxn_wg_symbol(&p->images[i], name, (const void **)sym);
+        if (a)
+            return a;
+    }
     if (!p->dl)
         return NULL;
     dlerror();
@@ -641,8 +692,10 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
         return sxn_error(SX_ERROR_INVALID_PROGRAM, "native: kernel.create %s: program %p is not built",
                          name, (void *)p);
     const Elf64_Sym *sym;
-    void *fn = find_symbol(p, name, &sym);
-    if (!fn || ELF64_ST_TYPE(sym->st_info) != STT_FUNC)
+    /* in compiled work-group images only table entries are kernels */
+    const sxn_wg_entry *wg = p->num_images ? sxn_wg_find(p, name) : NULL;
+    void *fn = wg ? (void *)wg->fn : p->num_images ? NULL : find_symbol(p, name, &sym);
+    if (!fn || (!wg && ELF64_ST_TYPE(sym->st_info) != STT_FUNC))
         return sxn_error(SX_ERROR_INVALID_KERNEL_NAME, "native: program %p has no kernel function '%s'",
                          (void *)p, name);
     struct sxa_kernel_s *k = calloc(1, sizeof(*k));
@@ -659,6 +712,7 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
     k->fn = (void (*)(void))fn;
     k->set_item = p->set_item;
     k->uses_barrier = p->uses_barrier;
+    k->wg = wg;
     const struct sxn_sig *sig = NULL;
     for (uint32_t i = 0; i < p->num_sigs; i++)
         if (strcmp(p->sigs[i].name, name) == 0) {
@@ -669,12 +723,17 @@ static sx_result kernel_create(sxa_program p, const char *name, sxa_kernel *out)
         k->has_sig = true;
         k->num_params = sig->num_params;
         k->params = sig->params;
-        sx_result r = kernel_prepare(k, sig);
+        /* a compiled work-group function takes its arguments as an array:
+         * no libffi interface */
+        sx_result r = wg ? SX_SUCCESS : kernel_prepare(k, sig);
         if (r != SX_SUCCESS) {
             kernel_free(k);
             return r;
         }
     }
+    /* a kernel is about to run: have the pool's threads ready (a failure
+     * to start them shows at the launch that needs them) */
+    (void)sxn_pool_warm();
     atomic_fetch_add(&p->refs, 1);
     *out = k;
     return SX_SUCCESS;
@@ -713,7 +772,7 @@ static sx_result kernel_get_info(sxa_kernel k, sxa_kernel_info param, size_t siz
         return sxa_info_copy(&v, sizeof(v), size, value, size_ret);
     }
     case SXA_KERNEL_INFO_LOCAL_MEM_SIZE: {
-        uint64_t v = 0;
+        uint64_t v = k->wg ? k->wg->local_bytes : 0;
         return sxa_info_copy(&v, sizeof(v), size, value, size_ret);
     }
     default:

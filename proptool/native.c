@@ -1,0 +1,388 @@
+/* native.c: the native variant made from the processed SPIR-V (after the
+ * if_device pass and the virtual-function split, so both apply to it):
+ *     llvm-spirv -r IMAGE.spv            -> SPIR IR (OpenCL builtins)
+ *     sx-wgc --import NAME... IR         -> host IR with work-group functions
+ *     clang -O3 -fPIC -shared -nostdlib  -> the image (SX_TARGET_HOST, native)
+ * sx-wgc and the LLVM 14 toolchain are build-time dependencies of proptool
+ * only; without them the --host flow still works. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <spirv/unified1/spirv.h>
+#include <sycl-ext/sx.h>
+
+#include "native.h"
+
+#ifndef SXP_WGC_CLANG
+#define SXP_WGC_CLANG "clang-14"
+#endif
+#ifndef SXP_WGC_LLVM_SPIRV
+#define SXP_WGC_LLVM_SPIRV "llvm-spirv-14"
+#endif
+
+/* Failures are errors with --native, warnings when made by default (a
+ * module the toolchain cannot take costs its native variant, not the run). */
+static bool required;
+
+static void fail(const char *origin, const char *fmt, ...) SXP_PRINTF(2, 3);
+static void fail(const char *origin, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (required)
+        sxp_error(origin, SXP_NONE, "native variant: %s", msg ? msg : fmt);
+    else
+        sxp_warn(origin, SXP_NONE, "no native variant (--no-native: none made): %s", msg ? msg : fmt);
+    free(msg);
+}
+
+/* `name` as a command: a path, or a file found in $PATH. */
+static bool runnable(const char *name)
+{
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0;
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/usr/bin:/bin";
+    while (*p) {
+        const char *c = strchr(p, ':');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char *cand = sxp_xasprintf("%.*s/%s", (int)len, p, name);
+        bool ok = access(cand, X_OK) == 0;
+        free(cand);
+        if (ok)
+            return true;
+        p = c ? c + 1 : p + len;
+    }
+    return false;
+}
+
+/* sx-wgc: $SX_WGC, else beside this proptool (build tree and install). */
+static char *default_wgc(void)
+{
+    const char *env = getenv("SX_WGC");
+    if (env && *env)
+        return sxp_xstrdup(env);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            char *p = sxp_xasprintf("%s/sx-wgc", self);
+            if (access(p, X_OK) == 0)
+                return p;
+            free(p);
+        }
+    }
+    return NULL;
+}
+
+bool sxp_native_find(sxp_native_tools *t, char **why)
+{
+    static char *wgc;
+    if (!t->wgc) {
+        if (!wgc)
+            wgc = default_wgc();
+        t->wgc = wgc;
+    }
+    if (!t->wgc) {
+#ifdef SXP_HAVE_WGC
+        *why = sxp_xstrdup("sx-wgc is not installed beside proptool (give --wgc PATH or set SX_WGC)");
+#else
+        *why = sxp_xstrdup("proptool was built without sx-wgc: configure found no LLVM 14 "
+                           "(install llvm-14-dev and reconfigure, or give --wgc PATH)");
+#endif
+        return false;
+    }
+    if (!t->clang) {
+        const char *env = getenv("SX_WGC_CLANG");
+        t->clang = env && *env ? env : SXP_WGC_CLANG;
+    }
+    if (!t->llvm_spirv) {
+        const char *env = getenv("LLVM_SPIRV");
+        t->llvm_spirv = env && *env ? env : SXP_WGC_LLVM_SPIRV;
+    }
+    const char *missing = !runnable(t->wgc) ? t->wgc : !runnable(t->clang) ? t->clang
+                        : !runnable(t->llvm_spirv) ? t->llvm_spirv : NULL;
+    if (missing) {
+        *why = sxp_xasprintf("'%s' cannot be run (the native variant needs sx-wgc, clang-14 and llvm-spirv-14)",
+                             missing);
+        return false;
+    }
+    return true;
+}
+
+/* Runs a tool with its stderr in `log`; on failure the first lines of it
+ * go into the diagnostic (a crashing tool prints pages of stack). */
+static bool run(const char *origin, char *const argv[], const char *log)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) {
+            dup2(fd, 2);
+            close(fd);
+        }
+        execvp(argv[0], argv);
+        fprintf(stderr, "proptool: error: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0) {
+        fail(origin, "fork failed: %s", strerror(errno));
+        return false;
+    }
+    if (waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+        return true;
+    size_t n = 0;
+    char *text = (char *)sxp_read_file(log, &n);
+    size_t keep = 0;
+    for (int lines = 0; text && keep < n && lines < 6; keep++)
+        lines += text[keep] == '\n';
+    while (keep && text && (text[keep - 1] == '\n' || text[keep - 1] == 0))
+        keep--;
+    char *status = WIFSIGNALED(st) ? sxp_xasprintf("killed by signal %d", WTERMSIG(st))
+                                   : sxp_xasprintf("status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    fail(origin, "`%s` failed (%s)%s%.*s", argv[0], status, keep ? ":\n" : "",
+              (int)keep, text ? text : "");
+    free(status);
+    free(text);
+    return false;
+}
+
+/* The report line of one kernel (sx-wgc --report) as the property's text. */
+static void add_report(sxp_image *v, char *line)
+{
+    char *f[6] = {0};
+    int n = 0;
+    for (char *p = line; n < 6; n++) {
+        f[n] = p;
+        char *tab = strchr(p, '\t');
+        if (!tab)
+            break;
+        *tab = 0;
+        p = tab + 1;
+    }
+    if (n < 5)
+        return;
+    unsigned long flags = strtoul(f[1], NULL, 10);
+    char *text = (flags & 1)
+        ? sxp_xasprintf("fiber: %s", f[5])
+        : sxp_xasprintf("regions: %s barrier%s, local %s bytes, private %s bytes per work-item", f[4],
+                        strcmp(f[4], "1") ? "s" : "", f[2], f[3]);
+    sxp_set_string(sxp_image_set(v, SXP_PROP_SET_NATIVE_WG), f[0], text);
+    free(text);
+}
+
+sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, bool must)
+{
+    required = must;
+    /* The SPIR-V without UserSemantic (llvm-spirv would make them
+     * llvm.global.annotations) and the names it imports. */
+    sxp_module m;
+    sxp_any_bound = true;
+    bool parsed = sxp_module_parse(&m, spv->origin, spv->data, spv->size);
+    sxp_any_bound = false;
+    if (!parsed) {
+        sxp_module_free(&m);
+        return NULL;
+    }
+    char **imports = NULL;
+    size_t nimports = 0;
+    for (uint32_t d = 0; d < m.ndecors; d++) {
+        const sxp_decor *dec = &m.decors[d];
+        const char *name;
+        uint32_t type;
+        if (dec->decoration == SpvDecorationUserSemantic)
+            m.drop[dec->inst] = 1;
+        else if (dec->decoration == SpvDecorationLinkageAttributes &&
+                 sxp_module_linkage(&m, dec->target, &name, &type) && type == SpvLinkageTypeImport) {
+            imports = sxp_xrealloc(imports, (nimports + 1) * sizeof *imports);
+            imports[nimports++] = sxp_xstrdup(name);
+        }
+    }
+    sxp_buf plain = {0};
+    sxp_module_write(&m, &plain);
+    sxp_module_free(&m);
+
+    const char *tmpdir = getenv("TMPDIR");
+    char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    sxp_image *v = NULL;
+    if (!mkdtemp(dir)) {
+        fail(spv->origin, "cannot make a temporary directory: %s", strerror(errno));
+        free(dir);
+        dir = NULL;
+    }
+    char *spvp = NULL, *bc = NULL, *wg = NULL, *so = NULL, *rep = NULL, *log = NULL;
+    if (dir) {
+        spvp = sxp_xasprintf("%s/image.spv", dir);
+        bc = sxp_xasprintf("%s/image.bc", dir);
+        wg = sxp_xasprintf("%s/wg.bc", dir);
+        so = sxp_xasprintf("%s/image.so", dir);
+        rep = sxp_xasprintf("%s/report.txt", dir);
+        log = sxp_xasprintf("%s/stderr.txt", dir);
+    }
+    bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
+    sxp_buf_free(&plain);
+    if (ok) {
+        char *const a1[] = {(char *)t->llvm_spirv, "-r", spvp, "-o", bc, NULL};
+        ok = run(spv->origin, a1, log);
+    }
+    if (ok) {
+        char **a2 = sxp_xmalloc((8 + 2 * nimports) * sizeof *a2);
+        size_t n = 0;
+        a2[n++] = (char *)t->wgc;
+        for (size_t i = 0; i < nimports; i++) {
+            a2[n++] = "--import";
+            a2[n++] = imports[i];
+        }
+        a2[n++] = "--report";
+        a2[n++] = rep;
+        a2[n++] = "-o";
+        a2[n++] = wg;
+        a2[n++] = bc;
+        a2[n] = NULL;
+        ok = run(spv->origin, a2, log);
+        free(a2);
+    }
+    if (ok) {
+        char *march = t->march ? sxp_xasprintf("-march=%s", t->march) : NULL;
+        char *const a3[] = {(char *)t->clang, "-O3", "-fPIC", "-shared", "-nostdlib", "-Wno-override-module",
+                            "-target", "x86_64-unknown-linux-gnu", wg, "-o", so, march, NULL};
+        ok = run(spv->origin, a3, log);
+        free(march);
+    }
+    size_t n = 0, rn = 0;
+    uint8_t *bytes = ok ? sxp_read_file(so, &n) : NULL;
+    char *report = bytes ? (char *)sxp_read_file(rep, &rn) : NULL;
+    if (report) {
+        v = sxp_image_new(spv->origin, SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE);
+        v->data = bytes;
+        v->size = n;
+        bytes = NULL;
+        if (spv->compile_options)
+            v->compile_options = sxp_xstrdup(spv->compile_options);
+        if (spv->link_options)
+            v->link_options = sxp_xstrdup(spv->link_options);
+        sxp_image_copy_props(v, spv);
+        v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
+        v->vf_dummy = spv->vf_dummy;
+        char *text = sxp_xmalloc(rn + 1);
+        memcpy(text, report, rn);
+        text[rn] = 0;
+        for (char *line = text, *nl; line && *line; line = nl) {
+            nl = strchr(line, '\n');
+            if (nl)
+                *nl++ = 0;
+            add_report(v, line);
+        }
+        free(text);
+    }
+    free(bytes);
+    free(report);
+    const char *files[] = {spvp, bc, wg, so, rep, log};
+    for (size_t i = 0; i < 6; i++)
+        if (files[i]) {
+            unlink(files[i]);
+            free((char *)files[i]);
+        }
+    if (dir) {
+        rmdir(dir);
+        free(dir);
+    }
+    for (size_t i = 0; i < nimports; i++)
+        free(imports[i]);
+    free(imports);
+    return v;
+}
+
+/* How many leading operand words of instruction `in` are ids (the rest
+ * are literals: memory operands, indices, loop controls, ...). */
+static uint32_t id_words(const sxp_inst *in)
+{
+    switch (in->op) {
+    case SpvOpLoad: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpStore: case SpvOpCopyMemory: case SpvOpLoopMerge: return 3 < in->wc ? 3 : in->wc;
+    case SpvOpCopyMemorySized: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpCompositeExtract: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpCompositeInsert: case SpvOpVectorShuffle: return 5 < in->wc ? 5 : in->wc;
+    case SpvOpSelectionMerge: case SpvOpLifetimeStart: case SpvOpLifetimeStop: return 2 < in->wc ? 2 : in->wc;
+    case SpvOpBranchConditional: return 4 < in->wc ? 4 : in->wc;
+    case SpvOpSwitch: return 3 < in->wc ? 3 : in->wc;
+    case SpvOpVariable: return 3;  /* storage class, then the initializer (checked apart) */
+    case SpvOpLine: case SpvOpNoLine: return 1;
+    default: return in->wc;
+    }
+}
+
+/* Does instruction `in` use id `var`? */
+static bool inst_uses(const sxp_module *m, const sxp_inst *in, uint32_t var)
+{
+    uint32_t n = id_words(in);
+    for (uint32_t w = 1; w < n; w++)
+        if (in->op != SpvOpExtInst || w != 4)  /* OpExtInst: word 4 is the instruction number */
+            if (m->words[in->off + w] == var)
+                return true;
+    if (in->op == SpvOpVariable && in->wc > 4 && m->words[in->off + 4] == var)
+        return true;
+    if (in->op == SpvOpSwitch)  /* the labels after each literal */
+        for (uint32_t w = 4; w < in->wc; w += 2)
+            if (m->words[in->off + w] == var)
+                return true;
+    return false;
+}
+
+/* Does function `f` (or one it calls) mention id `var`? */
+static bool fn_uses(const sxp_module *m, uint32_t f, uint32_t var, uint8_t *seen)
+{
+    if (f == SXP_NONE || seen[f])
+        return false;
+    seen[f] = 1;
+    const sxp_function *fn = &m->fns[f];
+    for (uint32_t i = fn->first_inst; i <= fn->end_inst && i < m->ninsts; i++) {
+        if (inst_uses(m, &m->insts[i], var))
+            return true;
+    }
+    for (uint32_t c = 0; c < fn->ncallees; c++)
+        if (fn->callees[c] < m->nids && fn_uses(m, m->fn_of_id[fn->callees[c]], var, seen))
+            return true;
+    return false;
+}
+
+void sxp_native_check_host_locals(const sxp_module *m, const char *host_path)
+{
+    uint8_t *seen = sxp_xmalloc(m->nfns ? m->nfns : 1);
+    for (uint32_t i = 0; i < m->ninsts; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (in->op != SpvOpVariable || in->wc < 4 || m->words[in->off + 3] != SpvStorageClassWorkgroup)
+            continue;
+        uint32_t var = m->words[in->off + 2];
+        for (uint32_t e = 0; e < m->nentries; e++) {
+            if (m->entries[e].model != SpvExecutionModelKernel || m->entries[e].fn >= m->nids)
+                continue;
+            memset(seen, 0, m->nfns ? m->nfns : 1);
+            if (!fn_uses(m, m->fn_of_id[m->entries[e].fn], var, seen))
+                continue;
+            const char *vn = sxp_module_name(m, var);
+            sxp_warn(host_path, SXP_NONE,
+                     "kernel '%s' has the kernel-scope __local variable '%s': a --host object shares one copy "
+                     "between all work-groups; let proptool make the native variant from the SPIR-V instead "
+                     "(leave out --host)", m->entries[e].name, vn ? vn : "?");
+        }
+    }
+    free(seen);
+}

@@ -1,0 +1,31 @@
+/* native.h: the native (host) variant proptool makes itself from the
+ * processed SPIR-V: llvm-spirv -r, sx-wgc (compiled work-group functions,
+ * adapters/native/wg.h), clang -O3 -shared. See proptool(1). */
+#ifndef SXP_NATIVE_H
+#define SXP_NATIVE_H
+
+#include <stdbool.h>
+
+#include "proptool.h"
+
+/* Ours: one STRING property per kernel of a compiled work-group image:
+ * "regions: ..." or "fiber: <why region formation could not be used>". */
+#define SXP_PROP_SET_NATIVE_WG "SX/native work-groups"
+
+typedef enum { SXP_NATIVE_AUTO, SXP_NATIVE_OFF, SXP_NATIVE_ON } sxp_native_mode;
+
+typedef struct sxp_native_tools {
+    const char *wgc, *clang, *llvm_spirv;  /* NULL: defaults (see sxp_native_find) */
+    const char *march;                     /* NULL: the baseline x86-64 */
+} sxp_native_tools;
+
+/* Resolves the tools; false with *why (malloc'd) when one is missing. */
+bool sxp_native_find(sxp_native_tools *t, char **why);
+/* The compiled work-group image of SPIR-V image `spv`; NULL when the
+ * toolchain fails (an error if `must`, else a warning). */
+sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, bool must);
+/* The old flow (--host): kernels using kernel-scope __local variables get
+ * one copy shared by every work-group from a host object; say which. */
+void sxp_native_check_host_locals(const sxp_module *m, const char *host_path);
+
+#endif

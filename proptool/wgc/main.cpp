@@ -1,0 +1,157 @@
+// main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
+//     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc
+// IN.bc: `llvm-spirv -r` of the SPIR-V proptool wrote. OUT.bc: host IR
+// with the work-group functions and tables, for `clang -O3 -shared`.
+// The report has one line per kernel:
+//     NAME <TAB> flags <TAB> local_bytes <TAB> private_bytes <TAB> barriers <TAB> fallback reason
+#include "wgc.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include <llvm/IR/InstIterator.h>
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+
+using namespace llvm;
+
+static int fail(const std::string &msg)
+{
+    fprintf(stderr, "sx-wgc: error: %s\n", msg.c_str());
+    return 1;
+}
+
+// Drop what the work-group functions replaced and tidy the result (the
+// region copies fold their dispatch on the constant region number).
+static bool cleanup(Module &M, std::string &err)
+{
+    LoopAnalysisManager LAM;
+    FunctionAnalysisManager FAM;
+    CGSCCAnalysisManager CGAM;
+    ModuleAnalysisManager MAM;
+    PassBuilder PB;
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    ModulePassManager MPM;
+    if (Error e = PB.parsePassPipeline(MPM, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)")) {
+        err = toString(std::move(e));
+        return false;
+    }
+    MPM.run(M, MAM);
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> imports;
+    const char *in = nullptr, *out = nullptr, *report = nullptr;
+    bool v3 = true;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--import") && i + 1 < argc)
+            imports.push_back(argv[++i]);
+        else if (!strcmp(argv[i], "--report") && i + 1 < argc)
+            report = argv[++i];
+        else if (!strcmp(argv[i], "--no-x86-64-v3"))
+            v3 = false;
+        else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+            out = argv[++i];
+        else if (argv[i][0] != '-' && !in)
+            in = argv[i];
+        else
+            return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc (at '") +
+                        argv[i] + "')");
+    }
+    if (!in || !out)
+        return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc");
+    LLVMContext C;
+    auto buf = MemoryBuffer::getFile(in);
+    if (!buf)
+        return fail(std::string(in) + ": " + buf.getError().message());
+    Expected<std::unique_ptr<Module>> mod = parseBitcodeFile((*buf)->getMemBufferRef(), C);
+    if (!mod)
+        return fail(std::string(in) + ": " + toString(mod.takeError()));
+    Module &M = **mod;
+
+    std::vector<Function *> kernels;
+    for (Function &F : M)
+        if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL)
+            kernels.push_back(&F);
+    std::string err;
+    if (!wgc::prepare(M, imports, err))
+        return fail(err);
+
+    std::vector<wgc::KernelResult> results;
+    for (Function *K : kernels) {
+        wgc::KernelResult r;
+        r.name = K->getName().str();
+        wgc::LocalLayout L = wgc::layoutLocals(*K);
+        r.local_bytes = L.bytes;
+        r.fallback = wgc::fallbackReason(*K, imports);
+        if (r.fallback.empty()) {
+            Function *R = wgc::buildRegions(*K, L, r, err);
+            if (!R)
+                return fail(r.name + ": " + err);
+            r.wg = wgc::buildWorkGroup(*K, *R, r);
+            R->eraseFromParent();
+        } else {
+            for (Instruction &I : instructions(*K))
+                if (auto *CB = dyn_cast<CallBase>(&I))
+                    r.barriers += wgc::isBarrier(CB->getCalledFunction());
+            r.wg = wgc::buildFiberEntry(*K, L, r);
+        }
+        if (v3)  // vectors over 16 bytes would go in YMM registers there: baseline for those
+            r.wg_v3 = wgc::usesVectorMemoryAbi(*r.wg) ? r.wg : wgc::cloneForV3(*r.wg);
+        results.push_back(r);
+    }
+    // The kernels live on in their work-group functions only; a kernel
+    // called by an exported function stays.
+    for (Function *K : kernels) {
+        K->removeDeadConstantUsers();
+        if (K->use_empty())
+            K->eraseFromParent();
+        else
+            K->setCallingConv(CallingConv::C);
+    }
+    for (GlobalVariable &G : make_early_inc_range(M.globals()))
+        if (G.getAddressSpace() == 3) {
+            G.removeDeadConstantUsers();
+            if (G.use_empty())
+                G.eraseFromParent();
+        }
+    wgc::emitTables(M, results, imports);
+    if (!cleanup(M, err))
+        return fail(err);
+    std::string msg;
+    raw_string_ostream os(msg);
+    if (verifyModule(M, &os))
+        return fail("internal error: the host module is invalid: " + os.str());
+
+    std::error_code ec;
+    raw_fd_ostream o(out, ec, sys::fs::OF_None);
+    if (ec)
+        return fail(std::string(out) + ": " + ec.message());
+    WriteBitcodeToFile(M, o);
+    o.close();
+    if (o.has_error())
+        return fail(std::string(out) + ": write failed");
+    if (report) {
+        std::ofstream rf(report);
+        for (const wgc::KernelResult &r : results)
+            rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t' << r.barriers
+               << '\t' << r.fallback << '\n';
+        if (!rf.good())
+            return fail(std::string(report) + ": write failed");
+    }
+    return 0;
+}

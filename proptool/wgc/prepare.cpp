@@ -1,0 +1,462 @@
+// prepare.cpp: from llvm-spirv's SPIR IR to host IR ready for region
+// formation: x86-64 target, C calling convention, math builtins as LLVM
+// intrinsics (so the vectorizer sees them), memory fences dropped (the
+// work-items of a group run on one thread), imports loaded from slots the
+// adapter fills, and every function inlined into the kernels.
+#include "wgc.h"
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Passes/PassBuilder.h>
+
+using namespace llvm;
+
+namespace wgc {
+
+static const char X86_64_LAYOUT[] = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128";
+
+// The unmangled name of an Itanium-mangled OpenCL builtin (_Z4sqrtf -> sqrt).
+static std::string demangledBase(StringRef n)
+{
+    if (!n.consume_front("_Z"))
+        return "";
+    size_t len = 0, i = 0;
+    while (i < n.size() && isdigit((unsigned char)n[i]))
+        len = len * 10 + (size_t)(n[i++] - '0');
+    if (!len || i + len > n.size())
+        return "";
+    return n.substr(i, len).str();
+}
+
+bool isBarrier(const Function *F)
+{
+    if (!F)
+        return false;
+    StringRef n = F->getName();
+    return n == "_Z7barrierj" || n == "_Z18work_group_barrierj" || n == "_Z18work_group_barrierj12memory_scope" ||
+           n.startswith("_Z22__spirv_ControlBarrier");
+}
+
+static const char *const QUERIES[] = {
+    "get_global_id", "get_local_id", "get_group_id", "get_local_size", "get_enqueued_local_size",
+    "get_global_size", "get_num_groups", "get_global_offset", "get_work_dim", "get_global_linear_id",
+    "get_local_linear_id",
+};
+
+bool isQuery(const Function *F)
+{
+    if (!F || !F->isDeclaration())
+        return false;
+    std::string b = demangledBase(F->getName());
+    for (const char *q : QUERIES)
+        if (b == q)
+            return true;
+    return false;
+}
+
+static bool isFence(StringRef n)
+{
+    return n == "_Z9mem_fencej" || n == "_Z14read_mem_fencej" || n == "_Z15write_mem_fencej";
+}
+
+// OpenCL math builtins with an LLVM intrinsic of the same meaning, for
+// float/double scalars and vectors whose arguments all have the result type.
+static Intrinsic::ID mathIntrinsic(const std::string &b, unsigned nargs)
+{
+    static const std::map<std::string, std::pair<Intrinsic::ID, unsigned>> tab = {
+        {"sqrt", {Intrinsic::sqrt, 1}},       {"fabs", {Intrinsic::fabs, 1}},     {"floor", {Intrinsic::floor, 1}},
+        {"ceil", {Intrinsic::ceil, 1}},       {"trunc", {Intrinsic::trunc, 1}},   {"rint", {Intrinsic::rint, 1}},
+        {"round", {Intrinsic::round, 1}},     {"fma", {Intrinsic::fma, 3}},       {"mad", {Intrinsic::fmuladd, 3}},
+        {"fmin", {Intrinsic::minnum, 2}},     {"fmax", {Intrinsic::maxnum, 2}},   {"copysign", {Intrinsic::copysign, 2}},
+        {"exp", {Intrinsic::exp, 1}},         {"exp2", {Intrinsic::exp2, 1}},     {"log", {Intrinsic::log, 1}},
+        {"log2", {Intrinsic::log2, 1}},       {"log10", {Intrinsic::log10, 1}},   {"sin", {Intrinsic::sin, 1}},
+        {"cos", {Intrinsic::cos, 1}},         {"pow", {Intrinsic::pow, 2}},
+    };
+    auto it = tab.find(b);
+    return it != tab.end() && it->second.second == nargs ? it->second.first : Intrinsic::not_intrinsic;
+}
+
+static void mathToIntrinsics(Module &M)
+{
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.use_empty())
+            continue;
+        Type *rt = F.getReturnType();
+        if (!rt->isFPOrFPVectorTy() || rt->getScalarType()->isHalfTy())
+            continue;
+        bool same = true;
+        for (Type *t : F.getFunctionType()->params())
+            same = same && t == rt;
+        Intrinsic::ID id = same ? mathIntrinsic(demangledBase(F.getName()), F.arg_size()) : Intrinsic::not_intrinsic;
+        if (id == Intrinsic::not_intrinsic)
+            continue;
+        Function *I = Intrinsic::getDeclaration(&M, id, {rt});
+        for (User *U : make_early_inc_range(F.users()))
+            if (auto *CI = dyn_cast<CallInst>(U))
+                if (CI->getCalledFunction() == &F)
+                    CI->setCalledFunction(I);
+    }
+}
+
+// The builtins module is compiled by clang-14 for x86-64, whose OpenCL
+// mangling names address spaces (PU8CLglobal, PU9CLprivate, ...) where SPIR
+// has numbers (PU3AS1) and no qualifier for private pointers.
+static std::string hostMangling(StringRef n)
+{
+    if (!n.startswith("_Z"))
+        return n.str();
+    size_t i = 2, len = 0;
+    while (i < n.size() && isdigit((unsigned char)n[i]))
+        len = len * 10 + (size_t)(n[i++] - '0');
+    if (!len || i + len > n.size())
+        return n.str();
+    std::string out = n.substr(0, i + len).str();
+    static const char *const as[] = {"CLprivate", "CLglobal", "CLconstant", "CLlocal", "CLgeneric"};
+    for (size_t j = i + len; j < n.size(); j++) {
+        out += n[j];
+        if (n[j] != 'P')
+            continue;
+        if (n.substr(j + 1).startswith("U3AS") && j + 5 < n.size() && n[j + 5] >= '1' && n[j + 5] <= '4') {
+            const char *q = as[n[j + 5] - '0'];
+            out += "U" + std::to_string(strlen(q)) + q;
+            j += 5;
+        } else if (n[j + 1] != 'U') {
+            out += "U9CLprivate";
+        }
+    }
+    return out;
+}
+
+static void renameBuiltins(Module &M)
+{
+    for (Function &F : M) {
+        if (!F.isDeclaration() || F.isIntrinsic())
+            continue;
+        std::string h = hostMangling(F.getName());
+        if (h == F.getName())
+            continue;
+        if (Function *other = M.getFunction(h)) {  // both spellings declared: one function
+            if (other->getFunctionType() == F.getFunctionType()) {
+                F.replaceAllUsesWith(other);
+                continue;
+            }
+        }
+        F.setName(h);
+    }
+}
+
+// Vectors in calls of the builtins module: clang-14's x86-64 OpenCL ABI
+// (what sx-native-builtins.so is compiled with) passes 2- and 4-byte
+// vectors as i16/i32, 8-byte ones as double, vectors over 16 bytes by
+// value in memory, returns 128-byte ones through a hidden pointer (32 and
+// 64 bytes stay in XMM registers). The IR from SPIR has plain vectors.
+enum class VecAbi { Keep, Int16, Int32, Double, Memory };
+
+static VecAbi vecAbi(Type *T, const DataLayout &DL, bool ret)
+{
+    if (!T->isVectorTy())
+        return VecAbi::Keep;
+    uint64_t n = DL.getTypeAllocSize(T);
+    if (n == 2)
+        return VecAbi::Int16;
+    if (n == 4)
+        return VecAbi::Int32;
+    if (n == 8)
+        return VecAbi::Double;
+    if (n > 16 && (!ret || n > 64))
+        return VecAbi::Memory;
+    return VecAbi::Keep;
+}
+
+static Type *abiType(LLVMContext &C, VecAbi a, Type *T)
+{
+    switch (a) {
+    case VecAbi::Int16: return Type::getInt16Ty(C);
+    case VecAbi::Int32: return Type::getInt32Ty(C);
+    case VecAbi::Double: return Type::getDoubleTy(C);
+    case VecAbi::Memory: return T->getPointerTo();
+    default: return T;
+    }
+}
+
+// Does F call a builtin with a vector over 16 bytes (in memory, or
+// returned in several XMM registers)?
+bool usesVectorMemoryAbi(const Function &F)
+{
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    for (const Instruction &I : instructions(F))
+        if (auto *CB = dyn_cast<CallBase>(&I)) {
+            const Function *G = CB->getCalledFunction();
+            if (!G || !G->isDeclaration() || G->isIntrinsic())
+                continue;
+            if (G->getReturnType()->isVectorTy() && DL.getTypeAllocSize(G->getReturnType()) > 16)
+                return true;
+            for (unsigned i = 0; i < G->arg_size(); i++)
+                if (G->hasParamAttribute(i, Attribute::ByVal) || G->hasParamAttribute(i, Attribute::StructRet))
+                    return true;
+        }
+    return false;
+}
+
+static void lowerBuiltinAbi(Module &M)
+{
+    const DataLayout &DL = M.getDataLayout();
+    LLVMContext &C = M.getContext();
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
+            continue;
+        FunctionType *FT = F.getFunctionType();
+        VecAbi ra = vecAbi(FT->getReturnType(), DL, true);
+        std::vector<VecAbi> pa;
+        bool change = ra != VecAbi::Keep;
+        for (Type *t : FT->params()) {
+            pa.push_back(vecAbi(t, DL, false));
+            change |= pa.back() != VecAbi::Keep;
+        }
+        if (!change)
+            continue;
+        std::vector<Type *> params;
+        if (ra == VecAbi::Memory)
+            params.push_back(FT->getReturnType()->getPointerTo());
+        for (unsigned i = 0; i < FT->getNumParams(); i++)
+            params.push_back(abiType(C, pa[i], FT->getParamType(i)));
+        Type *rt = ra == VecAbi::Memory ? Type::getVoidTy(C) : abiType(C, ra, FT->getReturnType());
+        std::string name = F.getName().str();
+        F.setName(name + ".spir");
+        Function *N = Function::Create(FunctionType::get(rt, params, false), GlobalValue::ExternalLinkage, name, &M);
+        unsigned off = ra == VecAbi::Memory ? 1 : 0;
+        if (off)
+            N->addParamAttr(0, Attribute::getWithStructRetType(C, FT->getReturnType()));
+        for (unsigned i = 0; i < pa.size(); i++)
+            if (pa[i] == VecAbi::Memory) {
+                N->addParamAttr(i + off, Attribute::getWithByValType(C, FT->getParamType(i)));
+                N->addParamAttr(i + off, Attribute::getWithAlignment(C, Align(DL.getTypeAllocSize(FT->getParamType(i)))));
+            }
+        for (User *U : make_early_inc_range(F.users())) {
+            auto *CI = dyn_cast<CallInst>(U);
+            if (!CI || CI->getCalledFunction() != &F)
+                continue;
+            Function *caller = CI->getFunction();
+            IRBuilder<> E(&*caller->getEntryBlock().getFirstInsertionPt());
+            IRBuilder<> B(CI);
+            std::vector<Value *> args;
+            AllocaInst *sret = nullptr;
+            if (off) {
+                sret = E.CreateAlloca(FT->getReturnType());
+                sret->setAlignment(Align(DL.getTypeAllocSize(FT->getReturnType())));
+                args.push_back(sret);
+            }
+            for (unsigned i = 0; i < pa.size(); i++) {
+                Value *a = CI->getArgOperand(i);
+                if (pa[i] == VecAbi::Memory) {
+                    AllocaInst *tmp = E.CreateAlloca(a->getType());
+                    tmp->setAlignment(Align(DL.getTypeAllocSize(a->getType())));
+                    B.CreateStore(a, tmp);
+                    a = tmp;
+                } else if (pa[i] != VecAbi::Keep) {
+                    a = B.CreateBitCast(a, params[i + off]);
+                }
+                args.push_back(a);
+            }
+            CallInst *NC = B.CreateCall(N, args);
+            NC->setAttributes(N->getAttributes());
+            Value *r = NC;
+            if (off)
+                r = B.CreateLoad(FT->getReturnType(), sret);
+            else if (ra != VecAbi::Keep)
+                r = B.CreateBitCast(NC, FT->getReturnType());
+            if (!CI->getType()->isVoidTy())
+                CI->replaceAllUsesWith(r);
+            CI->eraseFromParent();
+        }
+        if (F.use_empty())
+            F.eraseFromParent();
+    }
+}
+
+static void materialize(ConstantExpr *CE)
+{
+    for (User *U : SmallVector<User *, 8>(CE->users()))
+        if (auto *outer = dyn_cast<ConstantExpr>(U))
+            materialize(outer);
+    for (Use &U : make_early_inc_range(CE->uses())) {
+        auto *I = dyn_cast<Instruction>(U.getUser());
+        if (!I)
+            continue;
+        Instruction *at = I;
+        if (auto *P = dyn_cast<PHINode>(I))
+            at = P->getIncomingBlock(U)->getTerminator();
+        Instruction *NI = CE->getAsInstruction();
+        NI->insertBefore(at);
+        U.set(NI);
+    }
+}
+
+void expandConstantUses(GlobalValue *G)
+{
+    G->removeDeadConstantUsers();
+    for (User *U : SmallVector<User *, 8>(G->users()))
+        if (auto *CE = dyn_cast<ConstantExpr>(U))
+            materialize(CE);
+    G->removeDeadConstantUsers();
+}
+
+// A symbol of another image: every use loads its address from a slot the
+// adapter fills before the first launch (contract: __sx_wg_imports).
+static bool importThroughSlot(Module &M, GlobalValue *G, std::string &err)
+{
+    LLVMContext &C = M.getContext();
+    Type *i8p = Type::getInt8PtrTy(C);
+    auto *slot = new GlobalVariable(M, i8p, false, GlobalValue::InternalLinkage, ConstantPointerNull::get(cast<PointerType>(i8p)),
+                                    "__sx_imp." + G->getName());
+    expandConstantUses(G);
+    for (Use &U : make_early_inc_range(G->uses())) {
+        auto *I = dyn_cast<Instruction>(U.getUser());
+        if (!I) {
+            err = "imported symbol '" + G->getName().str() + "' is used in a constant initializer";
+            return false;
+        }
+        Instruction *at = I;
+        if (auto *P = dyn_cast<PHINode>(I))
+            at = P->getIncomingBlock(U)->getTerminator();
+        IRBuilder<> B(at);
+        Value *p = B.CreateLoad(i8p, slot, G->getName() + ".addr");
+        U.set(B.CreatePointerBitCastOrAddrSpaceCast(p, G->getType()));
+    }
+    if (G->use_empty())
+        G->eraseFromParent();
+    return true;
+}
+
+// Program-scope __global variables keep their names as exported data
+// symbols (device globals are found by name).
+static void exportProgramScope(Module &M)
+{
+    for (GlobalVariable &G : M.globals())
+        if (!G.isDeclaration() && G.getAddressSpace() == 1 && G.hasName() && !G.getName().startswith("llvm.")) {
+            G.setLinkage(GlobalValue::ExternalLinkage);
+            G.setVisibility(GlobalValue::DefaultVisibility);
+        }
+}
+
+bool prepare(Module &M, const std::vector<std::string> &imports, std::string &err)
+{
+    M.setTargetTriple("x86_64-unknown-linux-gnu");
+    M.setDataLayout(X86_64_LAYOUT);
+    if (GlobalVariable *a = M.getGlobalVariable("llvm.global.annotations"))
+        a->eraseFromParent();
+    for (const std::string &n : imports)
+        if (GlobalValue *G = M.getNamedValue(n))
+            if (G->isDeclaration() && !importThroughSlot(M, G, err))
+                return false;
+    for (Function &F : M) {
+        if (F.getCallingConv() == CallingConv::SPIR_FUNC || F.getCallingConv() == CallingConv::SPIR_KERNEL)
+            F.setCallingConv(CallingConv::C);
+        for (BasicBlock &BB : F)
+            for (Instruction &I : make_early_inc_range(BB))
+                if (auto *CB = dyn_cast<CallBase>(&I)) {
+                    CB->setCallingConv(CallingConv::C);
+                    if (CB->getCalledFunction() && isFence(CB->getCalledFunction()->getName()))
+                        CB->eraseFromParent();
+                }
+        if (!F.isDeclaration()) {
+            F.removeFnAttr(Attribute::NoInline);
+            F.removeFnAttr(Attribute::OptimizeNone);
+            F.addFnAttr(Attribute::AlwaysInline);
+        }
+    }
+    mathToIntrinsics(M);
+    renameBuiltins(M);
+    lowerBuiltinAbi(M);
+    exportProgramScope(M);
+
+    LoopAnalysisManager LAM;
+    FunctionAnalysisManager FAM;
+    CGSCCAnalysisManager CGAM;
+    ModuleAnalysisManager MAM;
+    PassBuilder PB;
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    ModulePassManager MPM;
+    if (Error e = PB.parsePassPipeline(MPM, "always-inline,function(sroa,early-cse,instcombine,simplifycfg)")) {
+        err = toString(std::move(e));
+        return false;
+    }
+    MPM.run(M, MAM);
+    return true;
+}
+
+// A function defined here that is still called after inlining (recursive):
+// does it, or anything it calls, need the work-item or a barrier?
+static bool needsWorkItem(Function *F, std::set<Function *> &seen)
+{
+    if (!seen.insert(F).second)
+        return false;
+    for (Instruction &I : instructions(*F))
+        if (auto *CB = dyn_cast<CallBase>(&I)) {
+            Function *G = CB->getCalledFunction();
+            if (!G || isBarrier(G) || isQuery(G))
+                return true;
+            if (!G->isDeclaration() && needsWorkItem(G, seen))
+                return true;
+        }
+    return false;
+}
+
+static bool isGroupFunction(const std::string &b)
+{
+    static const char *const pre[] = {"work_group_", "sub_group_", "get_sub_group", "get_num_sub_groups",
+                                      "get_max_sub_group_size", "get_enqueued_num_sub_groups",
+                                      "async_work_group", "wait_group_events", "intel_sub_group"};
+    for (const char *p : pre)
+        if (b.rfind(p, 0) == 0)
+            return b != "work_group_barrier";
+    return false;
+}
+
+std::string fallbackReason(Function &K, const std::vector<std::string> &)
+{
+    bool barriers = false;
+    std::string why;
+    for (Instruction &I : instructions(K)) {
+        if (auto *A = dyn_cast<AllocaInst>(&I))
+            if (!A->isStaticAlloca() && why.empty())
+                why = "has a variable-size private array";
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB || isa<IntrinsicInst>(CB))
+            continue;
+        Function *G = CB->getCalledFunction();
+        if (!G) {
+            Value *c = CB->getCalledOperand()->stripPointerCasts();
+            if (auto *L = dyn_cast<LoadInst>(c))
+                if (auto *S = dyn_cast<GlobalVariable>(L->getPointerOperand()))
+                    if (S->getName().startswith("__sx_imp."))
+                        return "calls '" + S->getName().drop_front(9).str() +
+                               "' of another image (it may use work-item functions)";
+            return "makes an indirect call (the callee may use work-item functions)";
+        }
+        if (isBarrier(G)) {
+            barriers = true;
+            continue;
+        }
+        std::string b = demangledBase(G->getName());
+        if (G->isDeclaration() && isGroupFunction(b))
+            return "uses the work-group function '" + b + "'";
+        std::set<Function *> seen;
+        if (!G->isDeclaration() && needsWorkItem(G, seen))
+            return "calls '" + G->getName().str() +
+                   "', which cannot be inlined (recursion) and uses barriers or work-item functions";
+    }
+    return barriers ? why : "";
+}
+
+}  // namespace wgc

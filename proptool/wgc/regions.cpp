@@ -1,0 +1,467 @@
+// regions.cpp: barrier region formation.
+//
+// The kernel K (everything inlined) becomes a region function
+//     i32 R(i32 region, <environment: local id, geometry>, K's parameters)
+// that runs ONE work-item from the region entry `region` (0: the kernel's
+// entry, k: just after barrier k) to the next barrier k' (returns k') or to
+// the end (returns REGION_EXIT). The work-group function (workgroup.cpp)
+// runs region r for every work-item, then the region they all returned,
+// until EXIT: all work-items reach a barrier before any passes it, and no
+// work-item needs a stack of its own.
+//
+// Values that live across a barrier: the liveness is computed on the CFG
+// with the barrier edges cut (a value is live into region k when a path
+// from just after barrier k reaches a use without passing its definition
+// or another barrier). Such a value is either recomputed at the region
+// entry (pure arithmetic on the environment and the parameters: ids,
+// addresses) or kept in ctx->private_mem: one array of local-size
+// elements per value, so work-item i's copy sits at base + i * size and
+// the work-item loop stays vectorizable. Private arrays (allocas) used in
+// more than one region move there whole. SSAUpdater joins the value
+// reloaded at the region entry with the definitions inside the region.
+#include "wgc.h"
+
+#include <map>
+#include <set>
+
+#include <llvm/ADT/BitVector.h>
+#include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/DivergenceAnalysis.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/SyncDependenceAnalysis.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/SSAUpdater.h>
+
+using namespace llvm;
+
+namespace wgc {
+
+namespace {
+
+// The work-item query `call` resolved from the environment of R.
+Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
+{
+    std::string n = call.getCalledFunction()->getName().str();
+    auto env = [&](unsigned first, Value *d, uint64_t dflt) -> Value * {
+        if (auto *c = dyn_cast<ConstantInt>(d))
+            return c->getZExtValue() < 3 ? (Value *)R.getArg(first + (unsigned)c->getZExtValue()) : B.getInt64(dflt);
+        Value *d64 = B.CreateZExtOrTrunc(d, B.getInt64Ty());
+        Value *v = B.getInt64(dflt);
+        for (int i = 2; i >= 0; i--)
+            v = B.CreateSelect(B.CreateICmpEQ(d64, B.getInt64(i)), R.getArg(first + i), v);
+        return v;
+    };
+    auto gid = [&](Value *d) {
+        Value *g = B.CreateMul(env(ENV_GROUP0, d, 0), env(ENV_LSIZE0, d, 1));
+        return B.CreateAdd(B.CreateAdd(g, env(ENV_GOFF0, d, 0)), env(ENV_LX, d, 0));
+    };
+    Value *d = call.arg_size() ? call.getArgOperand(0) : nullptr;
+    Value *v;
+    if (n.find("get_global_id") != std::string::npos)
+        v = gid(d);
+    else if (n.find("get_local_id") != std::string::npos)
+        v = env(ENV_LX, d, 0);
+    else if (n.find("get_group_id") != std::string::npos)
+        v = env(ENV_GROUP0, d, 0);
+    else if (n.find("local_size") != std::string::npos)  // get_local_size, get_enqueued_local_size
+        v = env(ENV_LSIZE0, d, 1);
+    else if (n.find("get_global_size") != std::string::npos)
+        v = env(ENV_GSIZE0, d, 1);
+    else if (n.find("get_num_groups") != std::string::npos)
+        v = env(ENV_NGROUPS0, d, 1);
+    else if (n.find("get_global_offset") != std::string::npos)
+        v = env(ENV_GOFF0, d, 0);
+    else if (n.find("get_work_dim") != std::string::npos)
+        v = R.getArg(ENV_WORK_DIM);
+    else if (n.find("get_local_linear_id") != std::string::npos) {
+        v = B.CreateAdd(B.CreateMul(R.getArg(ENV_LZ), R.getArg(ENV_LSIZE1)), R.getArg(ENV_LY));
+        v = B.CreateAdd(B.CreateMul(v, R.getArg(ENV_LSIZE0)), R.getArg(ENV_LX));
+    } else {  // get_global_linear_id
+        Value *g[3];
+        for (unsigned i = 0; i < 3; i++)
+            g[i] = B.CreateSub(gid(B.getInt32(i)), R.getArg(ENV_GOFF0 + i));
+        v = B.CreateAdd(B.CreateMul(g[2], R.getArg(ENV_GSIZE1)), g[1]);
+        v = B.CreateAdd(B.CreateMul(v, R.getArg(ENV_GSIZE0)), g[0]);
+    }
+    return B.CreateZExtOrTrunc(v, call.getType());
+}
+
+// Pure arithmetic on R's arguments: cheaper to recompute at a region entry than to keep.
+bool remat(Value *V, unsigned &budget)
+{
+    if (isa<Argument>(V) || isa<Constant>(V))
+        return true;
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !budget-- || !(isa<BinaryOperator>(I) || isa<CastInst>(I) || isa<CmpInst>(I) || isa<SelectInst>(I) ||
+                             isa<GetElementPtrInst>(I)))
+        return false;
+    if (auto *BO = dyn_cast<BinaryOperator>(I))
+        if (BO->getOpcode() == Instruction::SDiv || BO->getOpcode() == Instruction::UDiv ||
+            BO->getOpcode() == Instruction::SRem || BO->getOpcode() == Instruction::URem)
+            return false;  // may trap where the original did not run
+    for (Value *op : I->operands())
+        if (!remat(op, budget))
+            return false;
+    return true;
+}
+
+Value *cloneTree(Value *V, Instruction *before, std::map<Value *, Value *> &memo)
+{
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I)
+        return V;
+    auto it = memo.find(V);
+    if (it != memo.end())
+        return it->second;
+    Instruction *C = I->clone();
+    for (unsigned i = 0; i < C->getNumOperands(); i++)
+        C->setOperand(i, cloneTree(C->getOperand(i), before, memo));
+    C->insertBefore(before);
+    C->setName(I->getName() + ".re");
+    memo[V] = C;
+    return C;
+}
+
+struct Liveness {
+    std::map<Instruction *, unsigned> index;
+    std::vector<Instruction *> values;
+    std::map<BasicBlock *, BitVector> in;
+};
+
+// Backward liveness of R's instructions on the CFG without the barrier
+// edges (`cut` blocks have no successors).
+void liveness(Function &R, const std::set<BasicBlock *> &cut, Liveness &L)
+{
+    for (Instruction &I : instructions(R))
+        if (!I.getType()->isVoidTy()) {
+            L.index[&I] = (unsigned)L.values.size();
+            L.values.push_back(&I);
+        }
+    unsigned n = (unsigned)L.values.size();
+    std::map<BasicBlock *, BitVector> use, def, out;
+    for (BasicBlock &BB : R) {
+        BitVector u(n), d(n);
+        for (Instruction &I : BB) {
+            if (!I.getType()->isVoidTy())
+                d.set(L.index[&I]);
+            if (isa<PHINode>(I))
+                continue;
+            for (Value *op : I.operands())
+                if (auto *oi = dyn_cast<Instruction>(op))
+                    if (oi->getParent() != &BB)
+                        u.set(L.index[oi]);
+        }
+        use[&BB] = u;
+        def[&BB] = d;
+        L.in[&BB] = u;
+        out[&BB] = BitVector(n);
+    }
+    std::vector<BasicBlock *> order;
+    for (BasicBlock *BB : post_order(&R.getEntryBlock()))
+        order.push_back(BB);
+    for (BasicBlock &BB : R)  // blocks only reachable through a barrier
+        if (std::find(order.begin(), order.end(), &BB) == order.end())
+            order.push_back(&BB);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (BasicBlock *BB : order) {
+            BitVector o(n);
+            if (!cut.count(BB))
+                for (BasicBlock *S : successors(BB)) {
+                    BitVector si = L.in[S];
+                    for (PHINode &P : S->phis()) {
+                        si.reset(L.index[&P]);
+                        if (auto *oi = dyn_cast<Instruction>(P.getIncomingValueForBlock(BB)))
+                            si.set(L.index[oi]);
+                    }
+                    o |= si;
+                }
+            BitVector i = o;
+            i.reset(def[BB]);
+            i |= use[BB];
+            if (i != L.in[BB]) {
+                L.in[BB] = i;
+                changed = true;
+            }
+            out[BB] = o;
+        }
+    }
+}
+
+
+// The values every work-item of a group computes alike: derived from the
+// parameters, the geometry and the group id only, and not under a branch
+// that depends on the local id (LLVM's divergence analysis, seeded with
+// the local id and every memory read or call).
+std::set<Value *> uniformValues(Function &R)
+{
+    std::set<Value *> uni;
+    DominatorTree DT(R);
+    PostDominatorTree PDT(R);
+    LoopInfo LI(DT);
+    ReversePostOrderTraversal<Function *> RPOT(&R);
+    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+        return uni;
+    SyncDependenceAnalysis SDA(DT, PDT, LI);
+    DivergenceAnalysisImpl DA(R, nullptr, DT, LI, SDA, false);
+    DA.markDivergent(*R.getArg(ENV_LX));
+    DA.markDivergent(*R.getArg(ENV_LY));
+    DA.markDivergent(*R.getArg(ENV_LZ));
+    for (Instruction &I : instructions(R)) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
+        if (I.mayReadOrWriteMemory() && !pureCall)
+            DA.markDivergent(I);
+        else if (isa<AllocaInst>(I) || (CB && !pureCall))
+            DA.markDivergent(I);
+    }
+    DA.compute();
+    for (Instruction &I : instructions(R))
+        if (!I.getType()->isVoidTy() && !DA.isDivergent(I))
+            uni.insert(&I);
+    return uni;
+}
+
+// Alias scopes: OpenCL's address spaces are disjoint, and so are the
+// slots that keep values across barriers; telling LLVM lets it vectorize
+// and hoist without run-time alias checks.
+enum Scope { SC_PRIVATE, SC_GLOBAL, SC_LOCAL, SC_UNIFORM_IN, SC_UNIFORM_OUT, SC_COUNT };
+
+struct Scopes {
+    MDNode *scope[SC_COUNT], *others[SC_COUNT];
+    explicit Scopes(LLVMContext &C)
+    {
+        MDBuilder MB(C);
+        MDNode *dom = MB.createAnonymousAliasScopeDomain("sx.wg");
+        static const char *const n[SC_COUNT] = {"private", "global", "local", "uniform.in", "uniform.out"};
+        for (int i = 0; i < SC_COUNT; i++)
+            scope[i] = MB.createAnonymousAliasScope(dom, n[i]);
+        for (int i = 0; i < SC_COUNT; i++) {
+            std::vector<Metadata *> o;
+            for (int j = 0; j < SC_COUNT; j++)
+                if (j != i)
+                    o.push_back(scope[j]);
+            others[i] = MDNode::get(C, o);
+        }
+    }
+    void tag(Instruction *I, int s) const
+    {
+        I->setMetadata(LLVMContext::MD_alias_scope, MDNode::get(I->getContext(), {scope[s]}));
+        I->setMetadata(LLVMContext::MD_noalias, others[s]);
+    }
+    // Loads and stores of the kernel by their pointer's address space.
+    void tagKernel(Function &R) const
+    {
+        for (Instruction &I : instructions(R)) {
+            if (I.hasMetadata(LLVMContext::MD_alias_scope))
+                continue;
+            Value *p = isa<LoadInst>(I) ? cast<LoadInst>(I).getPointerOperand()
+                     : isa<StoreInst>(I) ? cast<StoreInst>(I).getPointerOperand() : nullptr;
+            if (!p)
+                continue;
+            unsigned as = p->getType()->getPointerAddressSpace();
+            if (as <= 3)
+                tag(&I, as == 0 ? SC_PRIVATE : as == 3 ? SC_LOCAL : SC_GLOBAL);
+        }
+    }
+};
+
+}  // namespace
+
+Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, std::string &err)
+{
+    Module &M = *K.getParent();
+    LLVMContext &C = M.getContext();
+    const DataLayout &DL = M.getDataLayout();
+    Type *i32 = Type::getInt32Ty(C), *i64 = Type::getInt64Ty(C), *i8p = Type::getInt8PtrTy(C);
+    std::vector<Type *> params;
+    for (unsigned e = 0; e < ENV_COUNT; e++)
+        params.push_back(e == ENV_REGION || e == ENV_WORK_DIM ? i32 : e == ENV_PRIV || e == ENV_LOCAL ? i8p : i64);
+    for (Type *t : K.getFunctionType()->params())
+        params.push_back(t);
+    Function *R = Function::Create(FunctionType::get(i32, params, false), GlobalValue::InternalLinkage,
+                                   "__sx_region." + K.getName(), &M);
+    ValueToValueMapTy VM;
+    for (unsigned i = 0; i < K.arg_size(); i++) {
+        VM[K.getArg(i)] = R->getArg(ENV_COUNT + i);
+        R->getArg(ENV_COUNT + i)->setName(K.getArg(i)->getName());
+    }
+    SmallVector<ReturnInst *, 4> rets;
+    CloneFunctionInto(R, &K, VM, CloneFunctionChangeType::LocalChangesOnly, rets);
+    R->setLinkage(GlobalValue::InternalLinkage);
+    R->addFnAttr(Attribute::AlwaysInline);
+    for (ReturnInst *ret : rets) {
+        ReturnInst::Create(C, ConstantInt::get(i32, REGION_EXIT), ret);
+        ret->eraseFromParent();
+    }
+
+    std::vector<CallBase *> barriers;
+    for (Instruction &I : make_early_inc_range(instructions(*R)))
+        if (auto *CB = dyn_cast<CallBase>(&I)) {
+            if (isQuery(CB->getCalledFunction())) {
+                IRBuilder<> B(CB);
+                CB->replaceAllUsesWith(resolveQuery(B, *R, *CB));
+                CB->eraseFromParent();
+            } else if (isBarrier(CB->getCalledFunction())) {
+                barriers.push_back(CB);
+            }
+        }
+    replaceLocals(*R, LL, R->getArg(ENV_LOCAL));
+    res.barriers = (unsigned)barriers.size();
+    Scopes SC(C);
+    if (barriers.empty()) {
+        SC.tagKernel(*R);
+        return R;
+    }
+    std::set<Value *> uniform = uniformValues(*R);
+
+    // One block per barrier (cut: no successors in the liveness) and the
+    // region entry after it.
+    std::vector<BasicBlock *> bblk, cont;
+    std::set<BasicBlock *> cut;
+    for (CallBase *CB : barriers) {
+        BasicBlock *BB = CB->getParent();
+        if (&BB->front() != CB)
+            BB = BB->splitBasicBlock(CB, "barrier");
+        bblk.push_back(BB);
+        cont.push_back(BB->splitBasicBlock(CB->getNextNode(), "region"));
+        cut.insert(BB);
+    }
+    Liveness L;
+    liveness(*R, cut, L);
+    BitVector across(L.values.size());
+    for (BasicBlock *c : cont)
+        across |= L.in[c];
+
+    // The new entry: the region dispatch, the per-work-item slot addresses.
+    BasicBlock *old = &R->getEntryBlock();
+    BasicBlock *disp = BasicBlock::Create(C, "dispatch", R, old);
+    IRBuilder<> B(disp);
+    Value *lsz = B.CreateMul(B.CreateMul(R->getArg(ENV_LSIZE0), R->getArg(ENV_LSIZE1)), R->getArg(ENV_LSIZE2), "wg.size");
+    Value *lin = B.CreateAdd(B.CreateMul(R->getArg(ENV_LZ), R->getArg(ENV_LSIZE1)), R->getArg(ENV_LY));
+    lin = B.CreateAdd(B.CreateMul(lin, R->getArg(ENV_LSIZE0)), R->getArg(ENV_LX), "wi.linear");
+    // private_mem: the uniform values as the region found them [0, U),
+    // as it leaves them [U, 2U) (the work-group function copies them back
+    // between regions), then one array of local-size elements per value.
+    // U is known at the end: the two bases are patched then.
+    auto *uniOut = cast<GetElementPtrInst>(B.CreateGEP(B.getInt8Ty(), R->getArg(ENV_PRIV), B.getInt64(0), "uniform.out"));
+    auto *wiBase = cast<GetElementPtrInst>(B.CreateGEP(B.getInt8Ty(), R->getArg(ENV_PRIV), B.getInt64(0), "wi.slots"));
+    uint64_t priv = 0, upriv = 0;
+    auto slot = [&](Type *T, uint64_t size, uint64_t align, const Twine &name) {
+        align = std::max<uint64_t>(align, 4);
+        priv = (priv + align - 1) / align * align;
+        size = (size + align - 1) / align * align;
+        Value *off = B.CreateAdd(B.CreateMul(lsz, B.getInt64(priv)), B.CreateMul(lin, B.getInt64(size)));
+        priv += size;
+        return B.CreatePointerBitCastOrAddrSpaceCast(B.CreateGEP(B.getInt8Ty(), wiBase, off), T->getPointerTo(), name);
+    };
+    auto uslot = [&](Type *T, Value *base, uint64_t off, const Twine &name) {
+        return B.CreatePointerBitCastOrAddrSpaceCast(B.CreateGEP(B.getInt8Ty(), base, B.getInt64(off)),
+                                                     T->getPointerTo(), name);
+    };
+    // Private arrays: moved whole when used in more than one region, else
+    // kept as static allocas of the new entry.
+    for (Instruction &I : make_early_inc_range(instructions(*R))) {
+        auto *A = dyn_cast<AllocaInst>(&I);
+        if (!A)
+            continue;
+        if (across.test(L.index[A])) {
+            if (A->getParent() != old || !isa<ConstantInt>(A->getArraySize())) {
+                err = "a variable-size private array lives across a barrier";
+                return nullptr;
+            }
+            uint64_t size = DL.getTypeAllocSize(A->getAllocatedType()) *
+                            cast<ConstantInt>(A->getArraySize())->getZExtValue();
+            Value *p = slot(A->getAllocatedType(), size, A->getAlign().value(), A->getName() + ".wi");
+            A->replaceAllUsesWith(B.CreatePointerBitCastOrAddrSpaceCast(p, A->getType()));
+            across.reset(L.index[A]);
+            A->eraseFromParent();
+        } else if (A->getParent() == old) {
+            A->moveBefore(*disp, disp->end());
+        }
+    }
+    std::vector<BasicBlock *> entry(bblk.size());
+    for (size_t k = 0; k < bblk.size(); k++) {
+        entry[k] = BasicBlock::Create(C, "enter" + Twine(k + 1), R, cont[k]);
+        BranchInst::Create(cont[k], entry[k]);
+        bblk[k]->getTerminator()->eraseFromParent();
+        bblk[k]->front().eraseFromParent();  // the barrier call
+        ReturnInst::Create(C, ConstantInt::get(i32, k + 1), bblk[k]);
+    }
+    std::vector<std::map<Value *, Value *>> memo(bblk.size());
+    for (unsigned vi : across.set_bits()) {
+        Instruction *V = L.values[vi];
+        unsigned budget = 16;
+        bool re = remat(V, budget);
+        Value *ptr = nullptr, *in = nullptr;
+        bool uni = uniform.count(V) != 0;
+        if (!re) {
+            uint64_t size = DL.getTypeAllocSize(V->getType()), align = DL.getABITypeAlign(V->getType()).value();
+            if (uni) {
+                upriv = (upriv + align - 1) / align * align;
+                in = uslot(V->getType(), R->getArg(ENV_PRIV), upriv, V->getName() + ".uin");
+                ptr = uslot(V->getType(), uniOut, upriv, V->getName() + ".uout");
+                upriv += size;
+            } else {
+                ptr = in = slot(V->getType(), size, align, V->getName() + ".wi");
+            }
+            Instruction *at = isa<PHINode>(V) ? &*V->getParent()->getFirstInsertionPt() : V->getNextNode();
+            SC.tag(new StoreInst(V, ptr, at), uni ? SC_UNIFORM_OUT : SC_PRIVATE);
+        }
+        SSAUpdater S;
+        S.Initialize(V->getType(), V->getName());
+        S.AddAvailableValue(V->getParent(), V);
+        for (size_t k = 0; k < cont.size(); k++)
+            if (L.in[cont[k]].test(vi)) {
+                Instruction *t = entry[k]->getTerminator();
+                Value *v;
+                if (re) {
+                    v = cloneTree(V, t, memo[k]);
+                } else {
+                    auto *ld = new LoadInst(V->getType(), in, V->getName() + ".ld", t);
+                    SC.tag(ld, uni ? SC_UNIFORM_IN : SC_PRIVATE);
+                    v = ld;
+                }
+                S.AddAvailableValue(entry[k], v);
+            }
+        for (Use &U : make_early_inc_range(V->uses())) {
+            auto *user = cast<Instruction>(U.getUser());
+            if (isa<StoreInst>(user) && user->getOperand(1) == ptr)
+                continue;
+            if (user->getParent() == V->getParent() && !isa<PHINode>(user))
+                continue;
+            S.RewriteUse(U);
+        }
+    }
+    B.SetInsertPoint(disp);
+    SwitchInst *sw = B.CreateSwitch(R->getArg(ENV_REGION), old, (unsigned)entry.size());
+    for (size_t k = 0; k < entry.size(); k++)
+        sw->addCase(B.getInt32((uint32_t)k + 1), entry[k]);
+    upriv = (upriv + 63) / 64 * 64;
+    uniOut->setOperand(1, ConstantInt::get(i64, upriv));
+    wiBase->setOperand(1, ConstantInt::get(i64, 2 * upriv));
+    res.uniform_bytes = upriv;
+    res.private_bytes = (priv + 2 * upriv + 15) / 16 * 16;
+    SC.tagKernel(*R);
+    std::string msg;
+    raw_string_ostream os(msg);
+    if (verifyFunction(*R, &os)) {
+        err = "internal error: region function of '" + K.getName().str() + "' is invalid: " + os.str();
+        return nullptr;
+    }
+    return R;
+}
+
+}  // namespace wgc

@@ -1,0 +1,361 @@
+/* wgc-e2e.c: the kernels of wgc.cl (and vecabi.cl) on the native device,
+ * from the native variant proptool made from SPIR-V (compiled work-group
+ * functions), each compared with a host reference.
+ * Usage: wgc-e2e FILE.sximg [TEST]... (default: every test of wgc.cl) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sycl-ext/sx.h>
+
+static int failures;
+static sx_context ctx;
+static sx_device dev;
+static sx_queue q;
+
+static sx_arg ptr(uint32_t i, const void *p) { return (sx_arg){SX_ARG_POINTER, i, sizeof(void *), p}; }
+static sx_arg val(uint32_t i, const void *p, size_t n) { return (sx_arg){SX_ARG_VALUE, i, n, p}; }
+
+static void *alloc(size_t n)
+{
+    void *p = NULL;
+    if (sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, n, 64, &p) != SX_SUCCESS) {
+        fprintf(stderr, "wgc-e2e: usm alloc of %zu bytes: %s\n", n, sx_last_error());
+        exit(1);
+    }
+    return p;
+}
+
+static int launch(const char *name, uint32_t dims, const size_t *off, const size_t *g, const size_t *l, uint32_t n,
+                  const sx_arg *a)
+{
+    sx_kernel k;
+    sx_result r = sx_kernel_get(name, &k);
+    if (r == SX_SUCCESS) {
+        r = sx_queue_launch(q, k, dims, off, g, l, n, a, 0, NULL, NULL);
+        if (r == SX_SUCCESS)
+            r = sx_queue_wait(q);
+        sx_kernel_release(k);
+    }
+    if (r != SX_SUCCESS) {
+        fprintf(stderr, "wgc-e2e: FAIL %s: %s: %s\n", name, sx_result_name(r), sx_last_error());
+        failures++;
+        return 0;
+    }
+    return 1;
+}
+
+static void check_int(const char *name, const int *got, const int *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i]) {
+            fprintf(stderr, "wgc-e2e: FAIL %s: [%zu] = %d, expected %d\n", name, i, got[i], want[i]);
+            failures++;
+            return;
+        }
+    printf("ok %s\n", name);
+}
+
+static void check_float(const char *name, const float *got, const float *want, size_t n, float tol)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fabsf(got[i] - want[i]) > tol * (1.0f + fabsf(want[i]))) {
+            fprintf(stderr, "wgc-e2e: FAIL %s: [%zu] = %g, expected %g\n", name, i, got[i], want[i]);
+            failures++;
+            return;
+        }
+    printf("ok %s\n", name);
+}
+
+static void t_saxpy(void)
+{
+    size_t n = 1u << 16, l = 64;
+    float *x = alloc(n * 4), *y = alloc(n * 4), *want = malloc(n * 4), a = 1.5f;
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)i;
+        y[i] = (float)(i % 7);
+        want[i] = a * x[i] + y[i];
+    }
+    sx_arg args[] = {val(0, &a, 4), ptr(1, x), ptr(2, y)};
+    if (launch("saxpy", 1, NULL, &n, &l, 3, args))
+        check_float("saxpy", y, want, n, 1e-6f);
+    sx_usm_free(ctx, x);
+    sx_usm_free(ctx, y);
+    free(want);
+}
+
+static void t_reduce(void)
+{
+    size_t n = 1u << 14, l = 256, groups = n / l;
+    float *in = alloc(n * 4), *out = alloc(groups * 4), *want = calloc(groups, 4);
+    for (size_t i = 0; i < n; i++) {
+        in[i] = (float)(i % 13);
+        want[i / l] += in[i];
+    }
+    sx_arg args[] = {ptr(0, in), ptr(1, out)};
+    if (launch("reduce", 1, NULL, &n, &l, 2, args))
+        check_float("reduce (barrier in a loop, kernel-scope local)", out, want, groups, 1e-6f);
+    sx_usm_free(ctx, in);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
+static void t_loop_barrier(int steps)
+{
+    size_t n = 512, l = 32;
+    int *in = alloc(n * 4), *out = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        in[i] = (int)(i * 7 % 11);
+    for (size_t g = 0; g < n / l; g++) {
+        int tmp[32], v[32], acc[32] = {0}, h[32][4] = {{0}};
+        for (size_t i = 0; i < l; i++)
+            tmp[i] = in[g * l + i];
+        for (int s = 0; s < steps; s++) {
+            for (size_t i = 0; i < l; i++) {
+                v[i] = tmp[(i + 1) % l];
+                acc[i] += v[i] * (s + 1);
+                h[i][s & 3] += v[i];
+            }
+            for (size_t i = 0; i < l; i++)
+                tmp[i] = v[i] + 1;
+        }
+        for (size_t i = 0; i < l; i++)
+            want[g * l + i] = acc[i] + h[i][0] - h[i][1] + 2 * h[i][2] - 3 * h[i][3];
+    }
+    sx_arg args[] = {ptr(0, in), ptr(1, out), val(2, &steps, 4), {SX_ARG_LOCAL, 3, l * 4, NULL}};
+    char name[96];
+    snprintf(name, sizeof name, "loop_barrier (barrier in a loop of %d steps, private array across it)", steps);
+    if (launch("loop_barrier", 1, NULL, &n, &l, 4, args))
+        check_int(name, out, want, n);
+    sx_usm_free(ctx, in);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
+static void t_branch_nested(int mode, int inner)
+{
+    size_t n = 320, l = 64;
+    int *out = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t g = 0; g < n / l; g++) {
+        int lm[64], t[64];
+        for (size_t i = 0; i < l; i++)
+            lm[i] = (int)(g * l + i);
+        if (mode > 0) {
+            for (size_t i = 0; i < l; i++)
+                t[i] = lm[l - 1 - i];
+            for (size_t i = 0; i < l; i++)
+                lm[i] = t[i] * 2;
+        }
+        for (int o = 0; o < (int)(g % 3) + 1; o++)
+            for (int k = 0; k < inner; k++) {
+                for (size_t i = 0; i < l; i++)
+                    t[i] = lm[(i + (size_t)o + (size_t)k) % l];
+                for (size_t i = 0; i < l; i++)
+                    lm[i] = t[i] + o - k;
+            }
+        for (size_t i = 0; i < l; i++)
+            want[g * l + i] = lm[i] + (int)(g * l + i);
+    }
+    sx_arg args[] = {ptr(0, out), val(1, &mode, 4), val(2, &inner, 4)};
+    char name[96];
+    snprintf(name, sizeof name, "branch_nested (mode %d, inner %d)", mode, inner);
+    if (launch("branch_nested", 1, NULL, &n, &l, 3, args))
+        check_int(name, out, want, n);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
+static void t_matmul(void)
+{
+    int n = 64;
+    size_t g[2] = {(size_t)n, (size_t)n}, l[2] = {16, 16}, nn = (size_t)n * (size_t)n;
+    float *A = alloc(nn * 4), *B = alloc(nn * 4), *C = alloc(nn * 4), *want = malloc(nn * 4);
+    for (size_t i = 0; i < nn; i++) {
+        A[i] = (float)(i % 5) - 2.0f;
+        B[i] = (float)(i % 7) * 0.5f;
+    }
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++) {
+            float s = 0;
+            for (int k = 0; k < n; k++)
+                s += A[r * n + k] * B[k * n + c];
+            want[r * n + c] = s;
+        }
+    sx_arg args[] = {ptr(0, A), ptr(1, B), ptr(2, C), val(3, &n, 4)};
+    if (launch("matmul", 2, NULL, g, l, 4, args))
+        check_float("matmul (2-D, 16x16 local tiles)", C, want, nn, 1e-5f);
+    sx_usm_free(ctx, A);
+    sx_usm_free(ctx, B);
+    sx_usm_free(ctx, C);
+    free(want);
+}
+
+static void t_local_copies(void)
+{
+    size_t n = 32 * 256, l = 32;
+    int *out = alloc(n * 4), *want = calloc(n, 4);
+    memset(out, 0xff, n * 4);
+    sx_arg args[] = {ptr(0, out)};
+    if (launch("local_copies", 1, NULL, &n, &l, 1, args))
+        check_int("local_copies (each work-group its own __local copy)", out, want, n);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
+static void t_ids3(void)
+{
+    size_t off[3] = {1, 2, 3}, g[3] = {8, 4, 2}, l[3] = {4, 2, 1}, n = 8 * 4 * 2;
+    int *out = alloc(n * 16), *want = malloc(n * 16);
+    for (size_t z = 0; z < g[2]; z++)
+        for (size_t y = 0; y < g[1]; y++)
+            for (size_t x = 0; x < g[0]; x++) {
+                size_t lin = (z * g[1] + y) * g[0] + x, lx = x % l[0], ly = y % l[1], lz = z % l[2];
+                int *w = &want[lin * 4];
+                w[0] = (int)((x + off[0]) + 10 * (y + off[1]) + 100 * (z + off[2]));
+                w[1] = (int)(lx + 10 * ly + 100 * lz);
+                w[2] = (int)(x / l[0] + 10 * (y / l[1]) + 100 * (z / l[2]));
+                w[3] = (int)(3 + 10 * (g[2] / l[2]) + 100 * ((lz * l[1] + ly) * l[0] + lx));
+            }
+    sx_arg args[] = {ptr(0, out)};
+    if (launch("ids3", 3, off, g, l, 1, args))
+        check_int("ids3 (work-item functions, 3-D with offset)", out, want, n * 4);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
+static int depth(int k, int lid) { return k <= 0 ? lid : depth(k - 1, lid) + depth(k - 2, lid) + 1; }
+
+static void t_fallback(void)
+{
+    size_t n = 256, l = 64;
+    int k = 5;
+    int *out = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        want[i] = depth(k, (int)(l - 1 - i % l));
+    sx_arg args[] = {ptr(0, out), val(1, &k, 4)};
+    if (launch("fallback", 1, NULL, &n, &l, 2, args))
+        check_int("fallback (fibers: recursion reaches get_local_id)", out, want, n);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
+static void t_if_device(void)
+{
+    size_t n = 1;
+    int *p = alloc(8), want[2] = {7, 0};
+    p[0] = p[1] = 0;
+    sx_arg args[] = {ptr(0, p)};
+    if (launch("if_device", 1, NULL, &n, NULL, 1, args))
+        check_int("if_device (the sycl-call-if-on-host body does not run)", p, want, 2);
+    sx_usm_free(ctx, p);
+}
+
+static void t_vec_abi(void)
+{
+    size_t n = 4;
+    float *in = alloc(64 * 4), *out = alloc(80 * 4), want[80];
+    signed char *c = alloc(128);
+    for (int i = 0; i < 64; i++)
+        in[i] = (float)((i * 37) % 11) - 3.0f;
+    for (int i = 0; i < 64; i++)
+        c[i] = (signed char)(i * 29 - 70);
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < 8; k++) {
+            float a = in[8 * i + k], b = in[8 * (i + 1) + k];
+            want[8 * i + k] = fmaxf(a, b) + fminf(fmaxf(a, 1.0f), 4.0f);
+        }
+        want[64 + i] = (float)(abs(c[2 * i]) + 5);
+    }
+    sx_arg args[] = {ptr(0, in), ptr(1, out), ptr(2, c)};
+    if (launch("vec_abi", 1, NULL, &n, NULL, 3, args)) {
+        int bad = 0;
+        for (size_t i = 0; i < n; i++) {
+            bad |= (unsigned char)c[64 + 2 * i] != (unsigned char)abs(c[2 * i] - 3);
+            bad |= (unsigned char)c[64 + 2 * i + 1] != (unsigned char)abs(c[2 * i + 1] + 3);
+        }
+        if (bad) {
+            fprintf(stderr, "wgc-e2e: FAIL vec_abi: abs_diff on char2\n");
+            failures++;
+        }
+        float got[80];
+        memcpy(got, out, 32 * 4);
+        memcpy(got + 64, out + 64, n * 4);
+        memcpy(got + 32, want + 32, 32 * 4);
+        check_float("vec_abi (builtins with 2-, 8- and 32-byte vectors)", got, want, 64 + n, 0);
+    }
+    sx_usm_free(ctx, in);
+    sx_usm_free(ctx, out);
+    sx_usm_free(ctx, c);
+}
+
+static void t_atomics(void)
+{
+    size_t n = 1024, l = 64;
+    int *count = alloc(4), want = (int)n;
+    *count = 0;
+    sx_arg args[] = {ptr(0, count)};
+    if (launch("atomics", 1, NULL, &n, &l, 1, args))
+        check_int("atomics (global and local atomic_add)", count, &want, 1);
+    sx_usm_free(ctx, count);
+}
+
+static void t_fract_ptr(void)
+{
+    size_t n = 1024;
+    float *fr = alloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (float)i * 0.25f;
+    sx_arg args[] = {ptr(0, fr)};
+    if (launch("fract_ptr", 1, NULL, &n, NULL, 1, args))
+        check_float("fract with a pointer argument", fr, want, n, 0);
+    sx_usm_free(ctx, fr);
+    free(want);
+}
+
+static void t_loop_barriers(void)
+{
+    t_loop_barrier(0);
+    t_loop_barrier(1);
+    t_loop_barrier(6);
+}
+
+static void t_branches(void)
+{
+    t_branch_nested(0, 0);
+    t_branch_nested(1, 3);
+    t_branch_nested(1, 2);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: wgc-e2e FILE.sximg [TEST]...\n");
+        return 2;
+    }
+    sx_image_file file;
+    if (sx_image_file_load(argv[1], &file) != SX_SUCCESS || sx_init(0) != SX_SUCCESS ||
+        sx_device_get_default(&dev) != SX_SUCCESS || sx_context_create(1, &dev, &ctx) != SX_SUCCESS ||
+        sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q) != SX_SUCCESS) {
+        fprintf(stderr, "wgc-e2e: setup: %s\n", sx_last_error());
+        return 1;
+    }
+    static const struct { const char *name; void (*fn)(void); } tests[] = {
+        {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
+        {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
+        {"if_device", t_if_device}, {"atomics", t_atomics}, {"vec_abi", t_vec_abi},
+        {"fract_ptr", t_fract_ptr},
+    };
+    for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
+        int run = argc == 2 && strcmp(tests[i].name, "vec_abi") && strcmp(tests[i].name, "fract_ptr");
+        for (int a = 2; a < argc; a++)
+            run |= !strcmp(argv[a], tests[i].name);
+        if (run)
+            tests[i].fn();
+    }
+    sx_queue_release(q);
+    sx_context_release(ctx);
+    sx_image_file_release(file);
+    sx_fini();
+    return failures ? 1 : 0;
+}
