@@ -1,8 +1,11 @@
 /* ks-run.c: the kernel shapes of shapes.cl on the native device and on
  * PoCL, each checked against a plain C reference computed here. PoCL
  * builds the source with kernel-scope __local arrays (KS_KERNEL_SCOPE);
- * the native device runs the host build, where the same scratch comes as
- * __local arguments. exit 77 when PoCL or the image is absent. */
+ * the native device runs it twice: the host build (clang -x cl for x86-64),
+ * where the same scratch comes as __local arguments, and, when ks.sh gives
+ * KS_SXIMG, the native variant proptool made from the SPIR-V of the
+ * kernel-scope source (compiled work-groups, issue 13). exit 77 when the
+ * host image is absent. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -285,6 +288,20 @@ int main(void)
     sx_unregister_images(bins);
     td_native_close();
     sxt_binaries_free(bins);
+    const char *sximg = getenv("KS_SXIMG");
+    if (sximg && *sximg) {
+        sx_image_file file;
+        if (sx_image_file_load(sximg, &file) != SX_SUCCESS || !td_native_open()) {
+            fprintf(stderr, "%s: %s\n", sximg, sx_last_error());
+            return 1;
+        }
+        native = 0; /* kernel-scope __local arrays: no scratch arguments */
+        all(td_native_run, "native-wg"); /* from SPIR-V: compiled work-groups */
+        td_native_close();
+        sx_image_file_release(file);
+    } else {
+        printf("no KS_SXIMG: the kernel-scope (SPIR-V) variant was not run\n");
+    }
     /* PoCL 3.1 crashes in wait_group_events (the issue's kernels found it):
      * its ks_async is built with plain copies (KS_POCL) */
     if (td_pocl_open(src, "-DKS_KERNEL_SCOPE -DKS_POCL")) {
