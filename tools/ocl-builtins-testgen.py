@@ -86,6 +86,7 @@ class Kernel:
         self.ins, self.outs = [], []
         self.v20 = set()  # outputs only a CL2.0 (or 3.0) build computes
         self.nat = set()  # outputs PoCL cannot compute (cl_khr_fp16 types)
+        self.copies = {}  # output -> (input offset, element bytes, stride, gather?, count) of an async copy
 
     def alloc_in(self, ty_elem, n, dom, count=None):
         sz = SIZE[ty_elem] * (4 if n == 3 else n)
@@ -229,7 +230,7 @@ def emit_call(K, name, ret, ps, space):
             first = len(K.outs)
             if not emit_async(K, name, ps, space):
                 return False
-            if p.elem == 'half':  # cl_khr_fp16 types: PoCL has none, not compared
+            if p.elem == 'half':  # cl_khr_fp16 types: PoCL has none; checked as the copy the spec says
                 K.lines[-1] = '\n#ifdef cl_khr_fp16\n    %s\n#endif\n' % K.lines[-1]
                 K.nat.update(range(first, len(K.outs)))
             return True
@@ -290,6 +291,7 @@ def emit_async(K, name, ps, space):
     gather = dst.space == '__local'
     off = K.alloc_in(el, 1, D['BITS'], count=span * esz // SIZE[el])
     o = K.alloc_out(el, 1, 0, name, count=span * esz // SIZE[el])
+    K.copies[len(K.outs) - 1] = (off, esz, stride, int(gather), num)
     lo = K.alloc_lm(span * esz)
     extra = ', %d' % stride if strided else ''
     T = dst.base
@@ -418,8 +420,9 @@ def main():
             f.write('static const bt_out bt_out_%d[] = {\n' % i)
             for j, (off, t, n, tol, what) in enumerate(K.outs):
                 flag = 2 if j in K.nat else 1 if j in K.v20 else 0
-                f.write('    {%d, %d, %d, %d, %d, "%s"},\n' % (off, t, n, tol, flag, what))
-            f.write('    {0, -1, 0, 0, 0, 0}};\n')
+                cp = K.copies.get(j, (0, 0, 0, 0, 0))
+                f.write('    {%d, %d, %d, %d, %d, "%s", {%d, %d, %d, %d, %d}},\n' % ((off, t, n, tol, flag, what) + cp))
+            f.write('    {0, -1, 0, 0, 0, 0, {0, 0, 0, 0, 0}}};\n')
         f.write('static const bt_kernel bt_kernels[] = {\n')
         for i, K in enumerate(allk):
             f.write('    {"%s", %d, %d, %d, bt_in_%d, bt_out_%d},\n' % (K.name, K.inp, K.out,
