@@ -3,6 +3,7 @@
  * and program-scope variables by name, and builds each kernel's libffi
  * call interface once from its signature. Also loads the builtins module. */
 #include "internal.h"
+#include "undef.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -165,7 +166,8 @@ sx_result sxn_elf_check(const unsigned char *b, size_t size, bool *uses_barrier,
                     *wg = true;
                 continue;
             }
-            if (strstr(name, "barrier"))
+            /* wait_group_events is a barrier too (async copies) */
+            if (strstr(name, "barrier") || strstr(name, "wait_group_events"))
                 barrier = true;
         }
         *uses_barrier = barrier;
@@ -401,6 +403,29 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
     return SX_SUCCESS;
 }
 
+/* Every symbol the image needs that nothing defines, named as the user
+ * wrote it, before dlopen (which would name only the first). An image with
+ * libraries of its own (DT_NEEDED) may get them there: then only when
+ * dlopen fails too. */
+static sx_result check_undefined(sxa_program p)
+{
+    bool needed;
+    char *list = NULL;
+    int n = sxn_undefined_report(p->bytes, p->size, &needed, &list);
+    sx_result r = SX_SUCCESS;
+    if (n > 0 && needed) {
+        void *dl = NULL;
+        r = sxn_load_bytes(p->bytes, p->size, &dl);
+        if (dl)
+            dlclose(dl);
+    }
+    if (n > 0 && (!needed || r != SX_SUCCESS))
+        r = sxn_error(SX_ERROR_BUILD_FAILURE, "native: the image has %d undefined symbol%s that nothing defines:%s",
+                      n, n == 1 ? "" : "s", list);
+    free(list);
+    return r;
+}
+
 static sx_result program_build(sxa_program p, const char *options)
 {
     if (!p)
@@ -416,6 +441,11 @@ static sx_result program_build(sxa_program p, const char *options)
     void *dl = NULL;
     if (p->num_parts) {
         r = sxn_link_build(p);
+        pthread_mutex_unlock(&p->lock);
+        return r;
+    }
+    r = check_undefined(p);
+    if (r != SX_SUCCESS) {
         pthread_mutex_unlock(&p->lock);
         return r;
     }

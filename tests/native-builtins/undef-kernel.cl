@@ -1,0 +1,14 @@
+/* A kernel the native device cannot build: three OpenCL C builtins it does
+ * not provide and a function of the program's own that nothing defines.
+ * test-undef expects all four named in one build error, and not clz. */
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+int helper(float4 x, __global int *p);
+
+kernel void needs_four(global int *out, global float4 *v)
+{
+    out[0] = sub_group_reduce_add((int)get_global_id(0));
+    out[1] = work_group_reduce_max(out[2]);
+    out[3] = helper(v[0], out);
+    out[4] = clz(out[5]);
+    out[6] = (int)sin((half)v[0].x);
+}
