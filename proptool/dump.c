@@ -238,3 +238,9 @@ void sxp_dump(const sx_device_binaries *desc, sxp_buf *b)
         }
     }
 }
+
+/* The names above, for the JSON listing (dump-json.c). */
+const char *sxp_format_name(uint8_t f) { return format_name(f); }
+const char *sxp_kernel_kind_name(uint32_t k) { return kind_name(k); }
+const char *sxp_param_kind_name(uint32_t k) { return param_kind_name(k); }
+const char *sxp_address_space_name(uint32_t a) { return as_name(a); }

@@ -41,7 +41,7 @@ typedef struct input {
 
 static const char usage_text[] =
     "Usage: proptool [OPTION]... -o OUT.sximg INPUT.spv [VARIANT]...\n"
-    "       proptool --dump FILE.sximg [--extract DIR]\n"
+    "       proptool --dump FILE.sximg [--json] [--extract DIR]\n"
     "Turn pre-lowered SPIR-V into device images with the property sets libsycl-ext\n"
     "reads, written as an image file and, optionally, as C source that registers them.\n"
     "\n"
@@ -52,6 +52,7 @@ static const char usage_text[] =
     "                            unregisters them\n"
     "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
     "      --dump FILE           print a listing of an image file and exit\n"
+    "      --json                with --dump: the listing as JSON (doc/json.md)\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"
     "                            DIR/image<N>.{spv,bc,so,ptx,cubin,bin}\n"
     "\n"
@@ -119,6 +120,7 @@ enum {
     OPT_HOST_VF_DUMMY,
     OPT_NO_VF_SPLIT,
     OPT_AOT_ASPECTS,
+    OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -127,6 +129,7 @@ static const struct option long_opts[] = {
     {"c-prefix", required_argument, NULL, OPT_C_PREFIX},
     {"dump", required_argument, NULL, OPT_DUMP},
     {"extract", required_argument, NULL, OPT_EXTRACT},
+    {"json", no_argument, NULL, OPT_JSON},
     {"host", required_argument, NULL, OPT_HOST},
     {"host-vf", required_argument, NULL, OPT_HOST_VF},
     {"host-vf-dummy", required_argument, NULL, OPT_HOST_VF_DUMMY},
@@ -172,7 +175,7 @@ static const char *ext_of(const sx_device_binary *d)
     }
 }
 
-static int do_dump(const char *path, const char *extract)
+static int do_dump(const char *path, const char *extract, bool json)
 {
     size_t size;
     uint8_t *data = sxp_read_file(path, &size);
@@ -185,11 +188,15 @@ static int do_dump(const char *path, const char *extract)
         free(data);
         return 1;
     }
-    sxp_buf b = {0};
-    sxp_dump(desc, &b);
-    fwrite(b.data, 1, b.len, stdout);
-    sxp_buf_free(&b);
     int rc = 0;
+    if (json) {
+        rc = sxp_dump_json(path, desc, stdout) ? 0 : 1;
+    } else {
+        sxp_buf b = {0};
+        sxp_dump(desc, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        sxp_buf_free(&b);
+    }
     if (extract) {
         if (mkdir(extract, 0777) != 0 && errno != EEXIST) {
             sxp_error(extract, SXP_NONE, "cannot create: %s", strerror(errno));
@@ -492,7 +499,7 @@ int main(int argc, char **argv)
 {
     const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
     const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL;
-    bool spir_bc = false, werror = false;
+    bool spir_bc = false, werror = false, json = false;
     sxp_options opt = {.if_device = true};
     input *ins = NULL;
     size_t nins = 0, ins_cap = 0;
@@ -517,6 +524,7 @@ int main(int argc, char **argv)
         case OPT_C_PREFIX: prefix = optarg; break;
         case OPT_DUMP: dump = optarg; break;
         case OPT_EXTRACT: extract = optarg; break;
+        case OPT_JSON: json = true; break;
         case OPT_HOST:
         case OPT_PTX:
         case OPT_CUBIN: {
@@ -595,8 +603,10 @@ int main(int argc, char **argv)
     if (dump) {
         if (nins || output || emit_c || nman)
             return usage_error("%s", "--dump takes one image file and no other inputs or outputs");
-        return do_dump(dump, extract);
+        return do_dump(dump, extract, json);
     }
+    if (json)
+        return usage_error("%s", "--json goes with --dump");
     if (extract)
         return usage_error("%s", "--extract goes with --dump");
     if (!output && !emit_c)
