@@ -7,6 +7,9 @@
 #       [CLANG_FLAGS ...]                     extra clang flags for every compile (-D, -I)
 #       [CUDA_SOURCES k.cu ...]               ptx: one per SOURCES entry (default: k.cu beside k.cl)
 #       [CUDA_ARCH sm_75]                     ptx: nvcc -arch (default sm_75)
+#       [VF_SETS _ZTSv ...]                   native: virtual-function sets the sources define
+#                                             (proptool outlines each into an image; its host
+#                                             variant is the same host object)
 #       [PROPTOOL_FLAGS ...]                  extra proptool options (--werror, --no-vf-split, ...)
 #       [IMAGE_FILE <var>])                   sets <var> to the .sximg path as well
 #
@@ -55,12 +58,16 @@ function(_sycl_ext_native_variant src dir stem args_var)
     COMMAND "${SYCL_EXT_CLANG}" ${_SYCL_EXT_HOST_FLAGS} ${_sx_clang_flags} -MD -MF "${_so}.d" -MT "${_so}" "${src}" -o "${_so}"
     DEPENDS "${src}" DEPFILE "${_so}.d"
     COMMENT "sycl-ext: ${stem}: host (native) object" VERBATIM)
-  set(${args_var} --host "${_so}" PARENT_SCOPE)
+  set(_a --host "${_so}")
+  foreach(_set IN LISTS _sx_VF_SETS)
+    list(APPEND _a --host-vf "${_set}=${_so}")
+  endforeach()
+  set(${args_var} ${_a} PARENT_SCOPE)
 endfunction()
 
 function(sycl_ext_add_device_code target)
   cmake_parse_arguments(PARSE_ARGV 1 _sx "" "NAME;CUDA_ARCH;IMAGE_FILE"
-                        "SOURCES;VARIANTS;CLANG_FLAGS;CUDA_SOURCES;PROPTOOL_FLAGS")
+                        "SOURCES;VARIANTS;CLANG_FLAGS;CUDA_SOURCES;PROPTOOL_FLAGS;VF_SETS")
   if(_sx_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "sycl_ext_add_device_code(${target}): unknown arguments: ${_sx_UNPARSED_ARGUMENTS}")
   endif()

@@ -3,7 +3,7 @@
 SX_PACKAGES="build-essential autoconf automake libtool pkg-config check libffi-dev \
 spirv-headers spirv-tools clang-14 llvm-spirv-14 \
 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers pocl-opencl-icd oclgrind clinfo \
-libze1 libze-dev valgrind cmake"
+libze1 libze-dev valgrind cmake openmpi-bin libopenmpi-dev python3"
 
 sx_install_deps() {
     missing=""

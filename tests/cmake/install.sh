@@ -21,7 +21,8 @@ cfg=$(find "$w/root" -name sycl-ext-config.cmake | head -n 1)
 case $cfg in */lib/cmake/sycl-ext/sycl-ext-config.cmake) ;; *) fail "config file at $cfg, not LIBDIR/cmake/sycl-ext";; esac
 prefix=${cfg%/lib/cmake/sycl-ext/sycl-ext-config.cmake}
 builtins=$(find "$w/root" -name sx-native-builtins.so | head -n 1)
-cp "$s/examples/CMakeLists.txt" "$s/examples/demo.c" "$s/examples/saxpy.cl" "$s/examples/saxpy.cu" "$w/src/"
+cp "$s/examples/CMakeLists.txt" "$s/examples/demo.c" "$s/examples/saxpy.cl" "$s/examples/saxpy.cu" \
+    "$s/examples/mpi-ranks.c" "$s/examples/mpi-kernels.cl" "$w/src/"
 
 variants="spirv;native;spir-bc"
 NVCC=${NVCC:-}
@@ -38,6 +39,16 @@ run_demo() {
 run_demo || { cat "$w/demo.out"; fail "demo failed"; }
 grep -q "^OK: 0 of 1024 elements wrong" "$w/demo.out" || { cat "$w/demo.out"; fail "demo output"; }
 cat "$w/demo.out"
+# The MPI example, where CMake found an MPI: its virtual-function set's
+# host variant came through VF_SETS.
+if [ -x "$w/bld/mpi-ranks" ] && command -v mpirun >/dev/null 2>&1; then
+    root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
+    SX_ADAPTERS=native SX_NATIVE_BUILTINS="$builtins" SX_CACHE=0 mpirun $root --oversubscribe -np 2 \
+        -x SX_ADAPTERS -x SX_NATIVE_BUILTINS -x SX_CACHE "$w/bld/mpi-ranks" >"$w/mpi.out" 2>&1 ||
+        { cat "$w/mpi.out"; fail "mpi-ranks built with CMake"; }
+    grep -q "^OK: 2 of 2 ranks right" "$w/mpi.out" || { cat "$w/mpi.out"; fail "mpi-ranks output"; }
+    echo "mpi-ranks (CMake build): 2 ranks right"
+fi
 # The images it carries: SPIR-V, host object, SPIR bitcode (and PTX).
 img=$w/bld/demo_device.sx/demo_device.sximg
 "$prefix/bin/proptool" --dump "$img" >"$w/dump.txt" || fail "proptool --dump $img"
