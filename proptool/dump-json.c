@@ -74,16 +74,6 @@ static void signature(sxj *j, const uint8_t *d, size_t n)
     sxj_object_end(j);
 }
 
-static bool printable(const uint8_t *d, size_t n)
-{
-    if (n && d[n - 1] == 0)
-        n--;
-    for (size_t i = 0; i < n; i++)
-        if (d[i] < 0x20 || d[i] > 0x7e)
-            return false;
-    return n > 0;
-}
-
 static void byte_array(sxj *j, const char *set, const sx_device_binary_property *p)
 {
     const uint8_t *v = p->value_addr;
@@ -98,7 +88,7 @@ static void byte_array(sxj *j, const char *set, const sx_device_binary_property 
     size_t n = (size_t)p->value_size - 8;
     sxj_uint(j, "bits", bits);
     sxj_hex(j, "bytes", d, n);
-    if (printable(d, n))
+    if (n && sxp_printable(d, n))
         sxj_string_n(j, "text", d, d[n - 1] ? n : n - 1);
     if (!strcmp(set, SX_PROP_SET_KERNEL_SIGNATURES)) {
         signature(j, d, n);

@@ -244,3 +244,4 @@ const char *sxp_format_name(uint8_t f) { return format_name(f); }
 const char *sxp_kernel_kind_name(uint32_t k) { return kind_name(k); }
 const char *sxp_param_kind_name(uint32_t k) { return param_kind_name(k); }
 const char *sxp_address_space_name(uint32_t a) { return as_name(a); }
+bool sxp_printable(const uint8_t *d, size_t n) { return printable(d, n); }

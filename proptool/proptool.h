@@ -338,6 +338,7 @@ const char *sxp_format_name(uint8_t format);
 const char *sxp_kernel_kind_name(uint32_t kind);
 const char *sxp_param_kind_name(uint32_t kind);
 const char *sxp_address_space_name(uint32_t as);
+bool sxp_printable(const uint8_t *d, size_t n); /* ASCII text, a trailing NUL allowed */
 
 /* dump-json.c: the same as JSON (doc/json.md, schema "sycl-ext/proptool-dump"). */
 #define SXP_DUMP_JSON_VERSION 1
