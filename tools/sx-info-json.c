@@ -33,7 +33,7 @@ static void adapters(sxj *j)
         sxj_string(j, "path", path);
         sxj_bool(j, "usable", st == SX_SUCCESS);
         sxj_string(j, "status", sx_result_name(st));
-        sxj_string(j, "message", st == SX_SUCCESS ? "" : text);
+        sxj_string(j, "message", text);
         sxj_uint(j, "platforms", np);
         sxj_object_end(j);
     }

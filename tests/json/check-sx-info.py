@@ -11,10 +11,15 @@ assert doc["schema"] == "sycl-ext/sx-info", doc["schema"]
 assert doc["schema_version"] == 1, doc["schema_version"]
 assert re.fullmatch(r"\d+\.\d+\.\d+", doc["library_version"]), doc["library_version"]
 
-adapters = [re.match(r"  \[(\d+)\] (\S+)\s+(ok|SKIPPED)\s+(.*)$", l) for l in text]
-adapters = [m for m in adapters if m]
+adapters, messages = [], []
+for i, l in enumerate(text):
+    m = re.match(r"  \[(\d+)\] (\S+)\s+(ok|SKIPPED)\s+(.*)$", l)
+    if m:
+        adapters.append(m)
+        messages.append(text[i + 1].strip())
 assert len(adapters) == len(doc["adapters"]), (len(adapters), doc["adapters"])
-for m, a in zip(adapters, doc["adapters"]):
+for m, msg, a in zip(adapters, messages, doc["adapters"]):
+    assert msg.endswith(a["message"]), (msg, a)
     assert a["index"] == int(m.group(1)) and a["name"] == m.group(2), (m.groups(), a)
     assert a["usable"] == (m.group(3) == "ok") and a["path"] == m.group(4).strip(), (m.groups(), a)
     assert (a["status"] == "SX_SUCCESS") == a["usable"], a
