@@ -6,7 +6,8 @@
  * persistent program cache: rank 0 launches first (building and storing
  * the linked program), the others after a barrier, so they read it back.
  * Prints one line per rank and, on rank 0, the total; exit 0 when every
- * rank got the right results. doc/mpi.md. */
+ * rank got the right results. Kernels: mpi-scale.cl, mpi-kernels.cl.
+ * doc/mpi.md. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

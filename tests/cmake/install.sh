@@ -22,7 +22,7 @@ case $cfg in */lib/cmake/sycl-ext/sycl-ext-config.cmake) ;; *) fail "config file
 prefix=${cfg%/lib/cmake/sycl-ext/sycl-ext-config.cmake}
 builtins=$(find "$w/root" -name sx-native-builtins.so | head -n 1)
 cp "$s/examples/CMakeLists.txt" "$s/examples/demo.c" "$s/examples/saxpy.cl" "$s/examples/saxpy.cu" \
-    "$s/examples/mpi-ranks.c" "$s/examples/mpi-kernels.cl" "$w/src/"
+    "$s/examples/mpi-ranks.c" "$s/examples/mpi-kernels.cl" "$s/examples/mpi-scale.cl" "$w/src/"
 
 variants="spirv;native;spir-bc"
 NVCC=${NVCC:-}
