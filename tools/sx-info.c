@@ -13,22 +13,22 @@
 int main(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: sx-info [--version | --json]\n"
-               "Lists libsycl-ext's adapters (with why one is not usable), platforms and devices;\n"
-               "--json writes the same as JSON (schema sycl-ext/sx-info, doc/json.md).\n"
+        printf("usage: sx-info [--version]\n"
+               "Lists libsycl-ext's adapters (with why one is not usable), platforms and devices.\n"
                "Environment: SX_ADAPTERS (force a list of adapter files; 'native' is the built-in one),\n"
                "SX_ADAPTERS_PATH (directories searched first), SX_DEVICE_SELECTOR (backend:type,\n"
-               "e.g. native:cpu or !opencl:*), SX_TRACE=1 (log every adapter call), SX_LOG=debug.\n");
+               "e.g. native:cpu or !opencl:*), SX_TRACE=1 (log every adapter call), SX_LOG=debug.\n"
+               "sx-info --json writes the same as JSON (schema sycl-ext/sx-info, doc/json.md).\n");
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "--json") == 0)
+        return sx_info_json(stdout);
     if (argc > 1 && strcmp(argv[1], "--version") == 0) {
         uint32_t a, b, c;
         sx_get_version(&a, &b, &c);
         printf("sx-info (libsycl-ext) %u.%u.%u\n", a, b, c);
         return 0;
     }
-    if (argc > 1 && strcmp(argv[1], "--json") == 0)
-        return sx_info_json(stdout);
     sx_result r = sx_init(0);
     if (r != SX_SUCCESS) {
         fprintf(stderr, "sx-info: sx_init: %s: %s\n", sx_result_name(r), sx_last_error());

@@ -13,7 +13,7 @@ assert re.fullmatch(r"\d+\.\d+\.\d+", doc["library_version"]), doc["library_vers
 
 adapters, messages = [], []
 for i, l in enumerate(text):
-    m = re.match(r"  \[(\d+)\] (\S+)\s+(ok|SKIPPED)\s+(.*)$", l)
+    m = re.match(r"  \[(\d+)\] (\S+)\s+(ok|[A-Z]+)\s+(.*)$", l)
     if m:
         adapters.append(m)
         messages.append(text[i + 1].strip())
