@@ -105,6 +105,7 @@ enum {
     OPT_C_PREFIX,
     OPT_DUMP,
     OPT_EXTRACT,
+    OPT_JSON,
     OPT_HOST,
     OPT_PTX,
     OPT_CUBIN,
@@ -120,7 +121,6 @@ enum {
     OPT_HOST_VF_DUMMY,
     OPT_NO_VF_SPLIT,
     OPT_AOT_ASPECTS,
-    OPT_JSON,
 };
 
 static const struct option long_opts[] = {
