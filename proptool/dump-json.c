@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../tools/json-writer.h"
+#include "dump-json.h"
 #include "proptool.h"
 
 static uint32_t rd32(const uint8_t *p)

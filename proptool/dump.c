@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dump-json.h"
 #include "proptool.h"
 
 static void out(sxp_buf *b, const char *fmt, ...) SXP_PRINTF(2, 3);

@@ -14,6 +14,7 @@
 #include <spirv/unified1/spirv.h>
 #include <sycl-ext/sx.h>
 
+#include "dump-json.h"
 #include "proptool.h"
 #include "sx-internal.h"
 
@@ -52,9 +53,9 @@ static const char usage_text[] =
     "                            unregisters them\n"
     "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
     "      --dump FILE           print a listing of an image file and exit\n"
-    "      --json                with --dump: the listing as JSON (doc/json.md)\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"
     "                            DIR/image<N>.{spv,bc,so,ptx,cubin,bin}\n"
+    "      --json                with --dump: the listing as JSON (doc/json.md)\n"
     "\n"
     "Inputs (a variant belongs to the SPIR-V input before it and takes its properties):\n"
     "  INPUT.spv                 a SPIR-V module: one image, target spir64, format SPIR-V\n"
@@ -499,13 +500,14 @@ int main(int argc, char **argv)
 {
     const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
     const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL;
-    bool spir_bc = false, werror = false, json = false;
+    bool spir_bc = false, werror = false;
     sxp_options opt = {.if_device = true};
     input *ins = NULL;
     size_t nins = 0, ins_cap = 0;
     const char **manifests = NULL;
     size_t nman = 0;
     int c;
+    bool json = false; /* --dump as JSON */
 
     /* A leading '-' keeps inputs in command-line order, so variants attach
      * to the SPIR-V input before them. */

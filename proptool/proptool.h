@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include <sycl-ext/binaries.h>
 
@@ -334,15 +333,6 @@ void sxp_image_file_write(sxp_image *const *imgs, size_t n, sxp_buf *out);
 bool sxp_emit_c(const sx_device_binaries *desc, const char *symbol_prefix, sxp_buf *out);
 /* dump.c: the listing of a parsed file. */
 void sxp_dump(const sx_device_binaries *desc, sxp_buf *out);
-const char *sxp_format_name(uint8_t format);
-const char *sxp_kernel_kind_name(uint32_t kind);
-const char *sxp_param_kind_name(uint32_t kind);
-const char *sxp_address_space_name(uint32_t as);
-bool sxp_printable(const uint8_t *d, size_t n); /* ASCII text, a trailing NUL allowed */
-
-/* dump-json.c: the same as JSON (doc/json.md, schema "sycl-ext/proptool-dump"). */
-#define SXP_DUMP_JSON_VERSION 1
-bool sxp_dump_json(const char *path, const sx_device_binaries *desc, FILE *out);
 /* manifest.c: images described by a text manifest. */
 bool sxp_manifest_load(const char *path, const sxp_image *companion, sxp_image ***imgs, size_t *n);
 

@@ -3,7 +3,10 @@
 SX_PACKAGES="build-essential autoconf automake libtool pkg-config check libffi-dev \
 spirv-headers spirv-tools clang-14 llvm-spirv-14 \
 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers pocl-opencl-icd oclgrind clinfo \
-libze1 libze-dev valgrind cmake openmpi-bin libopenmpi-dev python3"
+libze1 libze-dev valgrind"
+
+# CMake package, MPI example and JSON tests (issue 17).
+SX_PACKAGES="$SX_PACKAGES cmake openmpi-bin libopenmpi-dev python3"
 
 sx_install_deps() {
     missing=""
