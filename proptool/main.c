@@ -14,9 +14,9 @@
 #include <spirv/unified1/spirv.h>
 #include <sycl-ext/sx.h>
 
-#include "dump-json.h"
 #include "proptool.h"
 #include "sx-internal.h"
+#include "dump-json.h"
 
 typedef struct variant {
     const char *path;
