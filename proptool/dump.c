@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dump-json.h"
 #include "proptool.h"
 
 static void out(sxp_buf *b, const char *fmt, ...) SXP_PRINTF(2, 3);
@@ -240,3 +241,10 @@ void sxp_dump(const sx_device_binaries *desc, sxp_buf *b)
         }
     }
 }
+
+/* The names above, for the JSON listing (dump-json.c). */
+const char *sxp_format_name(uint8_t f) { return format_name(f); }
+const char *sxp_kernel_kind_name(uint32_t k) { return kind_name(k); }
+const char *sxp_param_kind_name(uint32_t k) { return param_kind_name(k); }
+const char *sxp_address_space_name(uint32_t a) { return as_name(a); }
+bool sxp_printable(const uint8_t *d, size_t n) { return printable(d, n); }

@@ -17,6 +17,7 @@
 #include "native.h"
 #include "proptool.h"
 #include "sx-internal.h"
+#include "dump-json.h"
 
 typedef struct variant {
     const char *path;
@@ -44,7 +45,7 @@ typedef struct input {
 
 static const char usage_text[] =
     "Usage: proptool [OPTION]... -o OUT.sximg INPUT.spv [VARIANT]...\n"
-    "       proptool --dump FILE.sximg [--extract DIR]\n"
+    "       proptool --dump FILE.sximg [--json] [--extract DIR]\n"
     "Turn pre-lowered SPIR-V into device images with the property sets libsycl-ext\n"
     "reads, written as an image file and, optionally, as C source that registers them.\n"
     "\n"
@@ -59,6 +60,7 @@ static const char usage_text[] =
     "                            PREFIX_<N>.prop, PREFIX_<N>.<ext> and PREFIX.table\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"
     "                            DIR/image<N>.{spv,bc,so,ptx,cubin,bin}\n"
+    "      --json                with --dump: the listing as JSON (doc/json.md)\n"
     "\n"
     "Inputs (a variant belongs to the SPIR-V input before it and takes its properties):\n"
     "  INPUT.spv                 a SPIR-V module: one image, target spir64, format SPIR-V\n"
@@ -122,6 +124,7 @@ enum {
     OPT_C_PREFIX,
     OPT_DUMP,
     OPT_EXTRACT,
+    OPT_JSON,
     OPT_HOST,
     OPT_PTX,
     OPT_CUBIN,
@@ -151,6 +154,7 @@ static const struct option long_opts[] = {
     {"c-prefix", required_argument, NULL, OPT_C_PREFIX},
     {"dump", required_argument, NULL, OPT_DUMP},
     {"extract", required_argument, NULL, OPT_EXTRACT},
+    {"json", no_argument, NULL, OPT_JSON},
     {"host", required_argument, NULL, OPT_HOST},
     {"host-vf", required_argument, NULL, OPT_HOST_VF},
     {"host-vf-dummy", required_argument, NULL, OPT_HOST_VF_DUMMY},
@@ -202,7 +206,7 @@ static const char *ext_of(const sx_device_binary *d)
     }
 }
 
-static int do_dump(const char *path, const char *extract)
+static int do_dump(const char *path, const char *extract, bool json)
 {
     size_t size;
     uint8_t *data = sxp_read_file(path, &size);
@@ -215,11 +219,15 @@ static int do_dump(const char *path, const char *extract)
         free(data);
         return 1;
     }
-    sxp_buf b = {0};
-    sxp_dump(desc, &b);
-    fwrite(b.data, 1, b.len, stdout);
-    sxp_buf_free(&b);
     int rc = 0;
+    if (json) {
+        rc = sxp_dump_json(path, desc, stdout) ? 0 : 1;
+    } else {
+        sxp_buf b = {0};
+        sxp_dump(desc, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        sxp_buf_free(&b);
+    }
     if (extract) {
         if (mkdir(extract, 0777) != 0 && errno != EEXIST) {
             sxp_error(extract, SXP_NONE, "cannot create: %s", strerror(errno));
@@ -613,6 +621,7 @@ int main(int argc, char **argv)
     sxp_native_mode native = SXP_NATIVE_AUTO;
     sxp_native_tools ntools = {0};
     int c;
+    bool json = false; /* --dump as JSON */
 
     const char *nenv = getenv("SX_PROPTOOL_NATIVE");
     if (nenv && (!strcmp(nenv, "off") || !strcmp(nenv, "0") || !strcmp(nenv, "no")))
@@ -636,6 +645,7 @@ int main(int argc, char **argv)
         case OPT_C_PREFIX: prefix = optarg; break;
         case OPT_DUMP: dump = optarg; break;
         case OPT_EXTRACT: extract = optarg; break;
+        case OPT_JSON: json = true; break;
         case OPT_HOST:
         case OPT_PTX:
         case OPT_CUBIN: {
@@ -753,8 +763,10 @@ int main(int argc, char **argv)
     if (dump) {
         if (nins || output || emit_c || nman)
             return usage_error("%s", "--dump takes one image file and no other inputs or outputs");
-        return do_dump(dump, extract);
+        return do_dump(dump, extract, json);
     }
+    if (json)
+        return usage_error("%s", "--json goes with --dump");
     if (extract)
         return usage_error("%s", "--extract goes with --dump");
     if (!output && !emit_c && !emit_prop)

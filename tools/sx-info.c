@@ -7,48 +7,8 @@
 
 #include <sycl-ext/sx.h>
 
-static const char *backend_name(sx_backend b)
-{
-    static const char *n[] = {"unknown", "native", "opencl", "cuda", "level_zero", "other"};
-    return b < sizeof(n) / sizeof(n[0]) ? n[b] : "?";
-}
-
-static const char *type_name(sx_device_type t)
-{
-    return t == SX_DEVICE_TYPE_CPU ? "cpu" : t == SX_DEVICE_TYPE_GPU ? "gpu" : t == SX_DEVICE_TYPE_ACCELERATOR ? "acc" : "custom";
-}
-
-static const char *aspect_name(unsigned a)
-{
-    switch (a) {
-    case SX_ASPECT_CPU: return "cpu";
-    case SX_ASPECT_GPU: return "gpu";
-    case SX_ASPECT_ACCELERATOR: return "accelerator";
-    case SX_ASPECT_CUSTOM: return "custom";
-    case SX_ASPECT_FP16: return "fp16";
-    case SX_ASPECT_FP64: return "fp64";
-    case SX_ASPECT_INT64_BASE_ATOMICS: return "int64_base_atomics";
-    case SX_ASPECT_INT64_EXTENDED_ATOMICS: return "int64_extended_atomics";
-    case SX_ASPECT_IMAGE: return "image";
-    case SX_ASPECT_ONLINE_COMPILER: return "online_compiler";
-    case SX_ASPECT_ONLINE_LINKER: return "online_linker";
-    case SX_ASPECT_QUEUE_PROFILING: return "queue_profiling";
-    case SX_ASPECT_USM_DEVICE_ALLOCATIONS: return "usm_device_allocations";
-    case SX_ASPECT_USM_HOST_ALLOCATIONS: return "usm_host_allocations";
-    case SX_ASPECT_USM_SHARED_ALLOCATIONS: return "usm_shared_allocations";
-    case SX_ASPECT_USM_SYSTEM_ALLOCATIONS: return "usm_system_allocations";
-    case SX_ASPECT_USM_ATOMIC_HOST_ALLOCATIONS: return "usm_atomic_host_allocations";
-    case SX_ASPECT_USM_ATOMIC_SHARED_ALLOCATIONS: return "usm_atomic_shared_allocations";
-    case SX_ASPECT_ATOMIC64: return "atomic64";
-    default: return NULL;
-    }
-}
-
-static const char *kind_name(sx_image_kind k)
-{
-    static const char *n[] = {"unknown", "spirv", "spir", "ptx", "cubin", "host-elf", "native"};
-    return k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
-}
+#include "sx-info-json.h"
+#include "sx-info-names.h"
 
 int main(int argc, char **argv)
 {
@@ -57,9 +17,12 @@ int main(int argc, char **argv)
                "Lists libsycl-ext's adapters (with why one is not usable), platforms and devices.\n"
                "Environment: SX_ADAPTERS (force a list of adapter files; 'native' is the built-in one),\n"
                "SX_ADAPTERS_PATH (directories searched first), SX_DEVICE_SELECTOR (backend:type,\n"
-               "e.g. native:cpu or !opencl:*), SX_TRACE=1 (log every adapter call), SX_LOG=debug.\n");
+               "e.g. native:cpu or !opencl:*), SX_TRACE=1 (log every adapter call), SX_LOG=debug.\n"
+               "sx-info --json writes the same as JSON (schema sycl-ext/sx-info, doc/json.md).\n");
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "--json") == 0)
+        return sx_info_json(stdout);
     if (argc > 1 && strcmp(argv[1], "--version") == 0) {
         uint32_t a, b, c;
         sx_get_version(&a, &b, &c);
