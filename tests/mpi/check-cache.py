@@ -14,7 +14,7 @@ d = sys.argv[1]
 entries = 0
 for name in sorted(os.listdir(d)):
     path = os.path.join(d, name)
-    if name.startswith(".nobinary-"):
+    if name.startswith(".nobinary-") or name == ".lock":  # lib/pcache.c's markers and eviction lock
         continue
     assert ".tmp" not in name, "a half-written entry was left behind: " + name
     m = re.fullmatch(r"([0-9a-f]{64})\.bin", name)
