@@ -426,14 +426,14 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
 /* ---------------------------------------------------------- image files */
 
 struct sx_image_file_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     void *data;
     sx_device_binaries *desc;
 };
 
 static sx_result file_register(void *data, size_t size, sx_image_file *out)
 {
-    struct sx_image_file_s *f = calloc(1, sizeof(*f));
+    struct sx_image_file_s *f = sxi_handle_new(sizeof(*f));
     if (!f) {
         free(data);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
@@ -444,10 +444,10 @@ static sx_result file_register(void *data, size_t size, sx_image_file *out)
         sxi_image_file_free(f->desc);
     if (r != SX_SUCCESS) {
         free(data);
-        free(f);
+        sxi_handle_free(f, sizeof(*f));
         return r;
     }
-    f->tag = SXI_TAG_IMAGE_FILE;
+    atomic_store(&f->tag, (uint32_t)SXI_TAG_IMAGE_FILE);
     *out = f;
     return SX_SUCCESS;
 }
@@ -512,11 +512,13 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
 
 SX_API sx_result sx_image_file_release(sx_image_file f)
 {
-    SXI_CHECK_HANDLE(f, SXI_TAG_IMAGE_FILE, "image file");
+    if (!f)
+        return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_image_file_release: image file is NULL");
+    if (!sxi_handle_kill(&f->tag, SXI_TAG_IMAGE_FILE))
+        return SXI_DEAD_HANDLE(f, "image file");
     sx_result r = sx_unregister_images(f->desc);
     sxi_image_file_free(f->desc);
     free(f->data);
-    f->tag = SXI_TAG_DEAD;
-    free(f);
+    sxi_handle_free(f, sizeof(*f));
     return r;
 }

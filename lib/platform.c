@@ -21,9 +21,8 @@ static void device_free(struct sx_device_s *d)
 {
     if (!d)
         return;
-    d->tag = SXI_TAG_DEAD;
     free(d->name);
-    free(d);
+    sxi_handle_free(d, sizeof(*d));
 }
 
 /* Query what the core keeps of a device; missing optional info gets a default. */
@@ -84,7 +83,7 @@ sx_result sxi_platforms_discover(struct sx_adapter_s *a)
     if ((r = SXA_CALL(a, platform, get, a->handle, np, ph, NULL)) != SX_SUCCESS)
         goto out;
     for (uint32_t i = 0; i < np; i++) {
-        struct sx_platform_s *p = calloc(1, sizeof(*p));
+        struct sx_platform_s *p = sxi_handle_new(sizeof(*p));
         if (!p) {
             r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
             goto out;
@@ -114,7 +113,7 @@ sx_result sxi_platforms_discover(struct sx_adapter_s *a)
         }
         r = SXA_CALL(a, device, get, p->handle, SX_DEVICE_TYPE_ALL, nd, dh, NULL);
         for (uint32_t k = 0; r == SX_SUCCESS && k < nd; k++) {
-            struct sx_device_s *d = calloc(1, sizeof(*d));
+            struct sx_device_s *d = sxi_handle_new(sizeof(*d));
             if (!d) {
                 r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
                 break;
@@ -142,8 +141,7 @@ void sxi_platforms_free(struct sx_adapter_s *a)
         for (uint32_t k = 0; k < p->num_devices; k++)
             device_free(p->devices[k]);
         free(p->devices);
-        p->tag = SXI_TAG_DEAD;
-        free(p);
+        sxi_handle_free(p, sizeof(*p));
     }
     free(a->platforms);
     a->platforms = NULL;
