@@ -97,8 +97,16 @@ static sx_result check_property(uint32_t i, const char *set, const sx_device_bin
 
 static sx_result check_binary(uint32_t i, const sx_device_binary *b)
 {
+    if (b->version != 1 && b->version != SX_DEVICE_BINARY_VERSION)
+        return bad(i, "binary version %u is unknown (this library reads 1 and %u)", b->version,
+                   SX_DEVICE_BINARY_VERSION);
     if (b->kind != SX_OFFLOAD_KIND_SYCL)
         return bad(i, "offload kind %u is not SYCL (%u)", b->kind, SX_OFFLOAD_KIND_SYCL);
+    if (!b->device_target_spec)
+        return bad(i, "target (device_target_spec) is NULL");
+    if ((b->manifest_start == NULL) != (b->manifest_end == NULL) || b->manifest_end < b->manifest_start)
+        return bad(i, "manifest range [%p, %p) is not valid", (const void *)b->manifest_start,
+                   (const void *)b->manifest_end);
     if (!b->binary_start || !b->binary_end || b->binary_end < b->binary_start)
         return bad(i, "binary range [%p, %p) is not valid", (const void *)b->binary_start, (const void *)b->binary_end);
     if (b->binary_end == b->binary_start)
@@ -472,12 +480,18 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
     SXI_CHECK_PTR(out, "file");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
-        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': %s", path,
-                         fd >= 0 && e == 0 ? "not a regular file" : strerror(e));
+        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* errno says nothing here (open and fstat succeeded). */
+        close(fd);
+        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': it is %s, not a regular file", path,
+                         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
+                         : S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
     }
     if (st.st_size > (off_t)1 << 36) {
         close(fd);

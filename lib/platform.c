@@ -80,8 +80,18 @@ sx_result sxi_platforms_discover(struct sx_adapter_s *a)
         free(ph);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
     }
-    if ((r = SXA_CALL(a, platform, get, a->handle, np, ph, NULL)) != SX_SUCCESS)
+    uint32_t np2 = np;
+    if ((r = SXA_CALL(a, platform, get, a->handle, np, ph, &np2)) != SX_SUCCESS)
         goto out;
+    if (np2 != np) {
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s reported %u platforms, then %u", a->name, np, np2);
+        goto out;
+    }
+    for (uint32_t i = 0; i < np; i++)
+        if (!ph[i]) {
+            r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s returned a NULL handle for platform %u of %u", a->name, i, np);
+            goto out;
+        }
     for (uint32_t i = 0; i < np; i++) {
         struct sx_platform_s *p = sxi_handle_new(sizeof(*p));
         if (!p) {
@@ -111,7 +121,15 @@ sx_result sxi_platforms_discover(struct sx_adapter_s *a)
             r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
             goto out;
         }
-        r = SXA_CALL(a, device, get, p->handle, SX_DEVICE_TYPE_ALL, nd, dh, NULL);
+        uint32_t nd2 = nd;
+        r = SXA_CALL(a, device, get, p->handle, SX_DEVICE_TYPE_ALL, nd, dh, &nd2);
+        if (r == SX_SUCCESS && nd2 != nd)
+            r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s reported %u devices on platform %u, then %u", a->name, nd,
+                          i, nd2);
+        for (uint32_t k = 0; r == SX_SUCCESS && k < nd; k++)
+            if (!dh[k])
+                r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s returned a NULL handle for device %u of %u", a->name,
+                              k, nd);
         for (uint32_t k = 0; r == SX_SUCCESS && k < nd; k++) {
             struct sx_device_s *d = sxi_handle_new(sizeof(*d));
             if (!d) {

@@ -120,6 +120,10 @@ SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void
     if (size && (const char *)dst < (const char *)src + size && (const char *)src < (const char *)dst + size)
         return sxi_error(SX_ERROR_INVALID_VALUE, "sx_queue_memcpy: source %p and destination %p overlap in %zu bytes",
                          src, dst, size);
+    sx_result rc;
+    if ((rc = sxi_usm_check_range(q->context, dst, size, "sx_queue_memcpy", "dst")) != SX_SUCCESS ||
+        (rc = sxi_usm_check_range(q->context, src, size, "sx_queue_memcpy", "src")) != SX_SUCCESS)
+        return rc;
     QUEUE_COMMAND(q, nw, wl, ev, "sx_queue_memcpy",
                   SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, blocking, dst, src, size, nwaits_, waits_, outp_));
 }
@@ -138,6 +142,9 @@ SX_API sx_result sx_queue_fill(sx_queue q, void *ptr, const void *pattern, size_
                          size, pattern_size);
     if (size && !ptr)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_queue_fill: ptr is NULL for %zu bytes", size);
+    sx_result rc = sxi_usm_check_range(q->context, ptr, size, "sx_queue_fill", "ptr");
+    if (rc != SX_SUCCESS)
+        return rc;
     QUEUE_COMMAND(q, nw, wl, ev, "sx_queue_fill",
                   SXA_CALL(q->adapter, enqueue, usm_fill, q->handle, ptr, pattern_size, pattern, size, nwaits_, waits_,
                            outp_));

@@ -258,6 +258,9 @@ void sxi_contexts_foreach(void (*fn)(struct sx_context_s *c, void *arg), void *a
 void sxi_contexts_release_all(void);
 /* The error for a failed two-call info query. */
 sx_result sxi_info_error(sx_result r, const char *fn, const char *object, uint32_t param, size_t size);
+/* A command's `size` bytes at `ptr` fit the context's USM allocation that
+ * holds ptr, if it knows one (usm.c); SX_ERROR_INVALID_VALUE naming fn. */
+sx_result sxi_usm_check_range(struct sx_context_s *c, const void *ptr, size_t size, const char *fn, const char *what);
 /* Is the device part of the context? */
 bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device_s *d);
 

@@ -13,7 +13,9 @@ static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER;
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
 static pthread_t *threads;
 static unsigned nthreads;
-static bool started, quitting;
+static bool quitting;
+/* Read without the lock (the fork check): atomic. */
+static _Atomic bool started;
 static struct sxn_job *head, *tail;
 static pid_t pool_pid;  /* the pool's threads exist only in this process */
 
