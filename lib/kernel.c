@@ -59,6 +59,10 @@ static sx_result handle_new(sxi_kernel *k, struct sx_kernel_s **out)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "kernel '%s': out of memory for a handle", k->name);
     h->name = k->name;
     h->k = k;
+    h->next = k->handles;
+    if (k->handles)
+        k->handles->prev = h;
+    k->handles = h;
     k->refs++;
     atomic_store(&h->tag, (uint32_t)SXI_TAG_KERNEL);
     *out = h;
@@ -173,8 +177,14 @@ SX_API sx_result sx_kernel_release(sx_kernel h)
     if (!sxi_handle_kill(&h->tag, SXI_TAG_KERNEL))
         return SXI_DEAD_HANDLE(h, "kernel");
     sxi_kernel *k = h->k;
-    sxi_handle_free(h, sizeof(*h));
     sxi_registry_lock();
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        k->handles = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    sxi_handle_free(h, sizeof(*h));
     if (--k->refs != 0) {
         sxi_registry_unlock();
         return SX_SUCCESS;

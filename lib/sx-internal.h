@@ -487,6 +487,7 @@ typedef struct sxi_kernel_slot {
 /* What all handles of one kernel name share (kernel.c). */
 typedef struct sxi_kernel {
     uint32_t refs;                         /* handles; registry lock */
+    struct sx_kernel_s *handles;           /* the live ones (registry lock): kept reachable */
     char *name;
     pthread_mutex_t lock;                  /* slot insertion and unlinking */
     _Atomic(sxi_kernel_slot *) slots;      /* newest first */
@@ -497,6 +498,7 @@ struct sx_kernel_s {
     _Atomic uint32_t tag;
     const char *name;                      /* the shared name */
     sxi_kernel *k;
+    struct sx_kernel_s *next, *prev;       /* in k->handles */
 };
 
 /* Another handle of the same kernel (sx_args keeps its own). */
