@@ -298,6 +298,8 @@ static sx_result add_builtin_native(void)
         free(a);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
     }
+    /* Said before trying: an adapter that crashes is then the last one named. */
+    SXI_LOG(SX_LOG_INFO, "adapter %s (%s): trying", a->name, a->path);
     adapter_open(a, sxn_get_proc_table);
     return SX_SUCCESS;
 }
@@ -318,6 +320,7 @@ static sx_result add_file(const char *path)
         free(a);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_init: out of memory");
     }
+    SXI_LOG(SX_LOG_INFO, "adapter %s (%s): trying", a->name, a->path);
     adapter_load_file(a);
     return SX_SUCCESS;
 }

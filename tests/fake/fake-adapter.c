@@ -3,7 +3,9 @@
  * device, host memory, programs that accept any bytes, launches that only
  * count); FAKE_MISSING_ENTRY leaves out a mandatory entry; FAKE_WRONG_ABI
  * speaks ABI 99.0; FAKE_INIT_FAILS fails init; FAKE_UNDEFINED_SYMBOL
- * references a symbol nothing defines (dlopen fails). */
+ * references a symbol nothing defines (dlopen fails); FAKE_INIT_CRASHES
+ * crashes in init (sx-info --isolate). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,9 @@ static sx_result f_init(const sxa_services *s, sxa_adapter *out)
 {
 #ifdef FAKE_INIT_FAILS
     return s->error(SX_ERROR_DEVICE_LOST, "fake init failure on purpose");
+#endif
+#ifdef FAKE_INIT_CRASHES
+    raise(SIGSEGV);
 #endif
     svc = s;
     adapter.base.dispatch = platform.base.dispatch = device.base.dispatch = s->dispatch;
