@@ -421,11 +421,18 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
     index_key_fix();
     atomic_fetch_add(&sxi_registry_generation, 1);
     /* Kernels and programs built from these images go now, while the
-     * adapters are still there (after sx_fini there are none to drop). */
-    for (uint32_t i = 0; i < lib->num_images; i++) {
-        sxi_kernels_drop_image(lib->images[i].id);
+     * adapters are still there (after sx_fini there are none to drop).
+     * Launches may still hold the kernels' slots: they are unlinked here,
+     * then released after a grace period (epoch.c). The registry lock
+     * stays held: a context being torn down meanwhile waits for it before
+     * it releases its programs and adapter context, which these slots'
+     * adapter kernels must not outlive. */
+    struct sxi_kernel_slot *retired = NULL;
+    for (uint32_t i = 0; i < lib->num_images; i++)
+        sxi_kernels_unlink_image(lib->images[i].id, &retired);
+    sxi_kernels_free_retired(retired);
+    for (uint32_t i = 0; i < lib->num_images; i++)
         sxi_programs_drop_image(lib->images[i].id);
-    }
     sxi_registry_unlock();
     library_free(lib);
     return SX_SUCCESS;

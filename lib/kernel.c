@@ -147,7 +147,7 @@ static void unlink_slots(sxi_kernel *k, bool (*pred)(const sxi_kernel_slot *, co
 }
 
 /* After a grace period no launch can hold them: release and free. */
-static void free_retired(sxi_kernel_slot *retired)
+void sxi_kernels_free_retired(sxi_kernel_slot *retired)
 {
     if (!retired)
         return;
@@ -192,8 +192,10 @@ SX_API sx_result sx_kernel_release(sx_kernel h)
     sxi_strmap_remove(&kernels, k->name);
     sxi_kernel_slot *retired = NULL;
     unlink_slots(k, any_slot, NULL, &retired);
+    /* Freed before the registry lock goes: a context torn down meanwhile
+     * (which takes it first) must not release its programs under them. */
+    sxi_kernels_free_retired(retired);
     sxi_registry_unlock();
-    free_retired(retired);
     pthread_mutex_destroy(&k->lock);
     free(k->name);
     free(k);
@@ -207,15 +209,13 @@ void sxi_kernels_drop_context(struct sx_context_s *ctx)
     SXI_STRMAP_FOREACH(&kernels, s)
         unlink_slots(s->value, slot_in_context, ctx, &retired);
     sxi_registry_unlock();
-    free_retired(retired);
+    sxi_kernels_free_retired(retired);
 }
 
-void sxi_kernels_drop_image(uint64_t image_id)
+void sxi_kernels_unlink_image(uint64_t image_id, sxi_kernel_slot **retired)
 {
-    sxi_kernel_slot *retired = NULL;
     SXI_STRMAP_FOREACH(&kernels, s)
-        unlink_slots(s->value, slot_uses_image, &image_id, &retired);
-    free_retired(retired);
+        unlink_slots(s->value, slot_uses_image, &image_id, retired);
 }
 
 void sxi_kernels_drop_all(void)
@@ -224,8 +224,8 @@ void sxi_kernels_drop_all(void)
     sxi_registry_lock();
     SXI_STRMAP_FOREACH(&kernels, s)
         unlink_slots(s->value, any_slot, NULL, &retired);
+    sxi_kernels_free_retired(retired);
     sxi_registry_unlock();
-    free_retired(retired);
 }
 
 sx_result sxi_kernel_slot_get(struct sx_kernel_s *h, struct sx_queue_s *q)

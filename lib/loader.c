@@ -343,6 +343,14 @@ static sx_result load_forced(const char *list)
     return r;
 }
 
+/* The install's adapter directory; SX_ADAPTER_DIR replaces it (make check
+ * points it away from an installed copy, so tests see the build tree). */
+static const char *adapter_dir(void)
+{
+    const char *d = sxi_getenv("SX_ADAPTER_DIR");
+    return d && *d ? d : SX_ADAPTER_DIR;
+}
+
 /* Default discovery: the built-in native adapter, then each default name,
  * taken from the first directory that has it: SX_ADAPTERS_PATH (a
  * ':'-separated list), then the configured adapter directory. Nothing is
@@ -366,7 +374,7 @@ static sx_result load_default(void)
             }
         }
         if (!found) {
-            snprintf(path, sizeof(path), "%s/%s", SX_ADAPTER_DIR, default_names[i]);
+            snprintf(path, sizeof(path), "%s/%s", adapter_dir(), default_names[i]);
             found = access(path, F_OK) == 0;
         }
         if (found)

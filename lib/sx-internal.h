@@ -508,8 +508,11 @@ sx_result sxi_kernel_dup(struct sx_kernel_s *k, struct sx_kernel_s **out);
 sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q);
 /* Forget slots of a context (context teardown) or every slot (unregistration). */
 void sxi_kernels_drop_context(struct sx_context_s *ctx);
-/* Forget slots whose program used the image (registry lock held). */
-void sxi_kernels_drop_image(uint64_t image_id);
+/* Unlink the slots whose program used the image onto *retired (registry
+ * lock held); free them with sxi_kernels_free_retired, which waits for a
+ * grace period (better without the registry lock: builders wait on it). */
+void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retired);
+void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
 
 /* ------------------------------------------ lock-free readers (epoch.c) */

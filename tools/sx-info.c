@@ -99,8 +99,9 @@ static int candidates(char ***out)
             }
             p += len + (p[len] == ':');
         }
+        const char *dir = getenv("SX_ADAPTER_DIR");
         if (!found) {
-            snprintf(path, sizeof(path), "%s/%s", SX_ADAPTER_DIR, names[i]);
+            snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : SX_ADAPTER_DIR, names[i]);
             found = access(path, F_OK) == 0;
         }
         if (found)
