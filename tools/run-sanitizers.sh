@@ -30,7 +30,7 @@ fi
 
 SUITES="tests/test-api tests/test-register tests/test-defects tests/test-ffk tests/e2e/test-e2e-ffk \
 tests/e2e/test-e2e-dg tests/e2e/test-reliability"
-TARGETS="$SUITES tests/stress tests/e2e/ffk.sximg tests/e2e/dg.sximg tests/e2e/scope2.sximg \
+TARGETS="$SUITES tests/stress tests/e2e/ffk.sximg tests/e2e/dg.sximg tests/e2e/scope2.sximg tests/e2e/decomp-host.so \
 adapters/native/sx-native-builtins.la tests/fake/fake-good.la tests/fake/fake-missing.la \
 tests/fake/fake-wrongabi.la tests/fake/fake-initfails.la tests/fake/fake-undefined.la"
 
@@ -50,7 +50,7 @@ run_one() { # KIND SANITIZE
     export SX_NATIVE_BUILTINS=$b/adapters/native/.libs/sx-native-builtins.so CK_DEFAULT_TIMEOUT=600
     export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:exitcode=66
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=66
-    export TSAN_OPTIONS=halt_on_error=1:exitcode=66:second_deadlock_stack=1
+    export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$S/tools/tsan.supp"
     fails=0
     for t in $SUITES; do
         if (cd "$b" && ./libtool --mode=execute "./$t") > "$b/run.out" 2>&1; then

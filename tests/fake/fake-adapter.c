@@ -255,12 +255,12 @@ __attribute__((unused)) static sx_result f_launch(sxa_queue q, sxa_kernel k, uin
                           const size_t *l, uint32_t na, const sx_arg *args, uint32_t ne, const sxa_event *w,
                           sxa_event *out)
 {
-    __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+    unsigned long count = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     /* A pointer argument gets the number of launches written into it, so
      * tests can see the arguments really arrive. */
     for (uint32_t i = 0; i < na; i++)
         if (args[i].type == SX_ARG_POINTER && args[i].value)
-            *(unsigned long *)args[i].value = launches;
+            *(unsigned long *)args[i].value = count;
     /* FAKE_LAUNCH_LOG: one line per launch, "dims global local | index:type:size:bytes ...". */
     const char *log = svc->getenv("FAKE_LAUNCH_LOG");
     FILE *f = log ? fopen(log, "a") : NULL;
