@@ -299,7 +299,7 @@ __attribute__((unused)) static sx_result f_launch(sxa_queue q, sxa_kernel k, uin
      * tests can see the arguments really arrive. */
     for (uint32_t i = 0; i < na; i++)
         if (args[i].type == SX_ARG_POINTER && args[i].value)
-            *(unsigned long *)args[i].value = count;
+            __atomic_store_n((unsigned long *)args[i].value, count, __ATOMIC_RELAXED); /* launches from many threads */
     /* FAKE_LAUNCH_LOG: one line per launch, "dims global local | index:type:size:bytes ...". */
     const char *log = svc->getenv("FAKE_LAUNCH_LOG");
     FILE *f = log ? fopen(log, "a") : NULL;
