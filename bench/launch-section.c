@@ -68,16 +68,21 @@ int main(int argc, char **argv)
     if (!ratio)
         return 1;
     for (int r = 0; r < rounds; r++) {
-        double t0 = bench_now();
-        for (long i = 0; i < n; i++)
-            CHECK(bare_launch(q, k, 1, NULL, g, l, 1, args));
-        CHECK(sx_queue_wait(q));
-        double t1 = bench_now();
-        for (long i = 0; i < n; i++)
-            CHECK(sx_queue_launch(q, k, 1, NULL, g, l, 1, args, 0, NULL, NULL));
-        CHECK(sx_queue_wait(q));
-        double t2 = bench_now();
-        ratio[r] = (t2 - t1) / (t1 - t0);
+        /* Which side goes first alternates, so order effects cancel. */
+        double t[2];
+        for (int side = 0; side < 2; side++) {
+            bool section = (side ^ r) & 1;
+            double t0 = bench_now();
+            if (section)
+                for (long i = 0; i < n; i++)
+                    CHECK(sx_queue_launch(q, k, 1, NULL, g, l, 1, args, 0, NULL, NULL));
+            else
+                for (long i = 0; i < n; i++)
+                    CHECK(bare_launch(q, k, 1, NULL, g, l, 1, args));
+            CHECK(sx_queue_wait(q));
+            t[section] = bench_now() - t0;
+        }
+        ratio[r] = t[1] / t[0];
     }
     qsort(ratio, (size_t)rounds, sizeof(double), cmp);
     printf("launch-section: %d rounds of %ld launches each side; section/bare median %.3f (range %.3f .. %.3f)\n",
