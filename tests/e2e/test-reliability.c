@@ -54,6 +54,18 @@ static void *launch_loop(void *arg)
     return NULL;
 }
 
+/* Two threads launching `k` on `q` until *stop. */
+static void start_launchers(launcher l[2], pthread_t th[2], sx_queue q, sx_kernel k, _Atomic int *stop)
+{
+    for (int i = 0; i < 2; i++) {
+        memset(&l[i], 0, sizeof(l[i]));
+        l[i].q = q;
+        l[i].k = k;
+        l[i].stop = stop;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, launch_loop, &l[i]), 0);
+    }
+}
+
 /* Two threads launch a kept handle while this one releases and reloads
  * the image file: every launch succeeds or says the kernel is gone
  * (before: a segfault in 9 of 10 runs). */
@@ -67,13 +79,7 @@ START_TEST(launch_races_image_release)
     _Atomic int stop = 0;
     launcher l[2];
     pthread_t th[2];
-    for (int i = 0; i < 2; i++) {
-        memset(&l[i], 0, sizeof(l[i]));
-        l[i].q = t.q;
-        l[i].k = k;
-        l[i].stop = &stop;
-        ck_assert_int_eq(pthread_create(&th[i], NULL, launch_loop, &l[i]), 0);
-    }
+    start_launchers(l, th, t.q, k, &stop);
     for (int i = 0, n = rounds(1000); i < n; i++) {
         CK_OK(sx_image_file_release(t.file));
         /* Unregistered: a launch now must say so, whatever ran before. */
@@ -105,13 +111,7 @@ START_TEST(launch_races_other_context_release)
     _Atomic int stop = 0;
     launcher l[2];
     pthread_t th[2];
-    for (int i = 0; i < 2; i++) {
-        memset(&l[i], 0, sizeof(l[i]));
-        l[i].q = t.q;
-        l[i].k = k;
-        l[i].stop = &stop;
-        ck_assert_int_eq(pthread_create(&th[i], NULL, launch_loop, &l[i]), 0);
-    }
+    start_launchers(l, th, t.q, k, &stop);
     for (int i = 0, n = rounds(200); i < n; i++) {
         sx_context c;
         sx_queue q;
