@@ -6,3 +6,4 @@ B=${SX_TEST_BUILDDIR:-.}
 S=${SX_TEST_SRCDIR:-.}
 "$B/fuzz/fuzz-spirv-smoke" "$S/fuzz/corpus/spirv"
 "$B/fuzz/fuzz-image-file-smoke" "$S/fuzz/corpus/image-file"
+"$B/fuzz/fuzz-register-smoke" "$S/fuzz/corpus/image-file" "$S/fuzz/corpus/register"

@@ -35,11 +35,11 @@ SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devs, 
                                  devs[i]->name, k, i);
     }
     struct sx_adapter_s *a = devs[0]->adapter;
-    struct sx_context_s *c = calloc(1, sizeof(*c));
+    struct sx_context_s *c = sxi_handle_new(sizeof(*c));
     sxa_device *handles = calloc(num_devices, sizeof(*handles));
     struct sx_device_s **list = calloc(num_devices, sizeof(*list));
     if (!c || !handles || !list) {
-        free(c);
+        sxi_handle_free(c, sizeof(*c));
         free(handles);
         free(list);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_context_create: out of memory");
@@ -50,8 +50,10 @@ SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devs, 
     }
     sx_result r = SXA_CALL(a, context, create, num_devices, handles, &c->handle);
     free(handles);
+    if (r == SX_SUCCESS && !c->handle)
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' returned a NULL context and success", a->name);
     if (r != SX_SUCCESS) {
-        free(c);
+        sxi_handle_free(c, sizeof(*c));
         free(list);
         sxi_error_prefix("sx_context_create(%s)", a->name);
         return r;
@@ -80,22 +82,65 @@ SX_API sx_result sx_context_retain(sx_context c)
     return SX_SUCCESS;
 }
 
+void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d)
+{
+    pthread_mutex_lock(&c->lock);
+    d->prev = NULL;
+    d->next = c->deps;
+    if (c->deps)
+        c->deps->prev = d;
+    c->deps = d;
+    pthread_mutex_unlock(&c->lock);
+}
+
+void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
+{
+    pthread_mutex_lock(&c->lock);
+    if (d->prev)
+        d->prev->next = d->next;
+    else if (c->deps == d)
+        c->deps = d->next;
+    if (d->next)
+        d->next->prev = d->prev;
+    d->next = d->prev = NULL;
+    pthread_mutex_unlock(&c->lock);
+}
+
 static void context_destroy(struct sx_context_s *c)
 {
     struct sx_adapter_s *a = c->adapter;
-    while (c->queues)
-        sxi_queue_destroy(c->queues);
+    atomic_store(&c->tag, (uint32_t)SXI_TAG_DEAD);
+    /* Queues and events the application left (sx_fini): each goes first. */
+    for (;;) {
+        pthread_mutex_lock(&c->lock);
+        sxi_dep *d = c->deps;
+        if (d)
+            c->deps = d->next;
+        if (c->deps)
+            c->deps->prev = NULL;
+        pthread_mutex_unlock(&c->lock);
+        if (!d)
+            break;
+        d->next = d->prev = NULL;
+        d->destroy(d);
+    }
     sxi_kernels_drop_context(c);
     sxi_programs_release(c);
     sxi_dg_drop_context(c);
-    SXI_PTRMAP_FOREACH(&c->usm, s)
-        SXA_CALL(a, usm, free, c->handle, (void *)s->key);
+    SXI_PTRMAP_FOREACH(&c->usm, s) {
+        sx_result r = SXA_CALL(a, usm, free, c->handle, (void *)s->key);
+        if (r != SX_SUCCESS)
+            SXI_LOG(SX_LOG_WARN, "context teardown: freeing USM %p on %s failed: %s: %s", (void *)s->key, a->name,
+                    sx_result_name(r), sx_last_error());
+    }
     sxi_ptrmap_free(&c->usm);
-    SXA_CALL(a, context, release, c->handle);
+    sx_result r = SXA_CALL(a, context, release, c->handle);
+    if (r != SX_SUCCESS)
+        SXI_LOG(SX_LOG_WARN, "context teardown: adapter %s failed to release its context: %s: %s", a->name,
+                sx_result_name(r), sx_last_error());
     pthread_mutex_destroy(&c->lock);
-    c->tag = SXI_TAG_DEAD;
     free(c->devices);
-    free(c);
+    sxi_handle_free(c, sizeof(*c));
 }
 
 static void unlink_context(struct sx_context_s *c)
@@ -110,7 +155,12 @@ static void unlink_context(struct sx_context_s *c)
 
 sx_result sxi_context_release(struct sx_context_s *c)
 {
-    if (atomic_fetch_sub(&c->refs, 1) != 1)
+    uint32_t refs = atomic_load(&c->refs);
+    do {
+        if (refs == 0) /* a release racing the last one */
+            return sxi_error(SX_ERROR_INVALID_HANDLE, "context %p: released more often than retained", (void *)c);
+    } while (!atomic_compare_exchange_weak(&c->refs, &refs, refs - 1));
+    if (refs != 1)
         return SX_SUCCESS;
     pthread_mutex_lock(&contexts_lock);
     unlink_context(c);

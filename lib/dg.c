@@ -72,10 +72,11 @@ static uint32_t dg_access(const dg *d) { return d->num_refs ? d->refs[0].global-
 static void instance_free(dg_instance *in)
 {
     struct sx_adapter_s *a = in->context->adapter;
-    if (in->adapter_owned)
-        SXA_CALL(a, global, instance_release, in->context->handle, in->usm);
-    else
-        SXA_CALL(a, usm, free, in->context->handle, in->usm);
+    sx_result r = in->adapter_owned ? SXA_CALL(a, global, instance_release, in->context->handle, in->usm)
+                                    : SXA_CALL(a, usm, free, in->context->handle, in->usm);
+    if (r != SX_SUCCESS)
+        SXI_LOG(SX_LOG_WARN, "releasing a device_global instance on %s failed: %s: %s", a->name, sx_result_name(r),
+                sx_last_error());
     free(in);
 }
 
@@ -245,6 +246,10 @@ sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im)
                 if (!sxi_prop_bytes(m, &s, &sl) || sl == 0 || sl > 1024 || memchr(s, 0, sl - 1))
                     return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: %s is not a symbol name",
                                      index, mapping);
+                if (g->symbol_owned)
+                    return sxi_error(SX_ERROR_INVALID_BINARY,
+                                     "sx_register_images: image %u: \"%s\" holds %s twice", index,
+                                     SX_PROP_SET_PROGRAM_METADATA, mapping);
                 if (!(g->symbol_owned = strndup((const char *)s, sl)))
                     return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
                 g->symbol = g->symbol_owned;
@@ -342,6 +347,8 @@ static sx_result instance_get(dg *d, struct sx_queue_s *q, dg_instance **out)
         r = SXA_CALL(a, global, instance_create, q->context->handle, q->device->handle, size, &in->usm);
         in->adapter_owned = r == SX_SUCCESS;
     }
+    if (r == SX_SUCCESS && !in->usm)
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' returned a NULL instance and success", a->name);
     if (r != SX_SUCCESS) {
         free(in);
         sxi_error_prefix("device_global '%s': allocating its %u bytes on %s", d->uid, size, q->device->name);
@@ -672,14 +679,23 @@ SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *
     return copy(&c);
 }
 
-static sx_result elems(size_t elem, size_t count, size_t start, size_t *bytes, size_t *offset)
+static sx_result elems(const void *global, size_t elem, size_t count, size_t start, size_t *bytes, size_t *offset)
 {
+    if (elem && !__builtin_mul_overflow(elem, count, bytes) && !__builtin_mul_overflow(elem, start, offset))
+        return SX_SUCCESS;
+    /* Name the variable (or say it is not one) in the message. */
+    char name[1100];
+    pthread_mutex_lock(&dg_lock);
+    dg *d = global ? find_host(global) : NULL;
+    if (d)
+        snprintf(name, sizeof(name), "device_global '%s' (%u bytes)", d->uid, dg_size(d));
+    else
+        snprintf(name, sizeof(name), "device_global %p (not registered)", global);
+    pthread_mutex_unlock(&dg_lock);
     if (elem == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "device_global copy: element size 0");
-    if (__builtin_mul_overflow(elem, count, bytes) || __builtin_mul_overflow(elem, start, offset))
-        return sxi_error(SX_ERROR_INVALID_VALUE, "device_global copy: %zu elements of %zu bytes from index %zu overflow",
-                         count, elem, start);
-    return SX_SUCCESS;
+        return sxi_error(SX_ERROR_INVALID_SIZE, "%s: copy with element size 0", name);
+    return sxi_error(SX_ERROR_INVALID_VALUE, "%s: copy of %zu elements of %zu bytes from index %zu overflows size_t",
+                     name, count, elem, start);
 }
 
 SX_API sx_result sx_queue_device_global_copy_to(sx_queue q, const void *src, const void *global, size_t elem,
@@ -687,7 +703,7 @@ SX_API sx_result sx_queue_device_global_copy_to(sx_queue q, const void *src, con
                                                 const sx_event *wl, sx_event *ev)
 {
     size_t bytes = 0, offset = 0;
-    sx_result r = elems(elem, count, start, &bytes, &offset);
+    sx_result r = elems(global, elem, count, start, &bytes, &offset);
     return r != SX_SUCCESS ? r : sx_queue_device_global_write(q, global, src, bytes, offset, blocking, nw, wl, ev);
 }
 
@@ -696,6 +712,6 @@ SX_API sx_result sx_queue_device_global_copy_from(sx_queue q, void *dst, const v
                                                   const sx_event *wl, sx_event *ev)
 {
     size_t bytes = 0, offset = 0;
-    sx_result r = elems(elem, count, start, &bytes, &offset);
+    sx_result r = elems(global, elem, count, start, &bytes, &offset);
     return r != SX_SUCCESS ? r : sx_queue_device_global_read(q, dst, global, bytes, offset, blocking, nw, wl, ev);
 }

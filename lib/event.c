@@ -1,12 +1,31 @@
 /* event.c: public events wrapping adapter events, and wait lists. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "sx-internal.h"
 
+static sx_result event_destroy(struct sx_event_s *e)
+{
+    sx_result r = SX_SUCCESS;
+    if (e->handle && (r = SXA_CALL(e->adapter, event, release, e->handle)) != SX_SUCCESS)
+        sxi_error_prefix("releasing event %p (%s)", (void *)e, e->adapter->name);
+    sxi_handle_free(e, sizeof(*e));
+    return r;
+}
+
+/* sx_fini with the event still there: its context goes without it. */
+static void event_destroy_dep(sxi_dep *d)
+{
+    struct sx_event_s *e = (struct sx_event_s *)((char *)d - offsetof(struct sx_event_s, dep));
+    atomic_store(&e->tag, (uint32_t)SXI_TAG_DEAD);
+    if (event_destroy(e) != SX_SUCCESS)
+        SXI_LOG(SX_LOG_WARN, "context teardown: %s", sx_last_error());
+}
+
 sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event h, sx_event *out)
 {
     struct sx_adapter_s *a = q->adapter;
-    struct sx_event_s *e = malloc(sizeof(*e));
+    struct sx_event_s *e = sxi_handle_new(sizeof(*e));
     if (!e) {
         if (h) {
             SXA_CALL(a, event, wait, 1, &h);
@@ -14,11 +33,13 @@ sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event h, sx_event *out)
         }
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory for an event (the command was waited for)");
     }
-    e->tag = SXI_TAG_EVENT;
     e->adapter = a;
     e->context = q->context;
     atomic_fetch_add(&q->context->refs, 1);
     e->handle = h;
+    e->dep.destroy = event_destroy_dep;
+    sxi_context_dep_add(q->context, &e->dep);
+    atomic_store(&e->tag, (uint32_t)SXI_TAG_EVENT);
     *out = e;
     return SX_SUCCESS;
 }
@@ -39,7 +60,7 @@ sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, 
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct sx_event_s *e = in[i];
-        if (!e || e->tag != SXI_TAG_EVENT) {
+        if (!e || sxi_tag_of(&e->tag) != SXI_TAG_EVENT) {
             if (list != stack)
                 free(list);
             return sxi_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "wait list entry %u (%p) is not a live event", i,
@@ -122,13 +143,11 @@ SX_API sx_result sx_event_release(sx_event e)
 {
     if (!e)
         return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_event_release: event is NULL");
-    if (e->tag != SXI_TAG_EVENT)
-        return sxi_error(SX_ERROR_INVALID_HANDLE, "sx_event_release: %p is not a live event", (void *)e);
-    SXI_CHECK_INIT();
-    if (e->handle)
-        SXA_CALL(e->adapter, event, release, e->handle);
-    e->tag = SXI_TAG_DEAD;
+    if (!sxi_handle_kill(&e->tag, SXI_TAG_EVENT))
+        return SXI_DEAD_HANDLE(e, "event");
     struct sx_context_s *c = e->context;
-    free(e);
-    return sxi_context_release(c);
+    sxi_context_dep_remove(c, &e->dep);
+    sx_result r = event_destroy(e);
+    sx_result r2 = sxi_context_release(c);
+    return r != SX_SUCCESS ? r : r2;
 }

@@ -202,7 +202,7 @@ typedef struct {
 } source_arg;
 
 struct sx_args_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     struct sx_kernel_s *kernel;
     uint32_t num;         /* source params known when created (0: unknown, grows) */
     uint32_t cap;
@@ -243,18 +243,22 @@ SX_API sx_result sx_args_create(sx_kernel k, sx_args *out)
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
     SXI_CHECK_PTR(out, "args");
-    struct sx_args_s *a = calloc(1, sizeof(*a));
+    struct sx_args_s *a = sxi_handle_new(sizeof(*a));
     if (!a)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_args_create: out of memory");
     uint32_t n = source_count(k);
     a->num = n;
     a->cap = n == UINT32_MAX ? 0 : n;
     if (a->cap && !(a->args = calloc(a->cap, sizeof(*a->args)))) {
-        free(a);
+        sxi_handle_free(a, sizeof(*a));
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_args_create: out of memory");
     }
-    atomic_fetch_add(&k->refs, 1);
-    a->kernel = k;
+    sx_result r = sxi_kernel_dup(k, &a->kernel);
+    if (r != SX_SUCCESS) {
+        free(a->args);
+        sxi_handle_free(a, sizeof(*a));
+        return r;
+    }
     a->tag = SXI_TAG_ARGS;
     *out = a;
     return SX_SUCCESS;
@@ -262,13 +266,15 @@ SX_API sx_result sx_args_create(sx_kernel k, sx_args *out)
 
 SX_API sx_result sx_args_release(sx_args a)
 {
-    SXI_CHECK_HANDLE(a, SXI_TAG_ARGS, "args");
+    if (!a)
+        return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_args_release: args is NULL");
+    if (!sxi_handle_kill(&a->tag, SXI_TAG_ARGS))
+        return SXI_DEAD_HANDLE(a, "args");
     for (uint32_t i = 0; i < a->cap; i++)
         arg_clear(&a->args[i]);
     free(a->args);
-    a->tag = SXI_TAG_DEAD;
     struct sx_kernel_s *k = a->kernel;
-    free(a);
+    sxi_handle_free(a, sizeof(*a));
     return sx_kernel_release(k);
 }
 
@@ -448,9 +454,25 @@ static sx_result map_args(const struct sx_args_s *a, const sxi_signature *sig, c
     return SX_SUCCESS;
 }
 
+static sx_result launch_in_section(struct sx_queue_s *q, struct sx_args_s *a, bool single, uint32_t dims,
+                                   const size_t *global, const size_t *local, const sx_launch_properties *props,
+                                   uint32_t nw, const sx_event *wl, sx_event *ev);
+
+/* The slot (and the signature it points to) stays valid until the reader
+ * section ends, whatever other threads unregister meanwhile (epoch.c). */
 static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, uint32_t dims, const size_t *global,
                         const size_t *local, const sx_launch_properties *props, uint32_t nw, const sx_event *wl,
                         sx_event *ev)
+{
+    sxi_read_lock();
+    sx_result r = launch_in_section(q, a, single, dims, global, local, props, nw, wl, ev);
+    sxi_read_unlock();
+    return r;
+}
+
+static sx_result launch_in_section(struct sx_queue_s *q, struct sx_args_s *a, bool single, uint32_t dims,
+                                   const size_t *global, const size_t *local, const sx_launch_properties *props,
+                                   uint32_t nw, const sx_event *wl, sx_event *ev)
 {
     struct sx_kernel_s *k = a->kernel;
     if (props && props->size < sizeof(uint32_t) * 2 + sizeof(size_t))

@@ -97,8 +97,16 @@ static sx_result check_property(uint32_t i, const char *set, const sx_device_bin
 
 static sx_result check_binary(uint32_t i, const sx_device_binary *b)
 {
+    if (b->version != 1 && b->version != SX_DEVICE_BINARY_VERSION)
+        return bad(i, "binary version %u is unknown (this library reads 1 and %u)", b->version,
+                   SX_DEVICE_BINARY_VERSION);
     if (b->kind != SX_OFFLOAD_KIND_SYCL)
         return bad(i, "offload kind %u is not SYCL (%u)", b->kind, SX_OFFLOAD_KIND_SYCL);
+    if (!b->device_target_spec)
+        return bad(i, "target (device_target_spec) is NULL");
+    if ((b->manifest_start == NULL) != (b->manifest_end == NULL) || b->manifest_end < b->manifest_start)
+        return bad(i, "manifest range [%p, %p) is not valid", (const void *)b->manifest_start,
+                   (const void *)b->manifest_end);
     if (!b->binary_start || !b->binary_end || b->binary_end < b->binary_start)
         return bad(i, "binary range [%p, %p) is not valid", (const void *)b->binary_start, (const void *)b->binary_end);
     if (b->binary_end == b->binary_start)
@@ -413,11 +421,18 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
     index_key_fix();
     atomic_fetch_add(&sxi_registry_generation, 1);
     /* Kernels and programs built from these images go now, while the
-     * adapters are still there (after sx_fini there are none to drop). */
-    for (uint32_t i = 0; i < lib->num_images; i++) {
-        sxi_kernels_drop_image(lib->images[i].id);
+     * adapters are still there (after sx_fini there are none to drop).
+     * Launches may still hold the kernels' slots: they are unlinked here,
+     * then released after a grace period (epoch.c). The registry lock
+     * stays held: a context being torn down meanwhile waits for it before
+     * it releases its programs and adapter context, which these slots'
+     * adapter kernels must not outlive. */
+    struct sxi_kernel_slot *retired = NULL;
+    for (uint32_t i = 0; i < lib->num_images; i++)
+        sxi_kernels_unlink_image(lib->images[i].id, &retired);
+    sxi_kernels_free_retired(retired);
+    for (uint32_t i = 0; i < lib->num_images; i++)
         sxi_programs_drop_image(lib->images[i].id);
-    }
     sxi_registry_unlock();
     library_free(lib);
     return SX_SUCCESS;
@@ -426,14 +441,14 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
 /* ---------------------------------------------------------- image files */
 
 struct sx_image_file_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     void *data;
     sx_device_binaries *desc;
 };
 
 static sx_result file_register(void *data, size_t size, sx_image_file *out)
 {
-    struct sx_image_file_s *f = calloc(1, sizeof(*f));
+    struct sx_image_file_s *f = sxi_handle_new(sizeof(*f));
     if (!f) {
         free(data);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
@@ -444,10 +459,10 @@ static sx_result file_register(void *data, size_t size, sx_image_file *out)
         sxi_image_file_free(f->desc);
     if (r != SX_SUCCESS) {
         free(data);
-        free(f);
+        sxi_handle_free(f, sizeof(*f));
         return r;
     }
-    f->tag = SXI_TAG_IMAGE_FILE;
+    atomic_store(&f->tag, (uint32_t)SXI_TAG_IMAGE_FILE);
     *out = f;
     return SX_SUCCESS;
 }
@@ -472,12 +487,18 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
     SXI_CHECK_PTR(out, "file");
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
         if (fd >= 0)
             close(fd);
-        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': %s", path,
-                         fd >= 0 && e == 0 ? "not a regular file" : strerror(e));
+        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* errno says nothing here (open and fstat succeeded). */
+        close(fd);
+        return sxi_error(SX_ERROR_IO, "sx_image_file_load: cannot read '%s': it is %s, not a regular file", path,
+                         S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
+                         : S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
     }
     if (st.st_size > (off_t)1 << 36) {
         close(fd);
@@ -512,11 +533,13 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
 
 SX_API sx_result sx_image_file_release(sx_image_file f)
 {
-    SXI_CHECK_HANDLE(f, SXI_TAG_IMAGE_FILE, "image file");
+    if (!f)
+        return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_image_file_release: image file is NULL");
+    if (!sxi_handle_kill(&f->tag, SXI_TAG_IMAGE_FILE))
+        return SXI_DEAD_HANDLE(f, "image file");
     sx_result r = sx_unregister_images(f->desc);
     sxi_image_file_free(f->desc);
     free(f->data);
-    f->tag = SXI_TAG_DEAD;
-    free(f);
+    sxi_handle_free(f, sizeof(*f));
     return r;
 }

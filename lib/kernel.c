@@ -6,7 +6,7 @@
 
 #include "sx-internal.h"
 
-static sxi_strmap kernels;  /* name -> struct sx_kernel_s, registry lock */
+static sxi_strmap kernels;  /* name -> sxi_kernel, registry lock */
 
 sx_result sxi_select_image(const char *name, const struct sx_device_s *dev, sxi_image **out, uint32_t *entry)
 {
@@ -51,70 +51,112 @@ sx_result sxi_select_image(const char *name, const struct sx_device_s *dev, sxi_
     return SX_SUCCESS;
 }
 
+/* A new handle of shared record `k` (registry lock held). */
+static sx_result handle_new(sxi_kernel *k, struct sx_kernel_s **out)
+{
+    struct sx_kernel_s *h = sxi_handle_new(sizeof(*h));
+    if (!h)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "kernel '%s': out of memory for a handle", k->name);
+    h->name = k->name;
+    h->k = k;
+    h->next = k->handles;
+    if (k->handles)
+        k->handles->prev = h;
+    k->handles = h;
+    k->refs++;
+    atomic_store(&h->tag, (uint32_t)SXI_TAG_KERNEL);
+    *out = h;
+    return SX_SUCCESS;
+}
+
 SX_API sx_result sx_kernel_get(const char *name, sx_kernel *out)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_PTR(name, "name");
     SXI_CHECK_PTR(out, "kernel");
     sxi_registry_lock();
-    struct sx_kernel_s *k = sxi_strmap_get(&kernels, name);
+    sxi_kernel *k = sxi_strmap_get(&kernels, name);
     sxi_image *img;
     /* A live handle outlives its images (sx.h): a name that no registered
-     * image has any more is not found, whoever still holds the handle. */
-    if (k && sxi_registry_find_kernel(name, &img, 1) > 0) {
-        atomic_fetch_add(&k->refs, 1);
-        sxi_registry_unlock();
-        *out = k;
-        return SX_SUCCESS;
-    }
-    if (k || sxi_registry_find_kernel(name, &img, 1) == 0) {
+     * image has any more is not found, whoever still holds a handle. */
+    if (sxi_registry_find_kernel(name, &img, 1) == 0) {
         sxi_registry_unlock();
         return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get: no registered image has a kernel '%s'", name);
     }
-    k = calloc(1, sizeof(*k));
-    if (k)
-        k->name = strdup(name);
-    if (!k || !k->name || !sxi_strmap_put(&kernels, k->name, k)) {
-        sxi_registry_unlock();
+    if (!k) {
+        k = calloc(1, sizeof(*k));
         if (k)
-            free(k->name);
-        free(k);
-        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_kernel_get: out of memory");
+            k->name = strdup(name);
+        if (!k || !k->name || !sxi_strmap_put(&kernels, k->name, k)) {
+            sxi_registry_unlock();
+            if (k)
+                free(k->name);
+            free(k);
+            return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_kernel_get: out of memory");
+        }
+        pthread_mutex_init(&k->lock, NULL);
     }
-    k->tag = SXI_TAG_KERNEL;
-    atomic_init(&k->refs, 1);
-    pthread_mutex_init(&k->lock, NULL);
+    sx_result r = handle_new(k, out);
+    if (r != SX_SUCCESS && k->refs == 0) {
+        sxi_strmap_remove(&kernels, k->name);
+        pthread_mutex_destroy(&k->lock);
+        free(k->name);
+        free(k);
+    }
     sxi_registry_unlock();
-    *out = k;
-    return SX_SUCCESS;
+    return r;
+}
+
+sx_result sxi_kernel_dup(struct sx_kernel_s *h, struct sx_kernel_s **out)
+{
+    sxi_registry_lock();
+    sx_result r = handle_new(h->k, out);
+    sxi_registry_unlock();
+    return r;
 }
 
 static void slot_free(sxi_kernel_slot *s)
 {
-    if (s->handle)
-        SXA_CALL(s->context->adapter, kernel, release, s->handle);
+    if (s->handle) {
+        sx_result r = SXA_CALL(s->context->adapter, kernel, release, s->handle);
+        if (r != SX_SUCCESS)
+            SXI_LOG(SX_LOG_WARN, "releasing an adapter kernel on %s failed: %s: %s", s->device->name,
+                    sx_result_name(r), sx_last_error());
+    }
     free(s);
 }
 
-/* Unlink and free the slots `pred` picks (registry lock held). */
-static void drop_slots(struct sx_kernel_s *k, bool (*pred)(const sxi_kernel_slot *, const void *), const void *arg)
+/* Unlink the slots `pred` picks onto *retired (k->lock taken). Readers may
+ * still walk an unlinked slot: its `next` stays as it was. */
+static void unlink_slots(sxi_kernel *k, bool (*pred)(const sxi_kernel_slot *, const void *), const void *arg,
+                         sxi_kernel_slot **retired)
 {
     pthread_mutex_lock(&k->lock);
-    sxi_kernel_slot *s = atomic_load(&k->slots), *keep = NULL, **tail = &keep;
-    atomic_store(&k->slots, NULL);
-    while (s) {
-        sxi_kernel_slot *next = s->next;
+    _Atomic(sxi_kernel_slot *) *pp = &k->slots;
+    sxi_kernel_slot *s;
+    while ((s = atomic_load_explicit(pp, memory_order_relaxed)) != NULL) {
         if (pred(s, arg)) {
-            slot_free(s);
+            atomic_store_explicit(pp, atomic_load_explicit(&s->next, memory_order_relaxed), memory_order_seq_cst);
+            s->retired = *retired;
+            *retired = s;
         } else {
-            s->next = NULL;
-            *tail = s;
-            tail = &s->next;
+            pp = &s->next;
         }
-        s = next;
     }
-    atomic_store_explicit(&k->slots, keep, memory_order_release);
     pthread_mutex_unlock(&k->lock);
+}
+
+/* After a grace period no launch can hold them: release and free. */
+void sxi_kernels_free_retired(sxi_kernel_slot *retired)
+{
+    if (!retired)
+        return;
+    sxi_epoch_synchronize();
+    while (retired) {
+        sxi_kernel_slot *next = retired->retired;
+        slot_free(retired);
+        retired = next;
+    }
 }
 
 static bool any_slot(const sxi_kernel_slot *s, const void *arg) { return true; }
@@ -128,18 +170,32 @@ static bool slot_uses_image(const sxi_kernel_slot *s, const void *arg)
     return false;
 }
 
-SX_API sx_result sx_kernel_release(sx_kernel k)
+SX_API sx_result sx_kernel_release(sx_kernel h)
 {
-    SXI_CHECK_HANDLE(k, SXI_TAG_KERNEL, "kernel");
+    if (!h)
+        return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_kernel_release: kernel is NULL");
+    if (!sxi_handle_kill(&h->tag, SXI_TAG_KERNEL))
+        return SXI_DEAD_HANDLE(h, "kernel");
+    sxi_kernel *k = h->k;
     sxi_registry_lock();
-    if (atomic_fetch_sub(&k->refs, 1) != 1) {
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        k->handles = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    sxi_handle_free(h, sizeof(*h));
+    if (--k->refs != 0) {
         sxi_registry_unlock();
         return SX_SUCCESS;
     }
     sxi_strmap_remove(&kernels, k->name);
-    drop_slots(k, any_slot, NULL);
+    sxi_kernel_slot *retired = NULL;
+    unlink_slots(k, any_slot, NULL, &retired);
+    /* Freed before the registry lock goes: a context torn down meanwhile
+     * (which takes it first) must not release its programs under them. */
+    sxi_kernels_free_retired(retired);
     sxi_registry_unlock();
-    k->tag = SXI_TAG_DEAD;
     pthread_mutex_destroy(&k->lock);
     free(k->name);
     free(k);
@@ -148,35 +204,39 @@ SX_API sx_result sx_kernel_release(sx_kernel k)
 
 void sxi_kernels_drop_context(struct sx_context_s *ctx)
 {
+    sxi_kernel_slot *retired = NULL;
     sxi_registry_lock();
     SXI_STRMAP_FOREACH(&kernels, s)
-        drop_slots(s->value, slot_in_context, ctx);
+        unlink_slots(s->value, slot_in_context, ctx, &retired);
     sxi_registry_unlock();
+    sxi_kernels_free_retired(retired);
 }
 
-void sxi_kernels_drop_image(uint64_t image_id)
+void sxi_kernels_unlink_image(uint64_t image_id, sxi_kernel_slot **retired)
 {
     SXI_STRMAP_FOREACH(&kernels, s)
-        drop_slots(s->value, slot_uses_image, &image_id);
+        unlink_slots(s->value, slot_uses_image, &image_id, retired);
 }
 
 void sxi_kernels_drop_all(void)
 {
+    sxi_kernel_slot *retired = NULL;
     sxi_registry_lock();
     SXI_STRMAP_FOREACH(&kernels, s)
-        drop_slots(s->value, any_slot, NULL);
+        unlink_slots(s->value, any_slot, NULL, &retired);
+    sxi_kernels_free_retired(retired);
     sxi_registry_unlock();
 }
 
-sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_kernel_slot **out)
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *h, struct sx_queue_s *q)
 {
+    sxi_kernel *k = h->k;
     struct sx_context_s *ctx = q->context;
     struct sx_device_s *dev = q->device;
     sxi_registry_lock();
-    for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = s->next)
+    for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = atomic_load(&s->next))
         if (s->context == ctx && s->device == dev) {
             sxi_registry_unlock();
-            *out = s;
             return SX_SUCCESS;
         }
     sxi_image *img;
@@ -194,6 +254,8 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_k
         s->program = prog;
         s->sig = &img->signatures[entry];
         r = SXA_CALL(ctx->adapter, kernel, create, prog->handle, k->name, &s->handle);
+        if (r == SX_SUCCESS && !s->handle)
+            r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' returned a NULL kernel and success", ctx->adapter->name);
         if (r != SX_SUCCESS) {
             sxi_error_prefix("creating kernel '%s' on %s", k->name, dev->name);
             s->handle = NULL;
@@ -202,10 +264,9 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_k
     }
     if (r == SX_SUCCESS) {
         pthread_mutex_lock(&k->lock);
-        s->next = atomic_load(&k->slots);
-        atomic_store_explicit(&k->slots, s, memory_order_release);
+        atomic_store_explicit(&s->next, atomic_load(&k->slots), memory_order_relaxed);
+        atomic_store_explicit(&k->slots, s, memory_order_seq_cst);
         pthread_mutex_unlock(&k->lock);
-        *out = s;
     }
     sxi_registry_unlock();
     return r;

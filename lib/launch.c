@@ -133,10 +133,14 @@ sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims,
                      uint32_t num_events, const sx_event *wait_list, sx_event *event)
 {
     sxi_kernel_slot *s;
+    /* The slot and its adapter kernel stay valid until the section ends,
+     * whatever other threads unregister or release meanwhile. */
+    sxi_read_lock();
     sx_result r = sxi_slot_for(q, k, &s);
-    if (r != SX_SUCCESS)
-        return r;
-    return sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list, event);
+    if (r == SX_SUCCESS)
+        r = sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list, event);
+    sxi_read_unlock();
+    return r;
 }
 
 SX_API sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,

@@ -396,6 +396,14 @@ static sx_result load_forced(const char *list)
     return r;
 }
 
+/* The install's adapter directory; SX_ADAPTER_DIR replaces it (make check
+ * points it away from an installed copy, so tests see the build tree). */
+static const char *adapter_dir(void)
+{
+    const char *d = sxi_getenv("SX_ADAPTER_DIR");
+    return d && *d ? d : SX_ADAPTER_DIR;
+}
+
 /* One discovered adapter file: its name (the part after "sx-adapter-"
  * and before ".so") and the path it was found at. */
 typedef struct found_adapter {
@@ -470,7 +478,7 @@ static sx_result load_default(void)
         p += len + (p[len] == ':');
     }
     if (r == SX_SUCCESS)
-        r = scan_dir(SX_ADAPTER_DIR, strlen(SX_ADAPTER_DIR), &list, &n, &cap);
+        r = scan_dir(adapter_dir(), strlen(adapter_dir()), &list, &n, &cap);
     if (n)
         qsort(list, n, sizeof(*list), found_cmp);
     for (size_t i = 0; i < n && r == SX_SUCCESS; i++)
@@ -514,6 +522,8 @@ static sx_result collect_devices(void)
 static void load_one(uint32_t i)
 {
     struct sx_adapter_s *a = adapters[i];
+    /* Said before trying: an adapter that crashes is then the last one named. */
+    SXI_LOG(SX_LOG_INFO, "adapter %s (%s): trying", a->name, a->path);
     if (meta[i].builtin)
         adapter_open(a, sxn_get_proc_table);
     else

@@ -21,9 +21,8 @@ static void device_free(struct sx_device_s *d)
 {
     if (!d)
         return;
-    d->tag = SXI_TAG_DEAD;
     free(d->name);
-    free(d);
+    sxi_handle_free(d, sizeof(*d));
 }
 
 /* Query what the core keeps of a device; missing optional info gets a default. */
@@ -81,10 +80,20 @@ sx_result sxi_platforms_discover(struct sx_adapter_s *a)
         free(ph);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
     }
-    if ((r = SXA_CALL(a, platform, get, a->handle, np, ph, NULL)) != SX_SUCCESS)
+    uint32_t np2 = np;
+    if ((r = SXA_CALL(a, platform, get, a->handle, np, ph, &np2)) != SX_SUCCESS)
         goto out;
+    if (np2 != np) {
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s reported %u platforms, then %u", a->name, np, np2);
+        goto out;
+    }
+    for (uint32_t i = 0; i < np; i++)
+        if (!ph[i]) {
+            r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s returned a NULL handle for platform %u of %u", a->name, i, np);
+            goto out;
+        }
     for (uint32_t i = 0; i < np; i++) {
-        struct sx_platform_s *p = calloc(1, sizeof(*p));
+        struct sx_platform_s *p = sxi_handle_new(sizeof(*p));
         if (!p) {
             r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
             goto out;
@@ -112,9 +121,17 @@ sx_result sxi_platforms_discover(struct sx_adapter_s *a)
             r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
             goto out;
         }
-        r = SXA_CALL(a, device, get, p->handle, SX_DEVICE_TYPE_ALL, nd, dh, NULL);
+        uint32_t nd2 = nd;
+        r = SXA_CALL(a, device, get, p->handle, SX_DEVICE_TYPE_ALL, nd, dh, &nd2);
+        if (r == SX_SUCCESS && nd2 != nd)
+            r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s reported %u devices on platform %u, then %u", a->name, nd,
+                          i, nd2);
+        for (uint32_t k = 0; r == SX_SUCCESS && k < nd; k++)
+            if (!dh[k])
+                r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter %s returned a NULL handle for device %u of %u", a->name,
+                              k, nd);
         for (uint32_t k = 0; r == SX_SUCCESS && k < nd; k++) {
-            struct sx_device_s *d = calloc(1, sizeof(*d));
+            struct sx_device_s *d = sxi_handle_new(sizeof(*d));
             if (!d) {
                 r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
                 break;
@@ -142,8 +159,7 @@ void sxi_platforms_free(struct sx_adapter_s *a)
         for (uint32_t k = 0; k < p->num_devices; k++)
             device_free(p->devices[k]);
         free(p->devices);
-        p->tag = SXI_TAG_DEAD;
-        free(p);
+        sxi_handle_free(p, sizeof(*p));
     }
     free(a->platforms);
     a->platforms = NULL;

@@ -31,8 +31,10 @@ void sxi_program_stats_get(sxi_program_stats *out)
 
 static void program_free(sxi_program *p)
 {
-    if (p->handle)
-        SXA_CALL(p->context->adapter, program, release, p->handle);
+    sx_result r = p->handle ? SXA_CALL(p->context->adapter, program, release, p->handle) : SX_SUCCESS;
+    if (r != SX_SUCCESS)
+        SXI_LOG(SX_LOG_WARN, "releasing a program on %s failed: %s: %s", p->device->name, sx_result_name(r),
+                sx_last_error());
     free(p->image_ids);
     free(p->sorted_ids);
     free(p->images);
@@ -104,6 +106,8 @@ static sx_result create(sxi_program *p, const sxi_image *const *imgs, uint32_t n
     struct sx_context_s *ctx = p->context;
     sx_result r = SXA_CALL(ctx->adapter, program, create, ctx->handle, p->device->handle, kind, data, size, &desc, out);
     free(sigs);
+    if (r == SX_SUCCESS && !*out)
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' returned a NULL program and success", ctx->adapter->name);
     if (r != SX_SUCCESS)
         *out = NULL;
     return r;
@@ -170,6 +174,8 @@ static sx_result link_all(sxi_program *p, const char *kernel)
     }
     if (r == SX_SUCCESS) {
         r = SXA_CALL(a, program, link, p->context->handle, p->device->handle, n, parts, link_options(p), &p->handle);
+        if (r == SX_SUCCESS && !p->handle)
+            r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' linked a NULL program and success", a->name);
         if (r != SX_SUCCESS) {
             p->handle = NULL;
             char ids[160];

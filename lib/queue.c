@@ -1,8 +1,11 @@
 /* queue.c: queues and the commands that are not launches (memcpy, fill,
  * barrier). */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "sx-internal.h"
+
+static void queue_destroy_dep(sxi_dep *d);
 
 SX_API sx_result sx_queue_create(sx_context c, sx_device d, uint32_t flags, sx_queue *out)
 {
@@ -15,57 +18,63 @@ SX_API sx_result sx_queue_create(sx_context c, sx_device d, uint32_t flags, sx_q
         return sxi_error(SX_ERROR_INVALID_VALUE, "sx_queue_create: unknown flags 0x%x", flags & ~known);
     if (!sxi_context_has_device(c, d))
         return sxi_error(SX_ERROR_INVALID_DEVICE, "sx_queue_create: device %s is not in the context", d->name);
-    struct sx_queue_s *q = calloc(1, sizeof(*q));
+    struct sx_queue_s *q = sxi_handle_new(sizeof(*q));
     if (!q)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_queue_create: out of memory");
     uint32_t aflags = (flags & SX_QUEUE_OUT_OF_ORDER ? SXA_QUEUE_OUT_OF_ORDER : 0) |
                       (flags & SX_QUEUE_PROFILING ? SXA_QUEUE_PROFILING : 0);
     sx_result r = SXA_CALL(c->adapter, queue, create, c->handle, d->handle, aflags, &q->handle);
+    if (r == SX_SUCCESS && !q->handle)
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' returned a NULL queue and success", c->adapter->name);
     if (r != SX_SUCCESS) {
-        free(q);
+        sxi_handle_free(q, sizeof(*q));
         sxi_error_prefix("sx_queue_create(%s)", d->name);
         return r;
     }
-    q->tag = SXI_TAG_QUEUE;
     q->context = c;
     q->device = d;
     q->adapter = c->adapter;
     q->flags = flags;
+    q->dep.destroy = queue_destroy_dep;
     atomic_fetch_add(&c->refs, 1);
-    pthread_mutex_lock(&c->lock);
-    q->next = c->queues;
-    if (c->queues)
-        c->queues->prev = q;
-    c->queues = q;
-    pthread_mutex_unlock(&c->lock);
+    sxi_context_dep_add(c, &q->dep);
+    atomic_store(&q->tag, (uint32_t)SXI_TAG_QUEUE);
     *out = q;
     return SX_SUCCESS;
 }
 
-void sxi_queue_destroy(struct sx_queue_s *q)
+/* Release the adapter queue and the memory (tag already dead). */
+static sx_result queue_destroy(struct sx_queue_s *q)
 {
-    struct sx_context_s *c = q->context;
-    pthread_mutex_lock(&c->lock);
-    if (q->prev)
-        q->prev->next = q->next;
-    else
-        c->queues = q->next;
-    if (q->next)
-        q->next->prev = q->prev;
-    pthread_mutex_unlock(&c->lock);
-    SXA_CALL(q->adapter, queue, finish, q->handle);
-    SXA_CALL(q->adapter, queue, release, q->handle);
-    q->tag = SXI_TAG_DEAD;
-    free(q);
+    sx_result r = SXA_CALL(q->adapter, queue, finish, q->handle);
+    sx_result r2 = SXA_CALL(q->adapter, queue, release, q->handle);
+    if (r == SX_SUCCESS && r2 != SX_SUCCESS)
+        r = r2;
+    if (r != SX_SUCCESS)
+        sxi_error_prefix("releasing queue %p on %s", (void *)q, q->device->name);
+    sxi_handle_free(q, sizeof(*q));
+    return r;
+}
+
+static void queue_destroy_dep(sxi_dep *d)
+{
+    struct sx_queue_s *q = (struct sx_queue_s *)((char *)d - offsetof(struct sx_queue_s, dep));
+    atomic_store(&q->tag, (uint32_t)SXI_TAG_DEAD);
+    if (queue_destroy(q) != SX_SUCCESS)
+        SXI_LOG(SX_LOG_WARN, "context teardown: %s", sx_last_error());
 }
 
 SX_API sx_result sx_queue_release(sx_queue q)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    if (!sxi_handle_kill(&q->tag, SXI_TAG_QUEUE))
+        return SXI_DEAD_HANDLE(q, "queue");
     struct sx_context_s *c = q->context;
-    sxi_queue_destroy(q);
-    return sxi_context_release(c);
+    sxi_context_dep_remove(c, &q->dep);
+    sx_result r = queue_destroy(q);
+    sx_result r2 = sxi_context_release(c);
+    return r != SX_SUCCESS ? r : r2;
 }
 
 SX_API sx_result sx_queue_wait(sx_queue q)
@@ -111,6 +120,10 @@ SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void
     if (size && (const char *)dst < (const char *)src + size && (const char *)src < (const char *)dst + size)
         return sxi_error(SX_ERROR_INVALID_VALUE, "sx_queue_memcpy: source %p and destination %p overlap in %zu bytes",
                          src, dst, size);
+    sx_result rc;
+    if ((rc = sxi_usm_check_range(q->context, dst, size, "sx_queue_memcpy", "dst")) != SX_SUCCESS ||
+        (rc = sxi_usm_check_range(q->context, src, size, "sx_queue_memcpy", "src")) != SX_SUCCESS)
+        return rc;
     QUEUE_COMMAND(q, nw, wl, ev, "sx_queue_memcpy",
                   SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, blocking, dst, src, size, nwaits_, waits_, outp_));
 }
@@ -129,6 +142,9 @@ SX_API sx_result sx_queue_fill(sx_queue q, void *ptr, const void *pattern, size_
                          size, pattern_size);
     if (size && !ptr)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_queue_fill: ptr is NULL for %zu bytes", size);
+    sx_result rc = sxi_usm_check_range(q->context, ptr, size, "sx_queue_fill", "ptr");
+    if (rc != SX_SUCCESS)
+        return rc;
     QUEUE_COMMAND(q, nw, wl, ev, "sx_queue_fill",
                   SXA_CALL(q->adapter, enqueue, usm_fill, q->handle, ptr, pattern_size, pattern, size, nwaits_, waits_,
                            outp_));

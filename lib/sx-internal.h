@@ -61,12 +61,32 @@ enum sxi_tag {
     SXI_TAG_IMAGE_FILE = 0x53584946
 };
 
+/* Public objects live in memory from sxi_handle_new (handle.c): a released
+ * one keeps its memory, tagged dead by an atomic store, in a quarantine, so
+ * a stale handle reads SXI_TAG_DEAD (never freed memory, also under ASan
+ * and valgrind) until many later releases have recycled it. */
+void *sxi_handle_new(size_t size);
+void sxi_handle_free(void *h, size_t size);
+/* Mark a live handle dead: true for the one caller that saw it live with
+ * `tagv` (a second, or concurrent, release gets false). */
+static inline bool sxi_handle_kill(_Atomic uint32_t *tag, uint32_t tagv)
+{
+    uint32_t expected = tagv;
+    return atomic_compare_exchange_strong(tag, &expected, (uint32_t)SXI_TAG_DEAD);
+}
+static inline uint32_t sxi_tag_of(_Atomic const uint32_t *tag)
+{
+    return atomic_load_explicit((_Atomic uint32_t *)tag, memory_order_relaxed);
+}
+#define SXI_DEAD_HANDLE(h, what)                                                  \
+    sxi_error(SX_ERROR_INVALID_HANDLE, "%s: %p is not a live " what " handle (released twice?)", __func__, (void *)(h))
+
 /* Validate a handle argument; on failure set the error and return it. */
 #define SXI_CHECK_HANDLE(h, tagv, what)                                           \
     do {                                                                          \
         if (SXI_UNLIKELY(!(h)))                                                   \
             return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "%s: " what " is NULL", __func__); \
-        if (SXI_UNLIKELY((h)->tag != (tagv)))                                     \
+        if (SXI_UNLIKELY(sxi_tag_of(&(h)->tag) != (tagv)))                        \
             return sxi_error(SX_ERROR_INVALID_HANDLE,                             \
                              "%s: %p is not a live " what " handle", __func__, (void *)(h)); \
     } while (0)
@@ -102,7 +122,7 @@ struct sxa_dispatch {
 };
 
 struct sx_adapter_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     char *name;        /* "native", "opencl", ... or the file's base name */
     char *path;        /* resolved path or "(built in)" */
     void *dl;          /* dlopen handle, NULL when built in or failed */
@@ -131,7 +151,7 @@ uint64_t sxi_now_ns(void);
                               : (a)->dispatch.tbl.fn(__VA_ARGS__))
 
 struct sx_platform_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     struct sx_adapter_s *adapter;
     sxa_platform handle;
     uint32_t num_devices;
@@ -139,7 +159,7 @@ struct sx_platform_s {
 };
 
 struct sx_device_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     uint32_t index;          /* process-wide device number, 0..sxi_num_devices-1 */
     struct sx_adapter_s *adapter;
     struct sx_platform_s *platform;
@@ -189,8 +209,18 @@ int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind);
 struct sxi_program;
 struct sxi_kernel_slot;
 
+/* Something a context owns that its teardown must release (a queue, an
+ * event): the context keeps them in one list and, when it goes with them
+ * still there (sx_fini), destroys each through its own callback. */
+typedef struct sxi_dep {
+    struct sxi_dep *next, *prev;
+    void (*destroy)(struct sxi_dep *d);  /* called unlinked, context lock not held */
+} sxi_dep;
+void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d);
+void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d);
+
 struct sx_context_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     _Atomic uint32_t refs;
     struct sx_adapter_s *adapter;
     sxa_context handle;
@@ -199,25 +229,26 @@ struct sx_context_s {
     pthread_mutex_t lock;        /* programs, usm table */
     struct sxi_program *programs;  /* list of built programs */
     sxi_ptrmap usm;              /* live allocations: ptr -> size/type */
-    struct sx_queue_s *queues;   /* live queues (released at teardown if the app did not) */
+    sxi_dep *deps;               /* live queues and events (released at teardown if the app did not) */
     struct sx_context_s *next, *prev;  /* live contexts (for unregistration) */
 };
 
 struct sx_queue_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     struct sx_context_s *context;
     struct sx_device_s *device;
     struct sx_adapter_s *adapter;
     sxa_queue handle;
     uint32_t flags;
-    struct sx_queue_s *next, *prev;  /* in the context's list */
+    sxi_dep dep;                 /* in the context's list */
 };
 
 struct sx_event_s {
-    uint32_t tag;
+    _Atomic uint32_t tag;
     struct sx_adapter_s *adapter;
     struct sx_context_s *context;  /* retained: an event keeps its context alive */
     sxa_event handle;
+    sxi_dep dep;                   /* in the context's list */
 };
 
 /* Wrap an adapter event of a queue's command into a public one (handle
@@ -231,12 +262,13 @@ sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, 
 void sxi_wait_list_free(sxa_event *list, sxa_event *stack);
 sx_result sxi_context_release(struct sx_context_s *c);
 void sxi_contexts_foreach(void (*fn)(struct sx_context_s *c, void *arg), void *arg);
-/* Release a queue's adapter objects and memory (queue.c). */
-void sxi_queue_destroy(struct sx_queue_s *q);
 /* Release every live context (sx_fini). */
 void sxi_contexts_release_all(void);
 /* The error for a failed two-call info query. */
 sx_result sxi_info_error(sx_result r, const char *fn, const char *object, uint32_t param, size_t size);
+/* A command's `size` bytes at `ptr` fit the context's USM allocation that
+ * holds ptr, if it knows one (usm.c); SX_ERROR_INVALID_VALUE naming fn. */
+sx_result sxi_usm_check_range(struct sx_context_s *c, const void *ptr, size_t size, const char *fn, const char *what);
 /* Is the device part of the context? */
 bool sxi_context_has_device(const struct sx_context_s *c, const struct sx_device_s *d);
 
@@ -455,7 +487,9 @@ bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind
 void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind);
 
 /* Cached per-(context, device) state of a kernel: the adapter kernel and
- * its program. Slots are published once and read without locks. */
+ * its program. Slots are published once and read without locks (inside a
+ * reader section, see epoch.c); unlinked ones are freed after a grace
+ * period, so a launch never sees its slot or adapter kernel freed. */
 typedef struct sxi_kernel_slot {
     struct sx_context_s *context;
     struct sx_device_s *device;
@@ -463,26 +497,81 @@ typedef struct sxi_kernel_slot {
     sxi_program *program;
     const sxi_signature *sig;
     uint64_t generation;     /* registry generation it was built under */
-    struct sxi_kernel_slot *next;
+    _Atomic(struct sxi_kernel_slot *) next;
+    struct sxi_kernel_slot *retired;   /* the writer's list of unlinked slots */
 } sxi_kernel_slot;
 
-struct sx_kernel_s {
-    uint32_t tag;
-    _Atomic uint32_t refs;
+/* What all handles of one kernel name share (kernel.c). */
+typedef struct sxi_kernel {
+    uint32_t refs;                         /* handles; registry lock */
+    struct sx_kernel_s *handles;           /* the live ones (registry lock): kept reachable */
     char *name;
-    pthread_mutex_t lock;                  /* slot insertion */
+    pthread_mutex_t lock;                  /* slot insertion and unlinking */
     _Atomic(sxi_kernel_slot *) slots;      /* newest first */
-    struct sx_kernel_s *next;              /* in the kernel table */
+} sxi_kernel;
+
+/* A kernel handle: each sx_kernel_get gives a new one (released once). */
+struct sx_kernel_s {
+    _Atomic uint32_t tag;
+    const char *name;                      /* the shared name */
+    sxi_kernel *k;
+    struct sx_kernel_s *next, *prev;       /* in k->handles */
 };
 
-/* The slot for (queue's context, device), created (program built) on first
- * use. */
-sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q, sxi_kernel_slot **out);
+/* Another handle of the same kernel (sx_args keeps its own). */
+sx_result sxi_kernel_dup(struct sx_kernel_s *k, struct sx_kernel_s **out);
+/* Make sure the slot for (queue's context, device) exists, building the
+ * program on first use. Called outside any reader section. */
+sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q);
 /* Forget slots of a context (context teardown) or every slot (unregistration). */
 void sxi_kernels_drop_context(struct sx_context_s *ctx);
-/* Forget slots whose program used the image (registry lock held). */
-void sxi_kernels_drop_image(uint64_t image_id);
+/* Unlink the slots whose program used the image onto *retired (registry
+ * lock held); free them with sxi_kernels_free_retired, which waits for a
+ * grace period (better without the registry lock: builders wait on it). */
+void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retired);
+void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
+
+/* ------------------------------------------ lock-free readers (epoch.c) */
+
+struct sxi_epoch_rec {
+    _Atomic uint64_t epoch;   /* the epoch a reader entered in; 0 outside */
+    uint32_t depth;           /* nesting */
+    _Atomic bool in_use;
+    struct sxi_epoch_rec *next;
+} __attribute__((aligned(64)));
+extern _Atomic uint64_t sxi_global_epoch;
+extern _Atomic bool sxi_epoch_asymmetric;  /* membarrier(2) works: readers need no fence */
+extern __attribute__((tls_model("initial-exec"))) _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
+struct sxi_epoch_rec *sxi_epoch_register(void);
+/* Wait until every reader section that was open when it was called has
+ * ended. Never call it inside a reader section. */
+void sxi_epoch_synchronize(void);
+
+static inline void sxi_read_lock(void)
+{
+    struct sxi_epoch_rec *r = sxi_epoch_me;
+    if (SXI_UNLIKELY(!r))
+        r = sxi_epoch_register();
+    if (r->depth++ == 0) {
+        uint64_t e = atomic_load_explicit(&sxi_global_epoch, memory_order_acquire);
+        /* With membarrier the writer supplies the full barrier (epoch.c);
+         * without it the store is sequentially consistent. */
+        if (SXI_LIKELY(atomic_load_explicit(&sxi_epoch_asymmetric, memory_order_relaxed))) {
+            atomic_store_explicit(&r->epoch, e, memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst);
+        } else {
+            atomic_store_explicit(&r->epoch, e, memory_order_seq_cst);
+        }
+    }
+}
+
+static inline void sxi_read_unlock(void)
+{
+    struct sxi_epoch_rec *r = sxi_epoch_me;
+    if (--r->depth == 0)
+        atomic_store_explicit(&r->epoch, 0, memory_order_release);
+}
 
 /* ---------------------------------------------------------- device globals */
 
@@ -501,17 +590,27 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p);
 void sxi_dg_drop_context(struct sx_context_s *ctx);
 
 /* The slot of (queue's context, device) for a kernel: one lock-free scan
- * when cached, else built (sxi_kernel_slot_get). */
-static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot **out)
+ * when cached, else built (sxi_kernel_slot_get). Call inside a reader
+ * section (sxi_read_lock); the slot stays valid until it ends. */
+static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_kernel_slot **out)
 {
-    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_acquire);
-    while (s && (s->context != q->context || s->device != q->device))
-        s = s->next;
-    if (SXI_LIKELY(s != NULL)) {
-        *out = s;
-        return SX_SUCCESS;
+    sxi_kernel *k = h->k;
+    for (;;) {
+        sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
+        while (s && (s->context != q->context || s->device != q->device))
+            s = atomic_load_explicit(&s->next, memory_order_acquire);
+        if (SXI_LIKELY(s != NULL)) {
+            *out = s;
+            return SX_SUCCESS;
+        }
+        /* Build outside the section (it takes locks), then look again: a
+         * slot dropped meanwhile is built again or reported unsupported. */
+        sxi_read_unlock();
+        sx_result r = sxi_kernel_slot_get(h, q);
+        sxi_read_lock();
+        if (r != SX_SUCCESS)
+            return r;
     }
-    return sxi_kernel_slot_get(k, q, out);
 }
 
 /* The one launch path: checks the launch shape (and, unless the caller

@@ -27,6 +27,8 @@ SX_API sx_result sx_usm_alloc(sx_context c, sx_device d, sx_usm_type type, size_
     void *p = NULL;
     sx_result r = SXA_CALL(c->adapter, usm, alloc, c->handle, type == SX_USM_TYPE_HOST ? NULL : d->handle, type,
                            size, align, &p);
+    if (r == SX_SUCCESS && !p)
+        r = sxi_error(SX_ERROR_INVALID_VALUE, "adapter '%s' returned a NULL allocation and success", c->adapter->name);
     if (r != SX_SUCCESS) {
         sxi_error_prefix("sx_usm_alloc(%zu bytes)", size);
         return r;
@@ -87,5 +89,41 @@ SX_API sx_result sx_usm_get_info(sx_context c, const void *ptr, sx_usm_type *typ
         *type = t;
     if (size)
         *size = n;
+    return SX_SUCCESS;
+}
+
+/* A command's range against what the context knows: a pointer inside one
+ * of its USM allocations must not run past its end. The base pointer is
+ * one hash lookup; interior pointers are looked for only while the
+ * context has few allocations (a scan), so commands stay O(1). */
+#define RANGE_SCAN_MAX 64
+
+sx_result sxi_usm_check_range(struct sx_context_s *c, const void *ptr, size_t size, const char *fn, const char *what)
+{
+    if (!size || !ptr)
+        return SX_SUCCESS;
+    uintptr_t p = (uintptr_t)ptr, base = 0;
+    size_t have = 0;
+    bool found = false;
+    pthread_mutex_lock(&c->lock);
+    const struct sxi_ptrmap_slot *s = sxi_ptrmap_get(&c->usm, ptr);
+    if (s) {
+        found = true;
+        base = p;
+        have = s->size;
+    } else if (c->usm.count <= RANGE_SCAN_MAX) {
+        SXI_PTRMAP_FOREACH(&c->usm, e)
+            if (p > e->key && p - e->key < e->size) {
+                found = true;
+                base = e->key;
+                have = e->size;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (found && size > have - (p - base))
+        return sxi_error(SX_ERROR_INVALID_VALUE,
+                         "%s: %s %p + %zu bytes runs past its USM allocation (%zu bytes at %p, %zu left from there)", fn,
+                         what, ptr, size, have, (void *)base, have - (p - base));
     return SX_SUCCESS;
 }

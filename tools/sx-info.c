@@ -1,20 +1,139 @@
 /* sx-info: what libsycl-ext sees: adapters and their status, platforms,
  * devices and their aspects (like sycl-ls / clinfo). */
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <sycl-ext/sx.h>
 
 #include "sx-info-json.h"
 #include "sx-info-names.h"
 
+/* Each adapter is named (and flushed) before the library tries it, so an
+ * adapter that crashes the process is the last line printed. */
+static void log_trying(sx_log_level level, const char *message, void *user)
+{
+    (void)level;
+    (void)user;
+    const char *t = strstr(message, "): trying");
+    if (strncmp(message, "adapter ", 8) == 0 && t && t[9] == '\0') {
+        printf("  trying %.*s)\n", (int)(t - message - 8), message + 8);
+        fflush(stdout);
+    }
+}
+
+/* The adapters sx_init would try, as SX_ADAPTERS or the default search. */
+static int candidates(char ***out)
+{
+    static const char *const names[] = {"sx-adapter-cuda.so", "sx-adapter-level_zero.so", "sx-adapter-opencl.so"};
+    char **list = calloc(64, sizeof(*list));
+    int n = 0;
+    *out = list;
+    if (!list)
+        return 0;
+    const char *forced = getenv("SX_ADAPTERS");
+    if (forced && *forced) {
+        char *copy = strdup(forced), *save = NULL;
+        for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && n < 64; tok = strtok_r(NULL, ",", &save))
+            if (*tok)
+                list[n++] = strdup(tok);
+        free(copy);
+        *out = list;
+        return n;
+    }
+    list[n++] = strdup("native");
+    const char *search = getenv("SX_ADAPTERS_PATH");
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[PATH_MAX];
+        int found = 0;
+        for (const char *p = search ? search : ""; !found && *p;) {
+            size_t len = strcspn(p, ":");
+            if (len && len < sizeof(path) - 64) {
+                snprintf(path, sizeof(path), "%.*s/%s", (int)len, p, names[i]);
+                found = access(path, F_OK) == 0;
+            }
+            p += len + (p[len] == ':');
+        }
+        const char *dir = getenv("SX_ADAPTER_DIR");
+        if (!found) {
+            snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : SX_ADAPTER_DIR, names[i]);
+            found = access(path, F_OK) == 0;
+        }
+        if (found)
+            list[n++] = strdup(path);
+    }
+    *out = list;
+    return n;
+}
+
+/* --isolate: each adapter alone in a child process; a crash is a status. */
+static int isolate(void)
+{
+    char **list = NULL;
+    int n = candidates(&list), crashed = 0;
+    printf("Adapters, each tried alone in a child process: %d\n", n);
+    for (int i = 0; i < n; i++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("sx-info: fork");
+            return 1;
+        }
+        if (pid == 0) {
+            setenv("SX_ADAPTERS", list[i], 1);
+            sx_result r = sx_init(0);
+            if (r != SX_SUCCESS) {
+                printf("  [%d] %s: sx_init: %s: %s\n", i, list[i], sx_result_name(r), sx_last_error());
+                _exit(2);
+            }
+            sx_adapter a;
+            uint32_t na = 0;
+            char name[256] = "", text[1024] = "";
+            sx_result st = SX_ERROR_UNINITIALIZED;
+            uint32_t np = 0;
+            if (sx_adapter_get(1, &a, &na) == SX_SUCCESS && na) {
+                sx_adapter_get_info(a, SX_ADAPTER_INFO_NAME, sizeof(name), name, NULL);
+                sx_adapter_get_info(a, SX_ADAPTER_INFO_STATUS, sizeof(st), &st, NULL);
+                sx_adapter_get_info(a, SX_ADAPTER_INFO_STATUS_TEXT, sizeof(text), text, NULL);
+                sx_adapter_get_info(a, SX_ADAPTER_INFO_NUM_PLATFORMS, sizeof(np), &np, NULL);
+            }
+            printf("  [%d] %-12s %-8s %s\n       %s%s%s\n", i, name, st == SX_SUCCESS ? "ok" : "SKIPPED", list[i],
+                   st == SX_SUCCESS ? "" : sx_result_name(st), st == SX_SUCCESS ? "" : ": ", text);
+            fflush(stdout);
+            sx_fini();
+            _exit(0);
+        }
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0)
+            ;
+        if (WIFSIGNALED(status)) {
+            crashed++;
+            printf("  [%d] %-12s CRASHED  %s\n       signal %d (%s) while loading or initialising it\n", i, "?",
+                   list[i], WTERMSIG(status), strsignal(WTERMSIG(status)));
+        } else if (WEXITSTATUS(status) != 0) {
+            printf("  [%d] %s: the child exited with status %d\n", i, list[i], WEXITSTATUS(status));
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+    return crashed ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--isolate") == 0)
+        return isolate();
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: sx-info [--version]\n"
+        printf("usage: sx-info [--version | --isolate]\n"
                "Lists libsycl-ext's adapters (with why one is not usable), platforms and devices.\n"
+               "--isolate tries each adapter alone in a child process and reports one that\n"
+               "crashes as CRASHED (exit status 3) instead of dying with it.\n"
                "Environment: SX_ADAPTERS (force a list of adapter files; 'native' is the built-in one),\n"
                "SX_ADAPTERS_PATH (directories searched first), SX_DEVICE_SELECTOR (backend:type,\n"
                "e.g. native:cpu or !opencl:*), SX_TRACE=1 (log every adapter call), SX_LOG=debug.\n"
@@ -29,7 +148,13 @@ int main(int argc, char **argv)
         printf("sx-info (libsycl-ext) %u.%u.%u\n", a, b, c);
         return 0;
     }
+    sx_set_log_callback(log_trying, NULL);
+    sx_set_log_level(SX_LOG_INFO);
+    printf("Loading adapters:\n");
+    fflush(stdout);
     sx_result r = sx_init(0);
+    sx_set_log_callback(NULL, NULL);
+    sx_set_log_level(SX_LOG_ERROR);
     if (r != SX_SUCCESS) {
         fprintf(stderr, "sx-info: sx_init: %s: %s\n", sx_result_name(r), sx_last_error());
         return 1;

@@ -160,7 +160,7 @@ int main(void)
            cold * 1e3, cached * 1e3);
 
     CUstream stream = ((sxc_queue_t *)q->handle)->stream;
-    sxi_kernel_slot *slot = atomic_load(&k->slots);
+    sxi_kernel_slot *slot = atomic_load(&k->k->slots);
     CUfunction fn = ((sxc_kernel_t *)slot->handle)->fn;
 
     double raw[ROUNDS], sx[ROUNDS], raw_h[ROUNDS], sx_h[ROUNDS];

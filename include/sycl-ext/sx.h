@@ -193,9 +193,12 @@ SX_API sx_result sx_image_file_release(sx_image_file file);
 
 /* -------------------------------------------------------------- kernels */
 
-/* A kernel of the registered images by entry name. The handle stays valid
- * after the images are unregistered (launching then reports
- * SX_ERROR_KERNEL_NOT_SUPPORTED); release it when done.
+/* A kernel of the registered images by entry name. Each call gives a
+ * handle of its own (handles of one name share their built programs);
+ * release each once: a second release is SX_ERROR_INVALID_HANDLE. The
+ * handle stays valid after the images are unregistered (launching then
+ * reports SX_ERROR_KERNEL_NOT_SUPPORTED, also for a launch racing the
+ * unregistration); release it when done.
  * SX_ERROR_INVALID_KERNEL_NAME if no registered image has it. */
 SX_API sx_result sx_kernel_get(const char *name, sx_kernel *kernel);
 SX_API sx_result sx_kernel_release(sx_kernel kernel);

@@ -3,7 +3,9 @@
  * device, host memory, programs that accept any bytes, launches that only
  * count); FAKE_MISSING_ENTRY leaves out a mandatory entry; FAKE_WRONG_ABI
  * speaks ABI 99.0; FAKE_INIT_FAILS fails init; FAKE_UNDEFINED_SYMBOL
- * references a symbol nothing defines (dlopen fails). */
+ * references a symbol nothing defines (dlopen fails); FAKE_INIT_CRASHES
+ * crashes in init (sx-info --isolate). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,25 @@
 extern int fake_symbol_nobody_defines(void);
 int fake_use(void);
 int fake_use(void) { return fake_symbol_nobody_defines(); }
+#endif
+
+/* FAKE_FAULT_INJECT (fault-inject.so): every entry is a fault point; the
+ * SX_FAULT_AT-th call since init fails with SX_ERROR_OUT_OF_RESOURCES
+ * (a failing release frees first, as drivers that report an error after
+ * destroying the object do: the core cannot free adapter objects itself)
+ * (tests/test-fault-inject.c sweeps it over a whole flow); at fini the
+ * number of calls is written to SX_FAULT_COUNT_FILE. */
+#ifdef FAKE_FAULT_INJECT
+static unsigned long fault_calls, fault_at;
+static sx_result (*fault_error)(sx_result, const char *, ...);
+#define FAULT_POINT(name)                                                              \
+    do {                                                                               \
+        unsigned long n_ = __atomic_add_fetch(&fault_calls, 1, __ATOMIC_RELAXED);      \
+        if (fault_at && n_ == fault_at)                                                \
+            return fault_error(SX_ERROR_OUT_OF_RESOURCES, "fault injected at adapter call %lu (%s)", n_, name); \
+    } while (0)
+#else
+#define FAULT_POINT(name) ((void)0)
 #endif
 
 #ifndef FAKE_NAME
@@ -39,17 +60,39 @@ static unsigned long launches;
 
 static sx_result f_init(const sxa_services *s, sxa_adapter *out)
 {
+#ifdef FAKE_FAULT_INJECT
+    const char *at = getenv("SX_FAULT_AT");
+    fault_at = at ? strtoul(at, NULL, 10) : 0;
+    fault_calls = 0;
+    fault_error = s->error;
+#endif
+    FAULT_POINT("init");
 #ifdef FAKE_INIT_FAILS
     return s->error(SX_ERROR_DEVICE_LOST, "fake init failure on purpose");
+#endif
+#ifdef FAKE_INIT_CRASHES
+    raise(SIGSEGV);
 #endif
     svc = s;
     adapter.base.dispatch = platform.base.dispatch = device.base.dispatch = s->dispatch;
     *out = &adapter;
     return SX_SUCCESS;
 }
-static sx_result f_fini(sxa_adapter a) { return SX_SUCCESS; }
-static sx_result f_adapter_info(sxa_adapter a, sxa_adapter_info p, size_t size, void *v, size_t *r)
+static sx_result f_fini(sxa_adapter a)
 {
+#ifdef FAKE_FAULT_INJECT
+    const char *cf = getenv("SX_FAULT_COUNT_FILE");
+    FILE *f = cf ? fopen(cf, "w") : NULL;
+    if (f) {
+        fprintf(f, "%lu\n", fault_calls + 1);
+        fclose(f);
+    }
+#endif
+    FAULT_POINT("fini");
+    return SX_SUCCESS;
+}
+static sx_result f_adapter_info(sxa_adapter a, sxa_adapter_info p, size_t size, void *v, size_t *r)
+{ FAULT_POINT("adapter_info");
     sx_backend b = SX_BACKEND_OTHER;
     uint32_t ver = SXA_ABI_VERSION;
     switch (p) {
@@ -61,7 +104,7 @@ static sx_result f_adapter_info(sxa_adapter a, sxa_adapter_info p, size_t size, 
     }
 }
 static sx_result f_platform_get(sxa_adapter a, uint32_t n, sxa_platform *p, uint32_t *np)
-{
+{ FAULT_POINT("platform_get");
     if (np)
         *np = 1;
     if (p && n)
@@ -69,7 +112,7 @@ static sx_result f_platform_get(sxa_adapter a, uint32_t n, sxa_platform *p, uint
     return SX_SUCCESS;
 }
 static sx_result f_platform_info(sxa_platform p, sx_platform_info param, size_t size, void *v, size_t *r)
-{
+{ FAULT_POINT("platform_info");
     sx_backend b = SX_BACKEND_OTHER;
     switch (param) {
     case SX_PLATFORM_INFO_NAME: return sxa_info_string("fake platform", size, v, r);
@@ -80,7 +123,7 @@ static sx_result f_platform_info(sxa_platform p, sx_platform_info param, size_t 
     }
 }
 static sx_result f_device_get(sxa_platform p, sx_device_type t, uint32_t n, sxa_device *d, uint32_t *nd)
-{
+{ FAULT_POINT("device_get");
     uint32_t have = (t & SX_DEVICE_TYPE_CUSTOM) ? 1 : 0;
     if (nd)
         *nd = have;
@@ -89,7 +132,7 @@ static sx_result f_device_get(sxa_platform p, sx_device_type t, uint32_t n, sxa_
     return have ? SX_SUCCESS : SX_ERROR_DEVICE_NOT_FOUND;
 }
 static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void *v, size_t *r)
-{
+{ FAULT_POINT("device_info");
     sx_device_type t = SX_DEVICE_TYPE_CUSTOM;
     size_t wg = 64, items[3] = {64, 64, 64};
     uint64_t local = 1024;
@@ -117,17 +160,17 @@ static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void
         o_->base.dispatch = svc->dispatch;                                     \
         *(out) = o_;                                                           \
     } while (0)
-static sx_result f_context_create(uint32_t n, const sxa_device *d, sxa_context *out) { NEW(sxa_context_s, out); return SX_SUCCESS; }
-static sx_result f_context_release(sxa_context c) { free(c); return SX_SUCCESS; }
-static sx_result f_queue_create(sxa_context c, sxa_device d, uint32_t f, sxa_queue *out) { NEW(sxa_queue_s, out); return SX_SUCCESS; }
-static sx_result f_queue_release(sxa_queue q) { free(q); return SX_SUCCESS; }
-static sx_result f_queue_finish(sxa_queue q) { return SX_SUCCESS; }
+static sx_result f_context_create(uint32_t n, const sxa_device *d, sxa_context *out) { FAULT_POINT("context_create"); NEW(sxa_context_s, out); return SX_SUCCESS; }
+static sx_result f_context_release(sxa_context c) { free(c); FAULT_POINT("context_release"); return SX_SUCCESS; }
+static sx_result f_queue_create(sxa_context c, sxa_device d, uint32_t f, sxa_queue *out) { FAULT_POINT("queue_create"); NEW(sxa_queue_s, out); return SX_SUCCESS; }
+static sx_result f_queue_release(sxa_queue q) { free(q); FAULT_POINT("queue_release"); return SX_SUCCESS; }
+static sx_result f_queue_finish(sxa_queue q) { FAULT_POINT("queue_finish"); return SX_SUCCESS; }
 static sx_result f_usm_alloc(sxa_context c, sxa_device d, sx_usm_type t, size_t s, size_t a, void **out)
-{
+{ FAULT_POINT("usm_alloc");
     *out = calloc(1, s);
     return *out ? SX_SUCCESS : SX_ERROR_OUT_OF_HOST_MEMORY;
 }
-static sx_result f_usm_free(sxa_context c, void *p) { free(p); return SX_SUCCESS; }
+static sx_result f_usm_free(sxa_context c, void *p) { free(p); FAULT_POINT("usm_free"); return SX_SUCCESS; }
 /* FAKE_LINK_LOG: one line per program call ("create SIZE", "build",
  * "compile", "link N", "get_binary"), for tests that count them. */
 static void program_log(const char *what, unsigned long v)
@@ -149,7 +192,7 @@ static int has_bytes(const sxa_program p, const char *what)
 }
 static sx_result f_program_create(sxa_context c, sxa_device d, sx_image_kind k, const void *data, size_t size,
                                   const sxa_program_desc *desc, sxa_program *out)
-{
+{ FAULT_POINT("program_create");
     if (size >= 4 && memcmp(data, "BAD!", 4) == 0)
         return svc->error(SX_ERROR_INVALID_BINARY, "fake program create rejects images starting with BAD!");
     struct sxa_program_s *p = calloc(1, sizeof(*p));
@@ -165,7 +208,7 @@ static sx_result f_program_create(sxa_context c, sxa_device d, sx_image_kind k, 
     return SX_SUCCESS;
 }
 static sx_result f_program_build(sxa_program p, const char *o)
-{
+{ FAULT_POINT("program_build");
     program_log("build", 0);
     if (o && strstr(o, "-fail-build"))
         return svc->error(SX_ERROR_BUILD_FAILURE, "fake build log: error: failed on purpose");
@@ -175,7 +218,7 @@ static sx_result f_program_build(sxa_program p, const char *o)
     return SX_SUCCESS;
 }
 static sx_result f_program_compile(sxa_program p, const char *o)
-{
+{ FAULT_POINT("program_compile");
     program_log("compile", 0);
     if (svc->getenv("FAKE_NO_LINK"))
         return SX_ERROR_UNSUPPORTED_FEATURE;
@@ -187,7 +230,7 @@ static sx_result f_program_compile(sxa_program p, const char *o)
 /* An input holding "UNRESOLVED:" fails the link with a log naming what follows. */
 static sx_result f_program_link(sxa_context c, sxa_device d, uint32_t n, const sxa_program *in, const char *o,
                                 sxa_program *out)
-{
+{ FAULT_POINT("program_link");
     program_log("link", n);
     if (svc->getenv("FAKE_NO_LINK"))
         return SX_ERROR_UNSUPPORTED_FEATURE;
@@ -223,7 +266,7 @@ static sx_result f_program_link(sxa_context c, sxa_device d, uint32_t n, const s
 }
 /* FAKE_NO_BINARY: like Level Zero for linked programs. */
 static sx_result f_program_get_binary(sxa_program p, sx_image_kind *kind, size_t size, void *value, size_t *size_ret)
-{
+{ FAULT_POINT("program_get_binary");
     program_log("get_binary", 0);
     if (svc->getenv("FAKE_NO_BINARY"))
         return SX_ERROR_UNSUPPORTED_FEATURE;
@@ -236,26 +279,27 @@ static sx_result f_program_release(sxa_program p)
 {
     free(p->data);
     free(p);
+    FAULT_POINT("program_release");
     return SX_SUCCESS;
 }
 static sx_result f_kernel_create(sxa_program p, const char *name, sxa_kernel *out)
-{
+{ FAULT_POINT("kernel_create");
     if (strncmp(name, "missing", 7) == 0)
         return svc->error(SX_ERROR_INVALID_KERNEL_NAME, "fake program has no kernel '%s'", name);
     NEW(sxa_kernel_s, out);
     return SX_SUCCESS;
 }
-static sx_result f_kernel_release(sxa_kernel k) { free(k); return SX_SUCCESS; }
+static sx_result f_kernel_release(sxa_kernel k) { free(k); FAULT_POINT("kernel_release"); return SX_SUCCESS; }
 __attribute__((unused)) static sx_result f_launch(sxa_queue q, sxa_kernel k, uint32_t dims, const size_t *off, const size_t *g,
                           const size_t *l, uint32_t na, const sx_arg *args, uint32_t ne, const sxa_event *w,
                           sxa_event *out)
-{
-    __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED);
+{ FAULT_POINT("launch");
+    unsigned long count = __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
     /* A pointer argument gets the number of launches written into it, so
      * tests can see the arguments really arrive. */
     for (uint32_t i = 0; i < na; i++)
         if (args[i].type == SX_ARG_POINTER && args[i].value)
-            *(unsigned long *)args[i].value = launches;
+            __atomic_store_n((unsigned long *)args[i].value, count, __ATOMIC_RELAXED); /* launches from many threads */
     /* FAKE_LAUNCH_LOG: one line per launch, "dims global local | index:type:size:bytes ...". */
     const char *log = svc->getenv("FAKE_LAUNCH_LOG");
     FILE *f = log ? fopen(log, "a") : NULL;
@@ -278,7 +322,7 @@ __attribute__((unused)) static sx_result f_launch(sxa_queue q, sxa_kernel k, uin
 }
 static sx_result f_memcpy(sxa_queue q, int b, void *d, const void *s, size_t n, uint32_t ne, const sxa_event *w,
                           sxa_event *out)
-{
+{ FAULT_POINT("memcpy");
     memcpy(d, s, n);
     if (out)
         NEW(sxa_event_s, out);
@@ -288,7 +332,7 @@ static sx_result f_memcpy(sxa_queue q, int b, void *d, const void *s, size_t n, 
  * tests see which programs got their device-global addresses. */
 static sx_result f_global_write(sxa_queue q, sxa_program p, const char *name, int blocking, size_t count,
                                 size_t offset, const void *src, uint32_t ne, const sxa_event *w, sxa_event *out)
-{
+{ FAULT_POINT("global_write");
     const char *log = svc->getenv("FAKE_LINK_LOG");
     FILE *f = log ? fopen(log, "a") : NULL;
     if (f) {
@@ -299,9 +343,9 @@ static sx_result f_global_write(sxa_queue q, sxa_program p, const char *name, in
         NEW(sxa_event_s, out);
     return SX_SUCCESS;
 }
-static sx_result f_event_wait(uint32_t n, const sxa_event *e) { return SX_SUCCESS; }
-static sx_result f_event_status(sxa_event e, sx_event_status *s) { *s = SX_EVENT_STATUS_COMPLETE; return SX_SUCCESS; }
-static sx_result f_event_release(sxa_event e) { free(e); return SX_SUCCESS; }
+static sx_result f_event_wait(uint32_t n, const sxa_event *e) { FAULT_POINT("event_wait"); return SX_SUCCESS; }
+static sx_result f_event_status(sxa_event e, sx_event_status *s) { FAULT_POINT("event_status"); *s = SX_EVENT_STATUS_COMPLETE; return SX_SUCCESS; }
+static sx_result f_event_release(sxa_event e) { free(e); FAULT_POINT("event_release"); return SX_SUCCESS; }
 
 static const sxa_adapter_table t_adapter = {sizeof(t_adapter), f_init, f_fini, f_adapter_info};
 static const sxa_platform_table t_platform = {sizeof(t_platform), f_platform_get, f_platform_info};

@@ -163,6 +163,7 @@ static sx_result run_on(sx_queue on, const char *name, int x, int *result, sxi_p
     sx_arg a = {.index = 0, .type = SX_ARG_VALUE, .size = sizeof(int), .value = &x};
     r = sx_queue_launch(on, k, 1, NULL, &g, NULL, strcmp(name, "construct") ? 1 : 0, &a, 0, NULL, NULL);
     sxi_kernel_slot *s = NULL;
+    sxi_read_lock();
     if (r == SX_SUCCESS)
         r = sxi_slot_for(on, k, &s);
     if (r == SX_SUCCESS && result)
@@ -170,6 +171,7 @@ static sx_result run_on(sx_queue on, const char *name, int x, int *result, sxi_p
                      result, 0, NULL, NULL);
     if (r == SX_SUCCESS && prog)
         *prog = s->program;
+    sxi_read_unlock();
     sx_kernel_release(k);
     return r;
 }

@@ -1,0 +1,250 @@
+/* test-reliability.c: launches racing unloads and context releases,
+ * released handles staying caught, sx_fini with live objects (issue 15,
+ * points 1 to 3), on the native adapter with the e2e free-function image. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "e2e.h"
+
+#define IMAGE "tests/e2e/ffk.sximg"
+
+/* Fewer rounds under valgrind (tests/valgrind.sh sets it): it is 50 times slower. */
+static int rounds(int n)
+{
+    const char *v = getenv("SX_TEST_UNDER_VALGRIND"), *scale = getenv("SX_TEST_ROUNDS_SCALE");
+    if (scale && atoi(scale) > 0)
+        n *= atoi(scale);
+    return v && *v == '1' ? (n / 20 > 2 ? n / 20 : 2) : n;
+}
+
+static sx_result launch_empty(sx_queue q, sx_kernel k)
+{
+    int x = 7;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    size_t g = 1;
+    return sx_queue_launch(q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, NULL);
+}
+
+/* ------------------------------------------------ launch vs unload */
+
+typedef struct {
+    sx_queue q;
+    sx_kernel k;
+    _Atomic int *stop;
+    long ok, unsupported, other;
+    sx_result bad;
+    char msg[256];
+} launcher;
+
+static void *launch_loop(void *arg)
+{
+    launcher *l = arg;
+    while (!atomic_load(l->stop)) {
+        sx_result r = launch_empty(l->q, l->k);
+        if (r == SX_SUCCESS)
+            l->ok++;
+        else if (r == SX_ERROR_KERNEL_NOT_SUPPORTED)
+            l->unsupported++;
+        else if (!l->other++) {
+            l->bad = r;
+            snprintf(l->msg, sizeof(l->msg), "%s", sx_last_error());
+        }
+    }
+    return NULL;
+}
+
+/* Two threads launching `k` on `q` until *stop. */
+static void start_launchers(launcher l[2], pthread_t th[2], sx_queue q, sx_kernel k, _Atomic int *stop)
+{
+    for (int i = 0; i < 2; i++) {
+        memset(&l[i], 0, sizeof(l[i]));
+        l[i].q = q;
+        l[i].k = k;
+        l[i].stop = stop;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, launch_loop, &l[i]), 0);
+    }
+}
+
+/* Two threads launch a kept handle while this one releases and reloads
+ * the image file: every launch succeeds or says the kernel is gone
+ * (before: a segfault in 9 of 10 runs). */
+START_TEST(launch_races_image_release)
+{
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    CK_OK(launch_empty(t.q, k));
+    _Atomic int stop = 0;
+    launcher l[2];
+    pthread_t th[2];
+    start_launchers(l, th, t.q, k, &stop);
+    for (int i = 0, n = rounds(1000); i < n; i++) {
+        CK_OK(sx_image_file_release(t.file));
+        /* Unregistered: a launch now must say so, whatever ran before. */
+        CK_ERR(launch_empty(t.q, k), SX_ERROR_KERNEL_NOT_SUPPORTED);
+        CK_OK(sx_image_file_load(sxt_build_path(IMAGE), &t.file));
+    }
+    atomic_store(&stop, 1);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_msg(l[i].other == 0, "launcher %d: %ld unexpected results, first %s: %s", i, l[i].other,
+                      sx_result_name(l[i].bad), l[i].msg);
+    }
+    ck_assert_msg(l[0].ok + l[1].ok > 0, "no launch succeeded");
+    CK_OK(launch_empty(t.q, k));
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
+/* Launches on one context while another context is created, used and
+ * released: its slots are unlinked from the same kernel under the walk. */
+START_TEST(launch_races_other_context_release)
+{
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    CK_OK(launch_empty(t.q, k));
+    _Atomic int stop = 0;
+    launcher l[2];
+    pthread_t th[2];
+    start_launchers(l, th, t.q, k, &stop);
+    for (int i = 0, n = rounds(200); i < n; i++) {
+        sx_context c;
+        sx_queue q;
+        CK_OK(sx_context_create(1, &t.dev, &c));
+        CK_OK(sx_queue_create(c, t.dev, 0, &q));
+        CK_OK(launch_empty(q, k));
+        CK_OK(sx_queue_release(q));
+        CK_OK(sx_context_release(c));
+    }
+    atomic_store(&stop, 1);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_msg(l[i].other == 0 && l[i].unsupported == 0, "launcher %d: %ld unexpected, %ld unsupported: %s: %s",
+                      i, l[i].other, l[i].unsupported, sx_result_name(l[i].bad), l[i].msg);
+    }
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
+/* ------------------------------------------------ released handles */
+
+START_TEST(double_release_is_invalid_handle)
+{
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    sx_event ev;
+    int x = 1;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    size_t g = 1;
+    CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev));
+    CK_OK(sx_event_wait(1, &ev));
+    CK_OK(sx_event_release(ev));
+    CK_ERR(sx_event_release(ev), SX_ERROR_INVALID_HANDLE);
+    sx_event_status st;
+    CK_ERR(sx_event_get_status(ev, &st), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_event_wait(1, &ev), SX_ERROR_INVALID_HANDLE);
+
+    sx_args args;
+    CK_OK(sx_args_create(k, &args));
+    CK_OK(sx_args_release(args));
+    CK_ERR(sx_args_release(args), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_args_set(args, 0, sizeof(x), &x), SX_ERROR_INVALID_HANDLE);
+
+    sx_context c;
+    sx_queue q;
+    CK_OK(sx_context_create(1, &t.dev, &c));
+    CK_OK(sx_queue_create(c, t.dev, 0, &q));
+    CK_OK(sx_queue_release(q));
+    CK_ERR(sx_queue_wait(q), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_queue_release(q), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(launch_empty(q, k), SX_ERROR_INVALID_HANDLE);
+    CK_OK(sx_context_release(c));
+    CK_ERR(sx_context_release(c), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_queue_create(c, t.dev, 0, &q), SX_ERROR_INVALID_HANDLE);
+
+    sx_image_file f;
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/dg.sximg"), &f));
+    CK_OK(sx_image_file_release(f));
+    CK_ERR(sx_image_file_release(f), SX_ERROR_INVALID_HANDLE);
+
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
+/* Each sx_kernel_get is a handle of its own: releasing one twice is an
+ * error and leaves the other working (before: it freed the other). */
+START_TEST(kernel_handles_counted_per_get)
+{
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k1, k2;
+    CK_OK(sx_kernel_get_free_function("empty", &k1));
+    CK_OK(sx_kernel_get_free_function("empty", &k2));
+    CK_OK(launch_empty(t.q, k1));
+    CK_OK(sx_kernel_release(k1));
+    CK_ERR(sx_kernel_release(k1), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(launch_empty(t.q, k1), SX_ERROR_INVALID_HANDLE);
+    CK_OK(launch_empty(t.q, k2));
+    CK_OK(sx_queue_wait(t.q));
+    char name[64];
+    CK_OK(sx_kernel_get_info(k2, SX_KERNEL_INFO_NAME, sizeof(name), name, NULL));
+    ck_assert_str_eq(name, "__sycl_kernel_empty");
+    CK_OK(sx_kernel_release(k2));
+    CK_ERR(sx_kernel_release(k2), SX_ERROR_INVALID_HANDLE);
+    e2e_close(&t);
+}
+END_TEST
+
+/* The last sx_fini releases every object: events included (valgrind
+ * counts them in tests/valgrind.sh), and they are dead afterwards. */
+START_TEST(fini_releases_live_events)
+{
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    int x = 1;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    size_t g = 1;
+    sx_event ev[3];
+    for (int i = 0; i < 3; i++)
+        CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev[i]));
+    sx_queue q = t.q;
+    CK_OK(sx_fini());
+    CK_ERR(sx_event_release(ev[0]), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_queue_wait(q), SX_ERROR_UNINITIALIZED);
+    CK_OK(sx_kernel_release(k));
+    CK_OK(sx_image_file_release(t.file));
+    /* A new init gives working objects again. */
+    CK_OK(sx_init(0));
+    CK_ERR(sx_queue_wait(q), SX_ERROR_INVALID_HANDLE);
+    CK_OK(sx_fini());
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("reliability");
+    TCase *tc = tcase_create("races");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, launch_races_image_release);
+    tcase_add_test(tc, launch_races_other_context_release);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("handles");
+    tcase_add_test(tc, double_release_is_invalid_handle);
+    tcase_add_test(tc, kernel_handles_counted_per_get);
+    tcase_add_test(tc, fini_releases_live_events);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+SXT_MAIN(suite)
