@@ -14,7 +14,8 @@ if [ "${1:-}" = --stage ]; then
     rm -rf "$B" && mkdir -p "$B"
     (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.lo' -prune -o -name .deps -prune -o \
         -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o \( -type f -o -type l \) -print |
-        grep -v -e '^./fuzz/' -e '^./doc/' -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
+        grep -v -e '^./fuzz/' -e '^./doc/' -e '^./intel-opencl/' -e '^./tests/program-cache/' -e '^./tests/mpi/work/' \
+            -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
     # Libraries the test binaries need that the GPU image lacks.
     for l in libsubunit.so.0 libffi.so.8; do cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$B/lib/.libs/" 2>/dev/null; done
     t=$(mktemp -d)
