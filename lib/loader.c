@@ -251,8 +251,11 @@ static void adapter_open(struct sx_adapter_s *a, sxa_get_proc_table_fn get)
     }
     char buf[256];
     if (SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_NAME, sizeof(buf), buf, NULL) == SX_SUCCESS) {
-        free(a->name);
-        a->name = strdup(buf);
+        char *name = strdup(buf);
+        if (name) { /* out of memory: keep the file's name, never NULL */
+            free(a->name);
+            a->name = name;
+        }
     }
     SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_BACKEND, sizeof(a->backend), &a->backend, NULL);
     SXA_CALL(a, adapter, get_info, a->handle, SXA_ADAPTER_INFO_VERSION, sizeof(a->version), &a->version, NULL);

@@ -153,14 +153,16 @@ int main(int argc, char **argv)
     printf("Loading adapters:\n");
     fflush(stdout);
     sx_result r = sx_init(0);
+    uint32_t na = 0;
+    /* Adapters load lazily: this is where every one is tried. */
+    if (r == SX_SUCCESS)
+        sx_adapter_get(0, NULL, &na);
     sx_set_log_callback(NULL, NULL);
     sx_set_log_level(SX_LOG_ERROR);
     if (r != SX_SUCCESS) {
         fprintf(stderr, "sx-info: sx_init: %s: %s\n", sx_result_name(r), sx_last_error());
         return 1;
     }
-    uint32_t na = 0;
-    sx_adapter_get(0, NULL, &na);
     sx_adapter *as = calloc(na ? na : 1, sizeof(*as));
     sx_adapter_get(na, as, NULL);
     printf("Adapters: %u\n", na);
