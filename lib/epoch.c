@@ -75,6 +75,15 @@ static void make_key(void)
         atomic_store(&sxi_epoch_asymmetric, true);
 }
 
+/* Called by sx_init before any adapter starts a thread: registering for
+ * membarrier costs the kernel an RCU grace period (milliseconds) once the
+ * process has several threads (a GPU driver's), and nothing while it has
+ * one; left to the first launch, that cost landed on the first launch. */
+void sxi_epoch_prepare(void)
+{
+    pthread_once(&key_once, make_key);
+}
+
 struct sxi_epoch_rec *sxi_epoch_register(void)
 {
     pthread_once(&key_once, make_key);

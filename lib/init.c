@@ -27,6 +27,7 @@ SX_API sx_result sx_init(uint32_t flags)
             sxi_error_prefix("sx_init: SX_DEVICE_SELECTOR");
             goto out;
         }
+        sxi_epoch_prepare();
         if ((r = sxi_adapters_load()) != SX_SUCCESS)
             goto out;
         atomic_store_explicit(&initialized, true, memory_order_release);

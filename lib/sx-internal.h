@@ -544,6 +544,7 @@ extern _Atomic uint64_t sxi_global_epoch;
 extern _Atomic bool sxi_epoch_asymmetric;  /* membarrier(2) works: readers need no fence */
 extern __attribute__((tls_model("initial-exec"))) _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
 struct sxi_epoch_rec *sxi_epoch_register(void);
+void sxi_epoch_prepare(void);  /* sx_init: membarrier registration while it is cheap */
 /* Wait until every reader section that was open when it was called has
  * ended. Never call it inside a reader section. */
 void sxi_epoch_synchronize(void);
