@@ -29,8 +29,17 @@ fi
 [ -x "$S/configure" ] || (cd "$S" && autoreconf -fi > /dev/null)
 
 SUITES="tests/test-api tests/test-register tests/test-defects tests/test-ffk tests/e2e/test-e2e-ffk \
-tests/e2e/test-e2e-dg tests/e2e/test-reliability"
-TARGETS="$SUITES tests/stress tests/e2e/ffk.sximg tests/e2e/dg.sximg tests/e2e/scope2.sximg tests/e2e/decomp-host.so \
+tests/e2e/test-e2e-dg tests/e2e/test-reliability tests/native/test-native-wg"
+# The native adapter's compiled work-group images, linked without dlmopen:
+# under the sanitizers too. Left out: linking per-work-item images, which
+# needs a dlmopen namespace with its own libc (and so its own sanitizer
+# runtime, which cannot work), and, under TSan, the 1000-program link (slow).
+WG_KERNELS="tests/kernels/native-link-a.hso tests/kernels/native-link-b.hso tests/kernels/native-link-c.hso \
+tests/kernels/native-wg.hso tests/kernels/native-wg-link-a.hso tests/kernels/native-wg-link-b.hso \
+tests/kernels/native-wg-link-missing.hso tests/kernels/native-wg-bad1.hso tests/kernels/native-wg-bad2.hso \
+tests/kernels/native-wg-bad3.hso tests/kernels/native-wg-bad4.hso tests/kernels/native-wg-bad5.hso \
+tests/kernels/native-wg-bad6.hso tests/kernels/native-wg-bad7.hso"
+TARGETS="$SUITES $WG_KERNELS tests/stress tests/e2e/ffk.sximg tests/e2e/dg.sximg tests/e2e/scope2.sximg tests/e2e/decomp-host.so \
 adapters/native/sx-native-builtins.la tests/fake/fake-good.la tests/fake/fake-missing.la \
 tests/fake/fake-wrongabi.la tests/fake/fake-initfails.la tests/fake/fake-undefined.la"
 
@@ -51,6 +60,7 @@ run_one() { # KIND SANITIZE
     export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:exitcode=66
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:exitcode=66
     export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$S/tools/tsan.supp"
+    if [ "$kind" = tsan ]; then export NT_SKIP=linked_binary,wg_link_1000; else export NT_SKIP=linked_binary; fi
     fails=0
     for t in $SUITES; do
         if (cd "$b" && ./libtool --mode=execute "./$t") > "$b/run.out" 2>&1; then
