@@ -169,6 +169,56 @@ START_TEST(third_party_adapters_discovered_and_selected_by_name)
 }
 END_TEST
 
+/* An adapter that breaks the contract is caught, never trusted (issue 15):
+ * each case failed or crashed before the core checked it. */
+START_TEST(adapter_misbehaviour_is_caught)
+{
+    sx_device d;
+    sx_context c;
+    char text[1024];
+    setenv("SX_ADAPTERS", fake("good"), 1);
+    /* A NULL device with success: the adapter is refused, with the reason. */
+    setenv("FAKE_NULL_DEVICE", "1", 1);
+    CK_OK(sx_init(0));
+    CK_ERR(sx_device_get_default(&d), SX_ERROR_DEVICE_NOT_FOUND);
+    ck_assert_int_ne(status_of(find_adapter("fake-good"), text, sizeof(text)), SX_SUCCESS);
+    ck_assert_msg(strstr(text, "NULL handle for device"), "status '%s'", text);
+    CK_OK(sx_fini());
+    unsetenv("FAKE_NULL_DEVICE");
+    /* A device count that changes between the two calls. */
+    setenv("FAKE_COUNT_CHANGES", "1", 1);
+    CK_OK(sx_init(0));
+    CK_ERR(sx_device_get_default(&d), SX_ERROR_DEVICE_NOT_FOUND);
+    ck_assert_int_ne(status_of(find_adapter("fake-good"), text, sizeof(text)), SX_SUCCESS);
+    ck_assert_msg(strstr(text, "devices on platform"), "status '%s'", text);
+    CK_OK(sx_fini());
+    unsetenv("FAKE_COUNT_CHANGES");
+    /* A NULL context with success: an error, no handle. */
+    setenv("FAKE_NULL_CONTEXT", "1", 1);
+    CK_OK(sx_init(0));
+    CK_OK(sx_device_get_default(&d));
+    c = NULL;
+    CK_ERR(sx_context_create(1, &d, &c), SX_ERROR_INVALID_VALUE);
+    CK_MSG_HAS("NULL context");
+    ck_assert_ptr_null(c);
+    CK_OK(sx_fini());
+    unsetenv("FAKE_NULL_CONTEXT");
+    /* A failed release is returned, not swallowed; the handle is gone all the same. */
+    setenv("FAKE_QUEUE_RELEASE_FAILS", "1", 1);
+    CK_OK(sx_init(0));
+    CK_OK(sx_device_get_default(&d));
+    CK_OK(sx_context_create(1, &d, &c));
+    sx_queue q;
+    CK_OK(sx_queue_create(c, d, SX_QUEUE_IN_ORDER, &q));
+    CK_ERR(sx_queue_release(q), SX_ERROR_DEVICE_LOST);
+    CK_MSG_HAS("on purpose");
+    CK_ERR(sx_queue_release(q), SX_ERROR_INVALID_HANDLE);
+    CK_OK(sx_context_release(c));
+    CK_OK(sx_fini());
+    unsetenv("FAKE_QUEUE_RELEASE_FAILS");
+}
+END_TEST
+
 START_TEST(selector_filters_devices)
 {
     char list[4200];
@@ -385,6 +435,7 @@ static Suite *loader_suite(void)
     tcase_add_test(tc, broken_adapters_are_reported_and_skipped);
     tcase_add_test(tc, default_discovery_uses_search_path_sorted);
     tcase_add_test(tc, selector_filters_devices);
+    tcase_add_test(tc, adapter_misbehaviour_is_caught);
     tcase_add_test(tc, third_party_adapters_discovered_and_selected_by_name);
     tcase_add_test(tc, trace_logs_adapter_calls);
     tcase_add_test(tc, ignore_environment_flag);

@@ -122,13 +122,21 @@ static sx_result f_platform_info(sxa_platform p, sx_platform_info param, size_t 
     default: return SX_ERROR_INVALID_ENUMERATION;
     }
 }
+/* Misbehaviours the core must catch (issue 15), chosen by environment:
+ * FAKE_NULL_DEVICE (success with a NULL device), FAKE_COUNT_CHANGES (a
+ * different device count on the second call), FAKE_NULL_CONTEXT (success
+ * with a NULL context), FAKE_QUEUE_RELEASE_FAILS. */
+static int misbehave(const char *what)
+{
+    return svc && svc->getenv && svc->getenv(what) != NULL;
+}
 static sx_result f_device_get(sxa_platform p, sx_device_type t, uint32_t n, sxa_device *d, uint32_t *nd)
 { FAULT_POINT("device_get");
     uint32_t have = (t & SX_DEVICE_TYPE_CUSTOM) ? 1 : 0;
     if (nd)
-        *nd = have;
+        *nd = have + (d && misbehave("FAKE_COUNT_CHANGES"));
     if (d && n && have)
-        d[0] = &device;
+        d[0] = misbehave("FAKE_NULL_DEVICE") ? NULL : &device;
     return have ? SX_SUCCESS : SX_ERROR_DEVICE_NOT_FOUND;
 }
 static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void *v, size_t *r)
@@ -160,10 +168,25 @@ static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void
         o_->base.dispatch = svc->dispatch;                                     \
         *(out) = o_;                                                           \
     } while (0)
-static sx_result f_context_create(uint32_t n, const sxa_device *d, sxa_context *out) { FAULT_POINT("context_create"); NEW(sxa_context_s, out); return SX_SUCCESS; }
+static sx_result f_context_create(uint32_t n, const sxa_device *d, sxa_context *out)
+{ FAULT_POINT("context_create");
+    if (misbehave("FAKE_NULL_CONTEXT")) {
+        *out = NULL;
+        return SX_SUCCESS;
+    }
+    NEW(sxa_context_s, out);
+    return SX_SUCCESS;
+}
 static sx_result f_context_release(sxa_context c) { free(c); FAULT_POINT("context_release"); return SX_SUCCESS; }
 static sx_result f_queue_create(sxa_context c, sxa_device d, uint32_t f, sxa_queue *out) { FAULT_POINT("queue_create"); NEW(sxa_queue_s, out); return SX_SUCCESS; }
-static sx_result f_queue_release(sxa_queue q) { free(q); FAULT_POINT("queue_release"); return SX_SUCCESS; }
+static sx_result f_queue_release(sxa_queue q)
+{
+    free(q);
+    FAULT_POINT("queue_release");
+    if (misbehave("FAKE_QUEUE_RELEASE_FAILS"))
+        return svc->error(SX_ERROR_DEVICE_LOST, "fake: queue release fails on purpose");
+    return SX_SUCCESS;
+}
 static sx_result f_queue_finish(sxa_queue q) { FAULT_POINT("queue_finish"); return SX_SUCCESS; }
 static sx_result f_usm_alloc(sxa_context c, sxa_device d, sx_usm_type t, size_t s, size_t a, void **out)
 { FAULT_POINT("usm_alloc");
