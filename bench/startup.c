@@ -2,6 +2,8 @@
  * run: sx_init + device + context + queue + image file load + first launch
  * (axpy of 4 floats, checked), each sample in its own forked child, the
  * kinds of child alternating:
+ *   select         sx_device_select("native:*"): the program names its
+ *                  device in code; only native is loaded
  *   lazy+selector  SX_DEVICE_SELECTOR=native:* (only native is loaded)
  *   lazy           no selector (the device query loads every adapter)
  *   eager          SX_ADAPTERS_EAGER=1: every adapter loaded at sx_init,
@@ -19,11 +21,11 @@
 
 #include "bench.h"
 
-enum { LAZY_SELECTOR, LAZY, EAGER, RAW, KINDS };
-static const char *const kind_name[KINDS] = {"lazy+selector native:*", "lazy, no selector", "eager (old)",
-                                             "raw dlopen"};
+enum { SELECT, LAZY_SELECTOR, LAZY, EAGER, RAW, KINDS };
+static const char *const kind_name[KINDS] = {"sx_device_select native:*", "lazy+selector native:*",
+                                             "lazy, no selector", "eager (old)", "raw dlopen"};
 
-static int ours(const char *image)
+static int ours(const char *image, int kind)
 {
     sx_image_file f;
     sx_device dev;
@@ -34,7 +36,10 @@ static int ours(const char *image)
     float *y, *x, two = 2;
     long n = 4;
     CHECK(sx_init(0));
-    CHECK(sx_device_get_default(&dev));
+    if (kind == SELECT)
+        CHECK(sx_device_select("native:*", 1, &dev, NULL));
+    else
+        CHECK(sx_device_get_default(&dev));
     CHECK(sx_context_create(1, &dev, &ctx));
     CHECK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
     CHECK(sx_image_file_load(image, &f));
@@ -84,7 +89,7 @@ static double run_kind(int kind)
     if (kind == EAGER)
         setenv("SX_ADAPTERS_EAGER", "1", 1);
     double t0 = bench_now();
-    int rc = kind == RAW ? raw(host_path) : ours(image_path);
+    int rc = kind == RAW ? raw(host_path) : ours(image_path, kind);
     return rc == 0 ? (bench_now() - t0) * 1e3 : -1;
 }
 
@@ -101,7 +106,8 @@ int main(int argc, char **argv)
     host_path = argv[2];
     unsetenv("SX_DEVICE_SELECTOR");
     unsetenv("SX_ADAPTERS_EAGER");
-    double *t[KINDS], *r_raw = calloc((size_t)rounds, sizeof(double)), *r_eager = calloc((size_t)rounds, sizeof(double));
+    double *t[KINDS], *r_raw = calloc((size_t)rounds, sizeof(double)), *r_eager = calloc((size_t)rounds, sizeof(double)),
+           *r_select = calloc((size_t)rounds, sizeof(double));
     for (int k = 0; k < KINDS; k++)
         t[k] = calloc((size_t)rounds, sizeof(double));
     bench_in_child(run_kind, LAZY); /* warm the page cache and the program cache's markers */
@@ -114,12 +120,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < rounds; i++) {
         r_raw[i] = t[LAZY_SELECTOR][i] / t[RAW][i];
         r_eager[i] = t[LAZY_SELECTOR][i] / t[EAGER][i];
+        r_select[i] = t[SELECT][i] / t[RAW][i];
     }
     printf("startup to the first native launch done (fresh process each; %d alternating rounds; wall time):\n", rounds);
     for (int k = 0; k < KINDS; k++) {
         double m = bench_median(t[k], rounds);
         printf("  %-24s median %7.3f ms (range %.3f-%.3f)\n", kind_name[k], m, t[k][0], t[k][rounds - 1]);
     }
+    bench_print_ratio("  select / raw dlopen:       ", r_select, rounds);
     bench_print_ratio("  lazy+selector / raw dlopen:", r_raw, rounds);
     bench_print_ratio("  lazy+selector / eager:     ", r_eager, rounds);
     return 0;

@@ -45,25 +45,75 @@ SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32
     return SX_SUCCESS;
 }
 
+/* The preference of sx_device_get_default and sx_device_select: GPUs,
+ * then accelerators, then CPUs, then the rest, each in adapter order. */
+static const sx_device_type preference[] = {SX_DEVICE_TYPE_GPU, SX_DEVICE_TYPE_ACCELERATOR, SX_DEVICE_TYPE_CPU,
+                                            SX_DEVICE_TYPE_ALL};
+
+static size_t preference_rank(const struct sx_device_s *d)
+{
+    size_t o = 0;
+    while (o + 1 < SXI_ARRAY_SIZE(preference) && !(d->type & preference[o]))
+        o++;
+    return o;
+}
+
 SX_API sx_result sx_device_get_default(sx_device *out)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_PTR(out, "device");
-    static const sx_device_type order[] = {SX_DEVICE_TYPE_GPU, SX_DEVICE_TYPE_ACCELERATOR, SX_DEVICE_TYPE_CPU,
-                                           SX_DEVICE_TYPE_ALL};
     sx_result r = sxi_adapters_need(sxi_selector_backends());
     if (r != SX_SUCCESS)
         return r;
     uint32_t nd;
     struct sx_device_s **ds = sxi_devices_snapshot(&nd);
-    for (size_t o = 0; o < SXI_ARRAY_SIZE(order); o++)
+    for (size_t o = 0; o < SXI_ARRAY_SIZE(preference); o++)
         for (uint32_t i = 0; i < nd; i++)
-            if (ds[i]->selected && (ds[i]->type & order[o])) {
+            if (ds[i]->selected && preference_rank(ds[i]) == o) {
                 *out = ds[i];
                 return SX_SUCCESS;
             }
     return sxi_error(SX_ERROR_DEVICE_NOT_FOUND, "sx_device_get_default: no device (%u adapters loaded%s); sx-info shows why",
                      sxi_num_adapters(), sxi_getenv("SX_DEVICE_SELECTOR") ? ", SX_DEVICE_SELECTOR set" : "");
+}
+
+SX_API sx_result sx_device_select(const char *selector, uint32_t count, sx_device *out, uint32_t *num)
+{
+    SXI_CHECK_INIT();
+    SXI_CHECK_PTR(selector, "selector");
+    if (!out && !num)
+        return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_device_select('%s'): devices and num_devices are both NULL",
+                         selector);
+    if (out && count == 0)
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_select('%s'): count is 0 with a non-NULL array", selector);
+    sxi_selector *sel;
+    sx_result r = sxi_selector_create(selector, &sel);
+    if (r != SX_SUCCESS) {
+        sxi_error_prefix("sx_device_select");
+        return r;
+    }
+    /* Only the adapters both selectors can need are loaded. */
+    r = sxi_adapters_need(sxi_selector_backends() & sxi_selector_backends_of(sel));
+    if (r == SX_SUCCESS) {
+        uint32_t nd, n = 0;
+        struct sx_device_s **ds = sxi_devices_snapshot(&nd);
+        for (size_t o = 0; o < SXI_ARRAY_SIZE(preference); o++)
+            for (uint32_t i = 0; i < nd; i++) {
+                struct sx_device_s *d = ds[i];
+                if (!d->selected || preference_rank(d) != o || !sxi_selector_matches(sel, d, d->backend_index))
+                    continue;
+                if (out && n < count)
+                    out[n] = d;
+                n++;
+            }
+        if (num)
+            *num = n;
+        if (n == 0)
+            r = sxi_error(SX_ERROR_DEVICE_NOT_FOUND, "sx_device_select('%s'): no device passes it%s", selector,
+                          sxi_getenv("SX_DEVICE_SELECTOR") ? " and SX_DEVICE_SELECTOR" : "");
+    }
+    sxi_selector_destroy(sel);
+    return r;
 }
 
 SX_API sx_result sx_device_get_info(sx_device d, sx_device_info param, size_t size, void *value, size_t *size_ret)

@@ -514,6 +514,7 @@ static sx_result collect_devices(void)
                 uint32_t index = per_backend[b]++;
                 if (d->index == UINT32_MAX) { /* new: devices already published never change */
                     d->index = l->n;
+                    d->backend_index = index;
                     d->selected = sxi_selector_accepts(d, index);
                 }
                 l->d[l->n++] = d;

@@ -24,12 +24,17 @@ typedef struct {
     struct { sx_device_type type; int64_t index; } devs[MAX_DEVS]; /* type ALL + index -1 = any */
 } term;
 
-static term terms[MAX_TERMS];
-static uint32_t num_terms;
+struct sxi_selector {
+    uint32_t num_terms;
+    term terms[MAX_TERMS];
+};
+
+/* SX_DEVICE_SELECTOR's, read at sx_init. */
+static sxi_selector env_selector;
 
 void sxi_selector_reset(void)
 {
-    num_terms = 0;
+    env_selector.num_terms = 0;
 }
 
 static bool parse_backend(const char *s, size_t n, sx_backend *b)
@@ -90,9 +95,10 @@ static bool parse_dev(const char *s, size_t n, term *t)
     return true;
 }
 
-sx_result sxi_selector_parse(const char *text)
+static sx_result parse(sxi_selector *sel, const char *text)
 {
-    num_terms = 0;
+    sel->num_terms = 0;
+    term *terms = sel->terms;
     const char *p = text;
     while (*p) {
         size_t tn = strcspn(p, ";");
@@ -100,9 +106,9 @@ sx_result sxi_selector_parse(const char *text)
             p++;
             continue;
         }
-        if (num_terms == MAX_TERMS)
+        if (sel->num_terms == MAX_TERMS)
             return sxi_error(SX_ERROR_INVALID_VALUE, "'%s': more than %d terms", text, MAX_TERMS);
-        term *t = &terms[num_terms];
+        term *t = &terms[sel->num_terms];
         memset(t, 0, sizeof(*t));
         const char *s = p, *end = p + tn;
         if (*s == '!') {
@@ -128,10 +134,34 @@ sx_result sxi_selector_parse(const char *text)
                                  (int)dn, d, MAX_DEVS);
             d += dn + 1;
         }
-        num_terms++;
+        sel->num_terms++;
         p = end;
     }
     return SX_SUCCESS;
+}
+
+sx_result sxi_selector_parse(const char *text)
+{
+    return parse(&env_selector, text);
+}
+
+sx_result sxi_selector_create(const char *text, sxi_selector **out)
+{
+    sxi_selector *sel = malloc(sizeof(*sel));
+    if (!sel)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "'%s': out of memory", text);
+    sx_result r = parse(sel, text);
+    if (r != SX_SUCCESS) {
+        free(sel);
+        return r;
+    }
+    *out = sel;
+    return SX_SUCCESS;
+}
+
+void sxi_selector_destroy(sxi_selector *sel)
+{
+    free(sel);
 }
 
 /* The device's position among its adapter's devices. */
@@ -162,12 +192,13 @@ static bool term_matches(const term *t, const struct sx_device_s *d, uint32_t in
     return false;
 }
 
-bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index)
+bool sxi_selector_matches(const sxi_selector *sel, const struct sx_device_s *d, uint32_t index)
 {
-    if (num_terms == 0)
+    const term *terms = sel->terms;
+    if (sel->num_terms == 0)
         return true;
     bool any_positive = false, positive_match = false;
-    for (uint32_t i = 0; i < num_terms; i++) {
+    for (uint32_t i = 0; i < sel->num_terms; i++) {
         bool m = term_matches(&terms[i], d, index);
         if (terms[i].negative) {
             if (m)
@@ -180,11 +211,17 @@ bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index)
     return any_positive ? positive_match : true;
 }
 
-uint32_t sxi_selector_backends(void)
+bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index)
 {
+    return sxi_selector_matches(&env_selector, d, index);
+}
+
+uint32_t sxi_selector_backends_of(const sxi_selector *sel)
+{
+    const term *terms = sel->terms;
     uint32_t pos = 0, neg = 0;
     bool any_positive = false;
-    for (uint32_t i = 0; i < num_terms; i++) {
+    for (uint32_t i = 0; i < sel->num_terms; i++) {
         const term *t = &terms[i];
         uint32_t bits = t->backend == SX_BACKEND_UNKNOWN ? SXI_BACKENDS_ALL : 1u << t->backend;
         if (!t->negative) {
@@ -198,4 +235,9 @@ uint32_t sxi_selector_backends(void)
                 neg |= bits;
     }
     return (any_positive ? pos : SXI_BACKENDS_ALL) & ~neg;
+}
+
+uint32_t sxi_selector_backends(void)
+{
+    return sxi_selector_backends_of(&env_selector);
 }

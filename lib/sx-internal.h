@@ -172,6 +172,7 @@ struct sx_device_s {
     uint64_t local_mem_size;
     bool nonuniform_groups;
     bool selected;           /* passes SX_DEVICE_SELECTOR */
+    uint32_t backend_index;  /* among its backend's devices: a selector's device index */
     uint32_t num_image_kinds;
     sx_image_kind image_kinds[SX_IMAGE_KIND_COUNT_];
     char *name;
@@ -201,6 +202,12 @@ bool sxi_selector_accepts(const struct sx_device_s *d, uint32_t index_in_backend
 void sxi_selector_reset(void);
 /* The backends (mask of 1 << sx_backend) whose devices the selector can accept. */
 uint32_t sxi_selector_backends(void);
+/* A selector of the same syntax from a program (sx_device_select). */
+typedef struct sxi_selector sxi_selector;
+sx_result sxi_selector_create(const char *text, sxi_selector **out);
+void sxi_selector_destroy(sxi_selector *sel);
+bool sxi_selector_matches(const sxi_selector *sel, const struct sx_device_s *d, uint32_t index_in_backend);
+uint32_t sxi_selector_backends_of(const sxi_selector *sel);
 /* The image kinds a device accepts, preferred first; 0 if none. */
 int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind);
 

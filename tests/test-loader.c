@@ -403,6 +403,53 @@ START_TEST(device_queries_load_what_the_selector_allows)
 }
 END_TEST
 
+/* sx_device_select: the program names what it uses in code; only those
+ * adapters load, and SX_DEVICE_SELECTOR still applies on top. */
+START_TEST(device_select_loads_only_what_it_names)
+{
+    CK_OK(sx_init(0));
+    sx_device d[4];
+    uint32_t n = 0;
+    CK_OK(sx_device_select("native:*", 4, d, &n));
+    ck_assert_uint_eq(n, 1);
+    sx_backend b;
+    CK_OK(sx_device_get_info(d[0], SX_DEVICE_INFO_BACKEND, sizeof(b), &b, NULL));
+    ck_assert_uint_eq(b, SX_BACKEND_NATIVE);
+    ck_assert_msg(!strstr(lazy_log, "on purpose"), "'native:*' loaded cuda: %s", lazy_log);
+    /* The same device as the list's, by index and by type. */
+    sx_device again;
+    CK_OK(sx_device_select("native:0", 1, &again, NULL));
+    ck_assert_ptr_eq(again, d[0]);
+    CK_OK(sx_device_select("native:cpu", 1, &again, NULL));
+    ck_assert_ptr_eq(again, d[0]);
+    CK_ERR(sx_device_select("native:gpu", 1, &again, NULL), SX_ERROR_DEVICE_NOT_FOUND);
+    ck_assert_msg(strstr(sx_last_error(), "native:gpu"), "%s", sx_last_error());
+    CK_ERR(sx_device_select("native:1", 1, &again, NULL), SX_ERROR_DEVICE_NOT_FOUND);
+    /* Bad input. */
+    CK_ERR(sx_device_select("native", 1, &again, NULL), SX_ERROR_INVALID_VALUE);
+    ck_assert_msg(strstr(sx_last_error(), "sx_device_select") && strstr(sx_last_error(), "no ':'"), "%s",
+                  sx_last_error());
+    CK_ERR(sx_device_select("bogus!:*", 1, &again, NULL), SX_ERROR_INVALID_VALUE);
+    CK_ERR(sx_device_select(NULL, 1, &again, NULL), SX_ERROR_INVALID_NULL_POINTER);
+    CK_ERR(sx_device_select("native:*", 0, &again, NULL), SX_ERROR_INVALID_SIZE);
+    CK_ERR(sx_device_select("native:*", 1, NULL, NULL), SX_ERROR_INVALID_NULL_POINTER);
+    ck_assert_msg(!strstr(lazy_log, "on purpose"), "a native query loaded cuda: %s", lazy_log);
+    /* Naming cuda loads it (the fake fails its init, so no cuda device). */
+    CK_ERR(sx_device_select("cuda:*", 1, &again, NULL), SX_ERROR_DEVICE_NOT_FOUND);
+    ck_assert_msg(strstr(lazy_log, "on purpose"), "'cuda:*' did not load cuda: %s", lazy_log);
+    /* Both selectors count: native rules out by SX_DEVICE_SELECTOR. */
+    CK_OK(sx_fini());
+    lazy_log[0] = '\0';
+    setenv("SX_DEVICE_SELECTOR", "!native:*", 1);
+    CK_OK(sx_init(0));
+    CK_ERR(sx_device_select("native:*", 1, &again, NULL), SX_ERROR_DEVICE_NOT_FOUND);
+    ck_assert_msg(strstr(sx_last_error(), "SX_DEVICE_SELECTOR"), "%s", sx_last_error());
+    ck_assert_msg(!strstr(lazy_log, "on purpose"), "loaded cuda: %s", lazy_log);
+    CK_OK(sx_fini());
+    CK_ERR(sx_device_select("native:*", 1, &again, NULL), SX_ERROR_UNINITIALIZED);
+}
+END_TEST
+
 static void *query_devices(void *arg)
 {
     uint32_t *n = arg;
@@ -445,6 +492,7 @@ static Suite *loader_suite(void)
     tcase_add_checked_fixture(lazy, lazy_setup, lazy_teardown);
     tcase_add_test(lazy, adapters_load_when_a_query_needs_them);
     tcase_add_test(lazy, device_queries_load_what_the_selector_allows);
+    tcase_add_test(lazy, device_select_loads_only_what_it_names);
     tcase_add_test(lazy, first_queries_from_many_threads);
     suite_add_tcase(s, lazy);
     return s;

@@ -100,6 +100,15 @@ SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32
 /* The device a plain program should use: the first selected GPU, else
  * accelerator, else CPU, in adapter order. */
 SX_API sx_result sx_device_get_default(sx_device *device);
+/* The devices that pass `selector` (SX_DEVICE_SELECTOR's syntax, e.g.
+ * "native:*", "cuda:0;opencl:gpu", "serialcpu:*") and SX_DEVICE_SELECTOR,
+ * best first: GPUs, then accelerators, then CPUs, each in adapter order.
+ * Loads only the adapters the selector can need, so a program that asks
+ * for "native:*" never starts PoCL, CUDA or Level Zero.
+ * SX_ERROR_INVALID_VALUE for a malformed selector, SX_ERROR_DEVICE_NOT_FOUND
+ * when no device passes. */
+SX_API sx_result sx_device_select(const char *selector, uint32_t count, sx_device *devices,
+                                  uint32_t *num_devices);
 SX_API sx_result sx_device_get_info(sx_device device, sx_device_info param, size_t size,
                                     void *value, size_t *size_ret);
 /* *has = 1 if the device has the aspect. */
