@@ -1,0 +1,197 @@
+/* vtables.c: C++ vtables in the storage class DPC++ gives them. clang-14
+ * puts a vtable in address space 0, which llvm-spirv 14 writes as a
+ * module-scope OpVariable of the Function storage class: not valid SPIR-V
+ * for OpenCL, and Intel's CPU compiler crashes on it once code stores the
+ * vtable's address and the module calls through a function pointer
+ * (doc/intel-cpu-opencl.md). Such variables move to CrossWorkgroup, with
+ * every pointer type that has to keep their storage class: those derived
+ * from them (access chains, bitcasts) and pointers to code pointers (a
+ * loaded vptr, a vtable slot), so that code which reads a vtable through
+ * an object agrees with the vtable. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <spirv/unified1/spirv.h>
+
+#include "proptool.h"
+
+/* Defined (out of line) in spv-read.c from spirv.h's utility code. */
+extern void SpvHasResultAndType(SpvOp opcode, bool *hasResult, bool *hasResultType);
+
+enum { MUST = 1, FORBIDDEN = 2, WANTED = 4 };
+
+typedef struct pass {
+    sxp_module *m;
+    uint32_t *type_of;  /* per id: its result type, or 0 */
+    uint32_t *parent;   /* union-find over pointer type ids */
+    uint8_t *flags;     /* per id; per root after merge */
+} pass;
+
+static uint32_t find(pass *p, uint32_t x)
+{
+    while (p->parent[x] != x) {
+        p->parent[x] = p->parent[p->parent[x]];
+        x = p->parent[x];
+    }
+    return x;
+}
+
+static void unite(pass *p, uint32_t a, uint32_t b)
+{
+    a = find(p, a);
+    b = find(p, b);
+    if (a != b)
+        p->parent[a] = b;
+}
+
+/* The storage class of pointer type `t`, or SXP_NONE when t is no pointer. */
+static uint32_t storage_of(const sxp_module *m, uint32_t t)
+{
+    const sxp_inst *d = sxp_module_def(m, t);
+    return d && d->op == SpvOpTypePointer && d->wc >= 4 ? m->words[d->off + 2] : SXP_NONE;
+}
+
+static bool is_fn_storage_ptr(const sxp_module *m, uint32_t t)
+{
+    return storage_of(m, t) == SpvStorageClassFunction;
+}
+
+/* A code pointer: a Function-storage pointer to a function type
+ * (SPV_INTEL_function_pointers as llvm-spirv 14 writes it). */
+static bool is_code_ptr(const sxp_module *m, uint32_t t)
+{
+    const sxp_inst *d = sxp_module_def(m, t);
+    if (!d || d->op != SpvOpTypePointer || d->wc < 4 || m->words[d->off + 2] != SpvStorageClassFunction)
+        return false;
+    const sxp_inst *f = sxp_module_def(m, m->words[d->off + 3]);
+    return f && f->op == SpvOpTypeFunction;
+}
+
+/* Opcodes whose pointer result has the storage class of their first
+ * operand (the base or the source). */
+static bool derives_pointer(uint32_t op)
+{
+    return op == SpvOpAccessChain || op == SpvOpInBoundsAccessChain || op == SpvOpPtrAccessChain ||
+           op == SpvOpInBoundsPtrAccessChain || op == SpvOpBitcast || op == SpvOpCopyObject;
+}
+
+static const char *var_name(const sxp_module *m, uint32_t id, char *buf, size_t size)
+{
+    const char *n = NULL;
+    uint32_t lt;
+    if (!sxp_module_linkage(m, id, &n, &lt))
+        n = sxp_module_name(m, id);
+    if (n)
+        return n;
+    snprintf(buf, size, "%%%u", id);
+    return buf;
+}
+
+bool sxp_vtables_pass(sxp_module *m)
+{
+    uint32_t nvars = 0;
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (!m->drop[i] && in->op == SpvOpVariable && in->wc >= 4 &&
+            m->words[in->off + 3] == SpvStorageClassFunction)
+            nvars++;
+    }
+    if (!nvars)
+        return true;
+    pass p = {.m = m};
+    p.type_of = sxp_xcalloc(m->nids, sizeof *p.type_of);
+    p.parent = sxp_xmalloc((size_t)m->nids * sizeof *p.parent);
+    p.flags = sxp_xcalloc(m->nids, 1);
+    for (uint32_t id = 0; id < m->nids; id++)
+        p.parent[id] = id;
+    for (uint32_t i = 0; i < m->ninsts; i++) {
+        const sxp_inst *in = &m->insts[i];
+        bool has_result, has_type;
+        SpvHasResultAndType((SpvOp)in->op, &has_result, &has_type);
+        if (has_result && has_type && in->wc >= 3 && m->words[in->off + 2] < m->nids)
+            p.type_of[m->words[in->off + 2]] = m->words[in->off + 1];
+    }
+    /* Which pointer types must share a storage class, and which must stay
+     * Function: code pointers, and the types of function-scope variables. */
+    for (uint32_t i = 0; i < m->ninsts; i++) {
+        const sxp_inst *in = &m->insts[i];
+        const uint32_t *w = &m->words[in->off];
+        if (m->drop[i])
+            continue;
+        if (in->op == SpvOpTypePointer && in->wc >= 4 && w[1] < m->nids && w[2] == SpvStorageClassFunction) {
+            if (is_code_ptr(m, w[1]))
+                p.flags[w[1]] |= FORBIDDEN;
+            else if (is_code_ptr(m, w[3]))
+                p.flags[w[1]] |= WANTED;  /* a vptr or a vtable slot */
+            continue;
+        }
+        if (in->op == SpvOpVariable && in->wc >= 4 && w[3] == SpvStorageClassFunction && w[1] < m->nids) {
+            p.flags[w[1]] |= i < m->first_fn_inst ? MUST : FORBIDDEN;
+            continue;
+        }
+        uint32_t src = SXP_NONE;
+        if (derives_pointer(in->op) && in->wc >= 4)
+            src = w[3];
+        else if (in->op == SpvOpSpecConstantOp && in->wc >= 5 && derives_pointer(w[3]))
+            src = w[4];
+        if (src == SXP_NONE || src >= m->nids || w[1] >= m->nids)
+            continue;
+        uint32_t st = p.type_of[src];
+        if (st < m->nids && is_fn_storage_ptr(m, w[1]) && is_fn_storage_ptr(m, st))
+            unite(&p, w[1], st);
+    }
+    for (uint32_t id = 0; id < m->nids; id++)
+        if (p.flags[id])
+            p.flags[find(&p, id)] |= p.flags[id];
+    /* Components with a module-scope variable move; a pointer to code
+     * pointers moves with them (only when the module has such a variable:
+     * other modules stay as they were). One that cannot is left, said. */
+    bool moved = false;
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (m->drop[i] || in->op != SpvOpVariable || in->wc < 4 || m->words[in->off + 3] != SpvStorageClassFunction)
+            continue;
+        uint32_t r = find(&p, m->words[in->off + 1]);
+        char buf[16];
+        const char *name = var_name(m, m->words[in->off + 2], buf, sizeof buf);
+        if (p.flags[r] & FORBIDDEN) {
+            sxp_warn(m->path, in->off,
+                     "module-scope variable '%s' of the Function storage class (a C++ vtable or its "
+                     "RTTI?) stays there: pointers to it are cast to code pointers or to private "
+                     "variables' types (build device code with -fno-rtti); Intel's CPU OpenCL "
+                     "compiler crashes on such vtables and the OpenCL adapter refuses them",
+                     name);
+            continue;
+        }
+        m->words[in->off + 3] = SpvStorageClassCrossWorkgroup;
+        moved = true;
+    }
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        uint32_t *w = &m->words[in->off];
+        if (m->drop[i] || in->op != SpvOpTypePointer || in->wc < 4 || w[2] != SpvStorageClassFunction ||
+            w[1] >= m->nids)
+            continue;
+        uint8_t f = p.flags[find(&p, w[1])];
+        if ((f & MUST) ? !(f & FORBIDDEN) : moved && (f & WANTED) && !(f & FORBIDDEN))
+            w[2] = SpvStorageClassCrossWorkgroup;
+    }
+    /* The storage class written out beside a pointer type. */
+    for (uint32_t i = 0; moved && i < m->ninsts; i++) {
+        const sxp_inst *in = &m->insts[i];
+        uint32_t *w = &m->words[in->off];
+        if (in->op == SpvOpGenericCastToPtrExplicit && in->wc >= 5 && w[4] == SpvStorageClassFunction &&
+            storage_of(m, w[1]) == SpvStorageClassCrossWorkgroup)
+            w[4] = SpvStorageClassCrossWorkgroup;
+        else if (in->op == SpvOpTypeForwardPointer && in->wc >= 3 && w[2] == SpvStorageClassFunction &&
+                 storage_of(m, w[1]) == SpvStorageClassCrossWorkgroup)
+            w[2] = SpvStorageClassCrossWorkgroup;
+    }
+    free(p.type_of);
+    free(p.parent);
+    free(p.flags);
+    return true;
+}
