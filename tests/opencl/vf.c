@@ -1,11 +1,15 @@
 /* vf.c: virtual functions through the public API on an OpenCL driver that
  * takes SPIR-V and links it (Intel's CPU runtime): proptool's kernel, set
- * and dummy images (tests/kernels/ocl-vf.cl), a real vtable of function
- * pointers into the set images, linked by the adapter with
- * clCompileProgram + clLinkProgram; calls- and creates-sets; the dummy of
- * set_fp64 where fp64 is hidden (SX_OPENCL_HIDE_ASPECTS); the persistent
- * cache; an ordinary device_global shared by two linked programs. Skips
- * (77) on drivers without SPIR-V IL (PoCL, Oclgrind), saying so. */
+ * and dummy images, linked by the adapter with clCompileProgram +
+ * clLinkProgram; calls- and creates-sets; the dummy of set_fp64 where fp64
+ * is hidden (SX_OPENCL_HIDE_ASPECTS); the persistent cache; an ordinary
+ * device_global shared by two linked programs. Built twice: ocl-vf
+ * (tests/kernels/ocl-vf.cl: a vtable written out as a table of function
+ * pointers) and ocl-vf-cxx (VF_CXX: tests/kernels/ocl-vf-cxx.clcpp, a C++
+ * class and clang's own vtable, which proptool moves out of the Function
+ * storage class; there, the same module without that move is refused by
+ * the adapter, not handed to the driver that crashes on it). Skips (77) on
+ * drivers without SPIR-V IL (PoCL, Oclgrind), saying so. */
 #include <dirent.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,7 +23,12 @@
 /* [0]: ocl_vf_use's result, [1]: ocl_vf_use_fp64's */
 SX_DEVICE_GLOBAL(int[2], result, "ocl_vf_result", SX_HOST_ACCESS_READ_WRITE);
 
-static const char *const files[] = {"ocl-vf"};
+#ifdef VF_CXX
+#define VF_IMAGE "ocl-vf-cxx"
+#else
+#define VF_IMAGE "ocl-vf"
+#endif
+static const char *const files[] = {VF_IMAGE};
 enum { NFILES = 1 };
 static sx_image_file img[NFILES];
 static char tmpdir[64];
@@ -159,6 +168,32 @@ START_TEST(dummy_where_fp64_is_hidden)
 }
 END_TEST
 
+#ifdef VF_CXX
+/* clang-14's vtable as llvm-spirv 14 writes it (Function storage class),
+ * not moved by proptool: Intel's CPU compiler would crash the process on
+ * it; the adapter refuses it, naming the vtable. */
+START_TEST(function_storage_vtable_refused)
+{
+    sx_image_file raw;
+    CK_OK(sx_image_file_load(sxt_build_path("tests/kernels/ocl-vf-cxx-raw.sximg"), &raw));
+    CK_OK(sx_init(0));
+    CK_OK(sx_device_get_default(&dev));
+    CK_OK(sx_context_create(1, &dev, &ctx));
+    CK_OK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
+    CK_ERR(run_on(q, "ocl_vf_use", 7, -1, NULL), SX_ERROR_INVALID_BINARY);
+    CK_MSG_HAS("_ZTV4Base");
+    CK_MSG_HAS("Function storage class");
+    /* refused, not half-done: the same launch says the same again */
+    CK_ERR(run_on(q, "ocl_vf_use", 7, -1, NULL), SX_ERROR_INVALID_BINARY);
+    CK_MSG_HAS("_ZTV4Base");
+    CK_OK(sx_queue_release(q));
+    CK_OK(sx_context_release(ctx));
+    CK_OK(sx_fini());
+    CK_OK(sx_image_file_release(raw));
+}
+END_TEST
+#endif
+
 /* Can this driver take the images at all? In a child (fixtures fork too). */
 static int probe(char *why, size_t size)
 {
@@ -205,7 +240,7 @@ static int probe(char *why, size_t size)
 
 int main(void)
 {
-    if (access(sxt_build_path("tests/kernels/ocl-vf.sximg"), R_OK) != 0) {
+    if (access(sxt_build_path("tests/kernels/" VF_IMAGE ".sximg"), R_OK) != 0) {
         printf("SKIP: the virtual-function test images were not built (clang/llvm-spirv)\n");
         return 77;
     }
@@ -234,6 +269,12 @@ int main(void)
     tcase_set_timeout(t2, 120);
     tcase_add_test(t2, dummy_where_fp64_is_hidden);
     suite_add_tcase(s, t2);
+#ifdef VF_CXX
+    TCase *t3 = tcase_create("raw vtable");
+    tcase_set_timeout(t3, 120);
+    tcase_add_test(t3, function_storage_vtable_refused);
+    suite_add_tcase(s, t3);
+#endif
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_FORK);
     srunner_run_all(sr, CK_NORMAL);
