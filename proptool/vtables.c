@@ -150,24 +150,34 @@ bool sxp_vtables_pass(sxp_module *m)
      * pointers moves with them (only when the module has such a variable:
      * other modules stay as they were). One that cannot is left, said. */
     bool moved = false;
+    sxp_buf left = {0};
+    uint32_t first_left = SXP_NONE;
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];
         if (m->drop[i] || in->op != SpvOpVariable || in->wc < 4 || m->words[in->off + 3] != SpvStorageClassFunction)
             continue;
-        uint32_t r = find(&p, m->words[in->off + 1]);
-        char buf[16];
-        const char *name = var_name(m, m->words[in->off + 2], buf, sizeof buf);
-        if (p.flags[r] & FORBIDDEN) {
-            sxp_warn(m->path, in->off,
-                     "module-scope variable '%s' of the Function storage class (a C++ vtable or its "
-                     "RTTI?) stays there: pointers to it are cast to code pointers or to private "
-                     "variables' types (build device code with -fno-rtti); Intel's CPU OpenCL "
-                     "compiler crashes on such vtables and the OpenCL adapter refuses them",
-                     name);
+        if (p.flags[find(&p, m->words[in->off + 1])] & FORBIDDEN) {
+            char buf[16];
+            const char *name = var_name(m, m->words[in->off + 2], buf, sizeof buf);
+            if (left.len)
+                sxp_buf_put(&left, ", ", 2);
+            sxp_buf_put(&left, name, strlen(name));
+            if (first_left == SXP_NONE)
+                first_left = in->off;
             continue;
         }
         m->words[in->off + 3] = SpvStorageClassCrossWorkgroup;
         moved = true;
+    }
+    if (left.len) {
+        sxp_buf_u8(&left, 0);
+        sxp_warn(m->path, first_left,
+                 "module-scope variables of the Function storage class stay there (%s): pointers to "
+                 "them are cast to code pointers or to private variables' types (C++ RTTI? build device "
+                 "code with -fno-rtti); Intel's CPU OpenCL compiler crashes on vtables left there and "
+                 "the OpenCL adapter refuses them",
+                 (const char *)left.data);
+        sxp_buf_free(&left);
     }
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];

@@ -248,6 +248,31 @@ else
     cat cc.err 2>/dev/null; ko "vf-e2e builds"
 fi
 
+# --- vtables (proptool/vtables.c): clang-14's vtable, a module-scope
+# variable of the Function storage class, moves to CrossWorkgroup with the
+# pointer types that reach it; with RTTI it cannot (typeinfo pointers share
+# the slots of code pointers): it stays, with a warning naming -fno-rtti.
+if [ -n "${SPIRV_DIS:-}" ]; then
+    "$CLANG" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        -Xclang -fno-rtti "$D/vfsets.clcpp" -o vfnr.bc && "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers \
+        vfnr.bc -o vfnr.spv && "$P" -o vfnr.sximg vfnr.spv 2> vfnr.err && rm -rf exn &&
+        "$P" --dump vfnr.sximg --extract exn > /dev/null && "$SPIRV_DIS" exn/image0.spv > vt.dis
+    if grep -q '_ZTV4Base = OpVariable %[A-Za-z0-9_]* CrossWorkgroup' vt.dis &&
+       ! grep -q '_ZTV4Base = OpVariable %[A-Za-z0-9_]* Function' vt.dis &&
+       ! grep -q 'OpTypePointer Function %_ptr_Function_[0-9]' vt.dis && ! grep -q warning vfnr.err; then
+        ok "vtables: -fno-rtti vtable moved to CrossWorkgroup, with the pointers to code pointers"
+    else
+        ko "vtables: the -fno-rtti vtable did not move"; cat vfnr.err; grep -n 'OpVariable\|OpTypePointer' vt.dis
+    fi
+    "$SPIRV_DIS" ex/image0.spv > vtr.dis
+    if grep -q 'Function storage class stay there (.*_ZTV4Base).*-fno-rtti' vfsets.err &&
+       grep -q '_ZTV4Base = OpVariable %[A-Za-z0-9_]* Function' vtr.dis; then
+        ok "vtables: with RTTI the vtable stays, with a warning naming -fno-rtti"
+    else
+        ko "vtables: the RTTI module"; cat vfsets.err
+    fi
+fi
+
 # --- the core reads the images and finds the kernels
 if [ -f "$D/vf-reg.c" ] && $CCLINE vf-reg "$D/vf-reg.c" $LIBS 2> cc.err; then
     SX_DEVICE_SELECTOR='native:*' ./vf-reg vfdirect.sximg make use use_fp64
