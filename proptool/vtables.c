@@ -230,7 +230,8 @@ static void drop_rtti(sxp_module *m)
                 if (e && (e->op == SpvOpConstantComposite || e->op == SpvOpSpecConstantComposite)) {
                     if (nstack < 32)
                         stack[nstack++] = *w;
-                } else if (*w < m->nids && slot_dropped(m, *w) && e->wc >= 3) {
+                } else if (*w < m->nids && slot_dropped(m, *w) && e->wc >= 3 &&
+                           m->words[e->off + 1] < m->nids && m->def[m->words[e->off + 1]] != SXP_NONE) {
                     uint32_t old = *w;
                     *w = null_of(m, m->words[e->off + 1], (uint32_t)(c - m->insts));
                     if (--refs[old] == 0 && nwork < m->nids)
