@@ -203,7 +203,7 @@ static void ur_teardown(void)
 
 /* ------------------------------------------------------------ libsycl-ext */
 static int sx_value;  /* the device_image_scope host object: { int value; } */
-static int sx_vf_result;  /* ur-bench-vf.cl's ur_vf_result */
+static int sx_vf_result;  /* ur-bench-vf.clcpp's ur_vf_result */
 static struct {
     sx_image_file file, vf_file;
     sx_device dev;

@@ -1,5 +1,5 @@
 /* fuzz-spirv.c: fuzz target for proptool's SPIR-V reader and everything
- * after it (analysis, cleanup, if_device, writer, image file round trip). */
+ * after it (analysis, cleanup, vtables, if_device, writer, image file round trip). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sxp_options opt = {.if_device = true};
     if (sxp_module_parse(&m, "fuzz.spv", data, size) && sxp_analyse(&m, &opt, &a)) {
         sxp_cleanup(&m);
+        sxp_vtables_pass(&m);
         sxp_if_device_pass(&m, &a);
         /* The virtual-functions split (issue 6), JIT or AOT by the size;
          * every image it writes must parse again. */

@@ -18,7 +18,7 @@ static bool is_annotation(uint32_t op)
 /* Words [lo, hi) of an instruction that may hold ids; the rest are
  * literals for the opcodes listed (everything else counts as ids, which
  * only ever keeps a variable). */
-static void id_words(const sxp_module *m, const sxp_inst *in, uint32_t *lo, uint32_t *hi)
+void sxp_id_words(const sxp_module *m, const sxp_inst *in, uint32_t *lo, uint32_t *hi)
 {
     *lo = 1;
     *hi = in->wc;
@@ -79,7 +79,7 @@ void sxp_cleanup(sxp_module *m)
         if (is_annotation(in->op) || m->drop[i])
             continue;
         uint32_t lo, hi;
-        id_words(m, in, &lo, &hi);
+        sxp_id_words(m, in, &lo, &hi);
         for (uint32_t k = lo; k < hi; k++) {
             if (in->op == SpvOpExtInst && k == 4)
                 continue;

@@ -800,6 +800,8 @@ int main(int argc, char **argv)
             ok = sxp_analyse(&in->mod, &o, &in->an);
         if (ok)
             sxp_cleanup(&in->mod);
+        if (ok)
+            ok = sxp_vtables_pass(&in->mod);
         if (ok && opt.if_device)
             ok = sxp_if_device_pass(&in->mod, &in->an);
         sxp_vf_plan *plan = NULL;

@@ -338,6 +338,13 @@ void sxp_vf_plan_free(sxp_vf_plan *p);
 bool sxp_if_device_pass(sxp_module *m, const sxp_analysis *a);
 /* cleanup.c: drop llvm-spirv 14's unreferenced Function-storage globals. */
 void sxp_cleanup(sxp_module *m);
+/* Words [lo, hi) of `in` that may be ids (the literals of the common
+ * opcodes left out; OpExtInst's word 4 is its number, not an id). */
+void sxp_id_words(const sxp_module *m, const sxp_inst *in, uint32_t *lo, uint32_t *hi);
+/* vtables.c: the Function-storage module-scope variables left (clang-14's
+ * C++ vtables) move to CrossWorkgroup with the pointer types that reach
+ * them; one that cannot is left, with a warning. */
+bool sxp_vtables_pass(sxp_module *m);
 /* accessors.c (issue 5) */
 bool sxp_add_global_accessors(sxp_module *m, sxp_analysis *a);
 

@@ -191,6 +191,8 @@ sx_result sxo_result_of(cl_int err);
 sx_result sxo_fail(cl_int err, const char *call, const char *fmt, ...) SXO_PRINTF(3, 4);
 /* Report a failure with an explicit sx code (no native code). */
 sx_result sxo_error(sx_result code, const char *fmt, ...) SXO_PRINTF(2, 3);
+/* spirv-check.c: refuse SPIR-V that crashes a driver (SX_ERROR_INVALID_BINARY). */
+sx_result sxo_spirv_check(const void *data, size_t size);
 
 /* device.c */
 sx_result sxo_platforms_load(struct sxa_platform_s **out, uint32_t *count);

@@ -120,6 +120,11 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
                                     (b[3] == 0x03 && b[2] == 0x02 && b[1] == 0x23 && b[0] == 0x07))))
         return sxo_error(SX_ERROR_INVALID_BINARY, "opencl: %zu bytes are not a SPIR-V module",
                          size);
+    if (kind == SX_IMAGE_KIND_SPIRV) {
+        sx_result bad = sxo_spirv_check(data, size);
+        if (bad != SX_SUCCESS)
+            return bad;
+    }
     if (kind == SX_IMAGE_KIND_SPIR &&
         (size < 8 || !((b[0] == 'B' && b[1] == 'C' && b[2] == 0xC0 && b[3] == 0xDE) ||
                        (b[0] == 0xDE && b[1] == 0xC0 && b[2] == 0x17 && b[3] == 0x0B))))

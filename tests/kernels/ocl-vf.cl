@@ -1,9 +1,9 @@
 /* ocl-vf.cl: virtual functions for the OpenCL test (tests/opencl/vf.c).
  * proptool outlines the two sets into images of their own and makes
  * set_fp64's dummy; the kernel image keeps the vtable, a program-scope
- * table of function pointers to the sets' functions, as DPC++ emits it
- * (clang-14's C++ for OpenCL puts vtables in the Function storage class,
- * which Intel's CPU compiler does not take: doc/intel-cpu-opencl.md).
+ * table of function pointers to the sets' functions written out by hand,
+ * as a producer that lays out its own vtables would (ocl-vf-cxx.clcpp has
+ * the same with clang's C++ vtables).
  * set_fp64 declares fp64 (sycl-used-aspects) instead of computing in
  * double: proptool's split leaves a module's Float64 capability, and so
  * the fp64 requirement, on the kernel image too. */

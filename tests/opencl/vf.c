@@ -1,11 +1,15 @@
 /* vf.c: virtual functions through the public API on an OpenCL driver that
  * takes SPIR-V and links it (Intel's CPU runtime): proptool's kernel, set
- * and dummy images (tests/kernels/ocl-vf.cl), a real vtable of function
- * pointers into the set images, linked by the adapter with
- * clCompileProgram + clLinkProgram; calls- and creates-sets; the dummy of
- * set_fp64 where fp64 is hidden (SX_OPENCL_HIDE_ASPECTS); the persistent
- * cache; an ordinary device_global shared by two linked programs. Skips
- * (77) on drivers without SPIR-V IL (PoCL, Oclgrind), saying so. */
+ * and dummy images, linked by the adapter with clCompileProgram +
+ * clLinkProgram; calls- and creates-sets; the dummy of set_fp64 where fp64
+ * is hidden (SX_OPENCL_HIDE_ASPECTS); the persistent cache; an ordinary
+ * device_global shared by two linked programs. Built twice: ocl-vf
+ * (tests/kernels/ocl-vf.cl: a vtable written out as a table of function
+ * pointers) and ocl-vf-cxx (VF_CXX: tests/kernels/ocl-vf-cxx.clcpp, a C++
+ * class and clang's own vtable, which proptool moves out of the Function
+ * storage class; there also the reduced case of the driver's crash on the
+ * vtable left in place: refused by the adapter, run after proptool). Skips (77) on
+ * drivers without SPIR-V IL (PoCL, Oclgrind), saying so. */
 #include <dirent.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,7 +23,12 @@
 /* [0]: ocl_vf_use's result, [1]: ocl_vf_use_fp64's */
 SX_DEVICE_GLOBAL(int[2], result, "ocl_vf_result", SX_HOST_ACCESS_READ_WRITE);
 
-static const char *const files[] = {"ocl-vf"};
+#ifdef VF_CXX
+#define VF_IMAGE "ocl-vf-cxx"
+#else
+#define VF_IMAGE "ocl-vf"
+#endif
+static const char *const files[] = {VF_IMAGE};
 enum { NFILES = 1 };
 static sx_image_file img[NFILES];
 static char tmpdir[64];
@@ -159,6 +168,68 @@ START_TEST(dummy_where_fp64_is_hidden)
 }
 END_TEST
 
+#ifdef VF_CXX
+/* The reduced crash (tests/kernels/ocl-vf-crash.clcpp): construct stores
+ * the vtable's address into a buffer, use calls through it. `file`'s
+ * kernels on a fresh runtime; the value use computes, or the error. */
+static sx_result crash_case(const char *file, int *value)
+{
+    sx_image_file f;
+    CK_OK(sx_image_file_load(sxt_build_path(file), &f));
+    CK_OK(sx_init(0));
+    CK_OK(sx_device_get_default(&dev));
+    CK_OK(sx_context_create(1, &dev, &ctx));
+    CK_OK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
+    void *obj = NULL;
+    int *r = NULL;
+    CK_OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, 64, 0, &obj));
+    CK_OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, sizeof *r, 0, (void **)&r));
+    *r = -1;
+    int x = 7;
+    size_t one = 1;
+    sx_arg args[3] = {{.type = SX_ARG_POINTER, .index = 0, .size = sizeof obj, .value = obj},
+                      {.type = SX_ARG_POINTER, .index = 1, .size = sizeof r, .value = r},
+                      {.type = SX_ARG_VALUE, .index = 2, .size = sizeof x, .value = &x}};
+    sx_kernel k;
+    CK_OK(sx_kernel_get("ocl_vfx_construct", &k));
+    sx_result rc = sx_queue_launch(q, k, 1, NULL, &one, NULL, 1, args, 0, NULL, NULL);
+    CK_OK(sx_kernel_release(k));
+    if (rc == SX_SUCCESS) {
+        CK_OK(sx_kernel_get("ocl_vfx_use", &k));
+        rc = sx_queue_launch(q, k, 1, NULL, &one, NULL, 3, args, 0, NULL, NULL);
+        CK_OK(sx_kernel_release(k));
+    }
+    if (rc == SX_SUCCESS)
+        rc = sx_queue_wait(q);
+    *value = *r;
+    /* keep the message of a failure past the releases */
+    static char msg[1024];
+    snprintf(msg, sizeof msg, "%s", sx_last_error());
+    CK_OK(sx_usm_free(ctx, obj));
+    CK_OK(sx_usm_free(ctx, r));
+    CK_OK(sx_queue_release(q));
+    CK_OK(sx_context_release(ctx));
+    CK_OK(sx_fini());
+    CK_OK(sx_image_file_release(f));
+    if (rc != SX_SUCCESS)
+        ck_assert_msg(strstr(msg, "_ZTV5Crash") && strstr(msg, "Function storage class"),
+                      "the refusal does not name the vtable and its storage class: %s", msg);
+    return rc;
+}
+
+/* As llvm-spirv 14 writes it (vtable in the Function storage class) the
+ * driver would segfault in clBuildProgram; the adapter refuses it, naming
+ * the vtable. After proptool (vtable in CrossWorkgroup) the same code runs. */
+START_TEST(function_storage_vtable)
+{
+    int v = 0;
+    ck_assert_int_eq(crash_case("tests/kernels/ocl-vf-crash-raw.sximg", &v), SX_ERROR_INVALID_BINARY);
+    ck_assert_int_eq(crash_case("tests/kernels/ocl-vf-crash.sximg", &v), SX_SUCCESS);
+    ck_assert_int_eq(v, 7 * 3 + 1);
+}
+END_TEST
+#endif
+
 /* Can this driver take the images at all? In a child (fixtures fork too). */
 static int probe(char *why, size_t size)
 {
@@ -205,7 +276,7 @@ static int probe(char *why, size_t size)
 
 int main(void)
 {
-    if (access(sxt_build_path("tests/kernels/ocl-vf.sximg"), R_OK) != 0) {
+    if (access(sxt_build_path("tests/kernels/" VF_IMAGE ".sximg"), R_OK) != 0) {
         printf("SKIP: the virtual-function test images were not built (clang/llvm-spirv)\n");
         return 77;
     }
@@ -234,6 +305,12 @@ int main(void)
     tcase_set_timeout(t2, 120);
     tcase_add_test(t2, dummy_where_fp64_is_hidden);
     suite_add_tcase(s, t2);
+#ifdef VF_CXX
+    TCase *t3 = tcase_create("vtable storage class");
+    tcase_set_timeout(t3, 120);
+    tcase_add_test(t3, function_storage_vtable);
+    suite_add_tcase(s, t3);
+#endif
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_FORK);
     srunner_run_all(sr, CK_NORMAL);

@@ -248,6 +248,41 @@ else
     cat cc.err 2>/dev/null; ko "vf-e2e builds"
 fi
 
+# --- vtables (proptool/vtables.c): clang-14's vtable, a module-scope
+# variable of the Function storage class, moves to CrossWorkgroup with the
+# pointer types that reach it; its RTTI and __cxa_pure_virtual slots become
+# null (DPC++'s device compilation), the typeinfo objects go. One whose
+# pointer type is a private variable's stays, with a warning.
+if [ -n "${SPIRV_DIS:-}" ]; then
+    "$CLANG" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        -Xclang -fno-rtti "$D/vfsets.clcpp" -o vfnr.bc && "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers \
+        vfnr.bc -o vfnr.spv && "$P" -o vfnr.sximg vfnr.spv 2> vfnr.err && rm -rf exn &&
+        "$P" --dump vfnr.sximg --extract exn > /dev/null && "$SPIRV_DIS" exn/image0.spv > vt.dis
+    if grep -q '_ZTV4Base = OpVariable %[A-Za-z0-9_]* CrossWorkgroup' vt.dis &&
+       ! grep -q '_ZTV4Base = OpVariable %[A-Za-z0-9_]* Function' vt.dis &&
+       ! grep -q 'OpTypePointer Function %_ptr_Function_[0-9]' vt.dis && ! grep -q warning vfnr.err; then
+        ok "vtables: -fno-rtti vtable moved to CrossWorkgroup, with the pointers to code pointers"
+    else
+        ko "vtables: the -fno-rtti vtable did not move"; cat vfnr.err; grep -n 'OpVariable\|OpTypePointer' vt.dis
+    fi
+    "$SPIRV_DIS" ex/image0.spv > vtr.dis
+    if grep -q '_ZTV4Base = OpVariable %[A-Za-z0-9_]* CrossWorkgroup' vtr.dis &&
+       ! grep -q '_ZTI\|_ZTS\|cxxabiv1' vtr.dis && ! grep -q 'Function storage class' vfsets.err; then
+        ok "vtables: with RTTI the vtable moves too, its typeinfo gone"
+    else
+        ko "vtables: the RTTI module"; cat vfsets.err; grep -n 'OpVariable\|_ZT' vtr.dis
+    fi
+    if [ -n "${SPIRV_AS:-}" ] && "$SPIRV_AS" --target-env spv1.4 "$D/vtable-private.spvasm" -o vtp.spv; then
+        if "$P" -o vtp.sximg vtp.spv 2> vtp.err && grep -q 'stay there (table).*private variables' vtp.err &&
+           rm -rf exp && "$P" --dump vtp.sximg --extract exp > /dev/null && "$SPIRV_DIS" exp/image0.spv > vtp.dis &&
+           grep -q 'OpVariable %[A-Za-z0-9_]* Function %' vtp.dis; then
+            ok "vtables: a vtable whose slot type is a private variable's stays, with a warning"
+        else
+            ko "vtables: the private-variable case"; cat vtp.err
+        fi
+    fi
+fi
+
 # --- the core reads the images and finds the kernels
 if [ -f "$D/vf-reg.c" ] && $CCLINE vf-reg "$D/vf-reg.c" $LIBS 2> cc.err; then
     SX_DEVICE_SELECTOR='native:*' ./vf-reg vfdirect.sximg make use use_fp64
