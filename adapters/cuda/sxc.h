@@ -171,8 +171,11 @@ typedef struct sxc_kernel_s {
     sxa_object base;
     sxc_program_t *program;
     CUfunction fn;
-    uint32_t num_params;       /* from cuFuncGetParamInfo; UINT32_MAX when unknown */
+    uint32_t num_params;       /* from the image or cuFuncGetParamInfo; UINT32_MAX when unknown */
     uint32_t *param_size;      /* per parameter, bytes the driver reads (NULL if unknown) */
+    /* The attributes below are asked on first need (sxc_kernel_attrs):
+     * before the first launch each query is dear. */
+    _Atomic int attrs_known;
     int static_smem;
     int max_threads;
     /* Largest dynamic shared memory the function attribute allows now;
@@ -233,6 +236,13 @@ sx_result sxc_event_begin(sxc_queue_t *q, sxa_event *out, sxc_event_t **ev);
 /* After a command: record its completion; publishes *out. */
 sx_result sxc_event_end(sxc_queue_t *q, sxc_event_t *ev, sxa_event *out);
 void sxc_event_discard(sxc_event_t *ev);
+/* Make sure the kernel's attributes (max_threads, static_smem,
+ * dyn_smem_limit) are known; asks the driver once. */
+void sxc_kernel_attrs(sxc_kernel_t *k);
+/* params.c: the parameter sizes of kernel `name` from the built program's
+ * bytes: 1 with *sizes (malloc'ed; NULL when none) and *count, 0 when the
+ * bytes do not say (ask the driver), -1 out of memory. */
+int sxc_params_from_image(const sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count);
 /* Look up a program variable (cached). */
 sx_result sxc_program_global(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size);
 

@@ -1,0 +1,301 @@
+/* params.c: a kernel's parameter sizes read from the program's own bytes
+ * (the PTX .entry declaration, or the cubin's .nv.info.<kernel> records),
+ * so that creating a kernel asks the driver nothing more than
+ * cuModuleGetFunction: before a function's first launch, cuFuncGetParamInfo
+ * and cuFuncGetAttribute cost about 35 us together (H100, driver 580), a
+ * quarter of a whole first launch. Whatever is not understood here says
+ * "unknown" and the caller asks the driver, as before. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sxc.h"
+
+/* ---------------------------------------------------------------- PTX */
+
+typedef struct {
+    const char *s, *end;
+} ptx_lexer;
+
+/* The next token: a run of characters other than blanks and ",()[]", or
+ * one of those five; comments and strings are skipped. Length 0 at the end. */
+static size_t ptx_token(ptx_lexer *x, const char **tok)
+{
+    for (;;) {
+        while (x->s < x->end && (*x->s == ' ' || *x->s == '\t' || *x->s == '\n' || *x->s == '\r'))
+            x->s++;
+        if (x->end - x->s >= 2 && x->s[0] == '/' && x->s[1] == '/') {
+            while (x->s < x->end && *x->s != '\n')
+                x->s++;
+        } else if (x->end - x->s >= 2 && x->s[0] == '/' && x->s[1] == '*') {
+            const char *e = memmem(x->s + 2, (size_t)(x->end - x->s - 2), "*/", 2);
+            x->s = e ? e + 2 : x->end;
+        } else if (x->s < x->end && *x->s == '"') {
+            const char *e = memchr(x->s + 1, '"', (size_t)(x->end - x->s - 1));
+            x->s = e ? e + 1 : x->end;
+        } else {
+            break;
+        }
+    }
+    *tok = x->s;
+    if (x->s == x->end)
+        return 0;
+    if (strchr(",()[]", *x->s)) {
+        x->s++;
+        return 1;
+    }
+    while (x->s < x->end && !strchr(" \t\r\n,()[]\"", *x->s) &&
+           !(x->end - x->s >= 2 && x->s[0] == '/' && (x->s[1] == '/' || x->s[1] == '*')))
+        x->s++;
+    return (size_t)(x->s - *tok);
+}
+
+static int tok_is(const char *t, size_t n, const char *word)
+{
+    return n == strlen(word) && memcmp(t, word, n) == 0;
+}
+
+static uint32_t ptx_type_size(const char *t, size_t n)
+{
+    static const struct {
+        const char *name;
+        uint32_t size;
+    } types[] = {{".u8", 1},   {".s8", 1},    {".b8", 1},    {".u16", 2},    {".s16", 2},     {".b16", 2},
+                 {".f16", 2},  {".bf16", 2},  {".u32", 4},   {".s32", 4},    {".b32", 4},     {".f32", 4},
+                 {".f16x2", 4}, {".bf16x2", 4}, {".u64", 8}, {".s64", 8},    {".b64", 8},     {".f64", 8},
+                 {".b128", 16}};
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (tok_is(t, n, types[i].name))
+            return types[i].size;
+    return 0;
+}
+
+static int ptx_number(const char *t, size_t n, uint64_t *v)
+{
+    if (!n || n > 12)
+        return 0;
+    *v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] < '0' || t[i] > '9')
+            return 0;
+        *v = *v * 10 + (uint64_t)(t[i] - '0');
+    }
+    return 1;
+}
+
+/* One ".param ..." declaration up to its ',' or ')': its size in bytes,
+ * 0 if not understood. *last: it ended with ')'. */
+static uint32_t ptx_param(ptx_lexer *x, int *last)
+{
+    const char *t;
+    size_t n = ptx_token(x, &t);
+    if (!tok_is(t, n, ".param"))
+        return 0;
+    uint64_t elem = 0, count = 1, v;
+    int named = 0;
+    for (;;) {
+        n = ptx_token(x, &t);
+        if (!n)
+            return 0;
+        if (tok_is(t, n, ",") || tok_is(t, n, ")")) {
+            *last = *t == ')';
+            break;
+        }
+        if (tok_is(t, n, ".align")) {
+            n = ptx_token(x, &t);
+            if (!ptx_number(t, n, &v))
+                return 0;
+        } else if (n >= 4 && memcmp(t, ".ptr", 4) == 0) {
+            /* .ptr.global.align 8 (pointer attributes): no size of its own */
+            if (n >= 6 && memcmp(t + n - 6, ".align", 6) == 0) {
+                n = ptx_token(x, &t);
+                if (!ptx_number(t, n, &v))
+                    return 0;
+            }
+        } else if (*t == '.') {
+            if (elem || !(elem = ptx_type_size(t, n)))
+                return 0;
+        } else if (tok_is(t, n, "[")) {
+            n = ptx_token(x, &t);
+            if (!named || !ptx_number(t, n, &v) || !v || v > (1u << 20))
+                return 0;
+            count *= v;
+            n = ptx_token(x, &t);
+            if (!tok_is(t, n, "]") || count > (1u << 20))
+                return 0;
+        } else {
+            if (named++)
+                return 0;
+        }
+    }
+    return named == 1 && elem ? (uint32_t)(elem * count) : 0;
+}
+
+static int from_ptx(const char *ptx, size_t size, const char *name, uint32_t **out, uint32_t *count)
+{
+    ptx_lexer x = {ptx, ptx + size};
+    const char *t;
+    size_t n;
+    while ((n = ptx_token(&x, &t)) != 0) {
+        if (!tok_is(t, n, ".entry"))
+            continue;
+        n = ptx_token(&x, &t);
+        if (!tok_is(t, n, name))
+            continue;
+        /* Found: "(" params ")" or no list at all. */
+        ptx_lexer look = x;
+        n = ptx_token(&look, &t);
+        if (!tok_is(t, n, "(")) {
+            *out = NULL;
+            *count = 0;
+            return 1;
+        }
+        x = look;
+        look = x;
+        n = ptx_token(&look, &t);
+        if (tok_is(t, n, ")")) {
+            *out = NULL;
+            *count = 0;
+            return 1;
+        }
+        uint32_t *sizes = NULL, num = 0, cap = 0;
+        for (int last = 0; !last;) {
+            uint32_t sz = ptx_param(&x, &last);
+            if (!sz || num == 65536) {
+                free(sizes);
+                return 0;
+            }
+            if (num == cap) {
+                uint32_t *g = realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(*g));
+                if (!g) {
+                    free(sizes);
+                    return -1;
+                }
+                sizes = g;
+            }
+            sizes[num++] = sz;
+        }
+        *out = sizes;
+        *count = num;
+        return 1;
+    }
+    return 0;
+}
+
+/* -------------------------------------------------------------- cubin */
+
+/* .nv.info records: a format byte, an attribute byte, then two bytes (no
+ * value, EIFMT_NVAL; a byte and a pad, EIFMT_BVAL; a 16-bit value,
+ * EIFMT_HVAL) or a 16-bit size and that many bytes (EIFMT_SVAL). */
+#define EIFMT_NVAL 1
+#define EIFMT_HVAL 3
+#define EIFMT_SVAL 4
+#define EIATTR_PARAM_CBANK 0x0a  /* symbol, cbank offset (16 bits), parameter bytes (16 bits) */
+#define EIATTR_KPARAM_INFO 0x17  /* index, ordinal (16 bits), offset (16 bits), flags: size in bits 18-31 */
+
+static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+/* The bytes of section `want` of a little-endian ELF64, NULL if absent or damaged. */
+static const unsigned char *elf_section(const unsigned char *b, size_t size, const char *want, size_t *len)
+{
+    if (size < 64 || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2 || b[5] != 1)
+        return NULL;
+    uint64_t shoff = rd64(b + 0x28);
+    uint16_t entsize = rd16(b + 0x3a), num = rd16(b + 0x3c), strndx = rd16(b + 0x3e);
+    if (entsize < 64 || strndx >= num || shoff > size || (uint64_t)num * entsize > size - shoff)
+        return NULL;
+    const unsigned char *strsh = b + shoff + (size_t)strndx * entsize;
+    uint64_t stroff = rd64(strsh + 0x18), strsize = rd64(strsh + 0x20);
+    if (stroff > size || strsize > size - stroff)
+        return NULL;
+    size_t wl = strlen(want);
+    for (uint16_t i = 0; i < num; i++) {
+        const unsigned char *sh = b + shoff + (size_t)i * entsize;
+        uint32_t name = rd32(sh);
+        uint64_t off = rd64(sh + 0x18), sz = rd64(sh + 0x20);
+        if (name >= strsize || strsize - name <= wl || memcmp(b + stroff + name, want, wl + 1) != 0)
+            continue;
+        if (off > size || sz > size - off)
+            return NULL;
+        *len = (size_t)sz;
+        return b + off;
+    }
+    return NULL;
+}
+
+static int from_cubin(const unsigned char *b, size_t size, const char *name, uint32_t **out, uint32_t *count)
+{
+    char sect[512];
+    size_t len;
+    if (strlen(name) > sizeof(sect) - 10)
+        return 0;
+    memcpy(sect, ".nv.info.", 9);
+    strcpy(sect + 9, name);
+    const unsigned char *p = elf_section(b, size, sect, &len);
+    if (!p)
+        return 0;
+    /* Two passes: count and check, then fill. */
+    uint32_t num = 0, cbank = UINT32_MAX, end = 0;
+    uint32_t *sizes = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i + 4 <= len;) {
+            unsigned fmt = p[i], attr = p[i + 1];
+            size_t rec = 4;
+            if (fmt == EIFMT_SVAL)
+                rec += rd16(p + i + 2);
+            else if (fmt < EIFMT_NVAL || fmt > EIFMT_HVAL)
+                goto unknown; /* a record whose length this does not know */
+            if (rec > len - i)
+                goto unknown;
+            const unsigned char *v = p + i + 4;
+            if (fmt == EIFMT_SVAL && attr == EIATTR_PARAM_CBANK && rec >= 12 && pass == 0)
+                cbank = rd16(v + 6);
+            if (fmt == EIFMT_SVAL && attr == EIATTR_KPARAM_INFO) {
+                if (rec < 16)
+                    goto unknown;
+                uint32_t ord = rd16(v + 4), off = rd16(v + 6), sz = (rd32(v + 8) >> 18) & 0x3fff;
+                if (pass == 0) {
+                    if (!sz || ord >= 65536)
+                        goto unknown;
+                    num = ord + 1 > num ? ord + 1 : num;
+                    end = off + sz > end ? off + sz : end;
+                } else {
+                    if (ord >= num || sizes[ord])
+                        goto unknown; /* an ordinal twice */
+                    sizes[ord] = sz;
+                }
+            }
+            i += rec;
+        }
+        if (pass == 0) {
+            /* The parameter bytes must be exactly what the records cover,
+             * and small enough that no 14-bit size can have wrapped. */
+            if (num == 0 && cbank == UINT32_MAX) {
+                *out = NULL;
+                *count = 0;
+                return 1;
+            }
+            if (cbank != end || cbank > 0x3fff || num == 0)
+                goto unknown;
+            if (!(sizes = calloc(num, sizeof(*sizes))))
+                return -1;
+        }
+    }
+    for (uint32_t i = 0; i < num; i++)
+        if (!sizes[i])
+            goto unknown; /* an ordinal missing */
+    *out = sizes;
+    *count = num;
+    return 1;
+unknown:
+    free(sizes);
+    return 0;
+}
+
+int sxc_params_from_image(const sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count)
+{
+    if (p->kind == SX_IMAGE_KIND_PTX)
+        return from_ptx((const char *)p->image, strnlen((const char *)p->image, p->image_size), name, sizes, count);
+    return from_cubin(p->image, p->image_size, name, sizes, count);
+}
