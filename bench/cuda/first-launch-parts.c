@@ -3,12 +3,13 @@
  * bench/cuda/first-launch's ratio can be explained. Each sample is its own
  * forked child; the kinds alternate round by round:
  *   raw                 cuModuleLoadDataEx(PTX) | cuModuleGetFunction | - | cuLaunchKernel (NULL stream) | cuCtxSynchronize
- *   raw + attributes    the same with the adapter's kernel_create queries (3 cuFuncGetAttribute, cuFuncGetParamInfo)
+ *   raw + attributes    the same with the queries kernel_create used to make (3 cuFuncGetAttribute, cuFuncGetParamInfo)
+ *   raw + param info    the same with cuFuncGetParamInfo alone
  *   raw, own stream     launch on a CU_STREAM_NON_BLOCKING stream made before the clock, cuStreamSynchronize
- *   adapter's calls     attributes and own stream: the driver calls the CUDA adapter makes
- *   adapter's, cubin    the same loading the cubin our persistent cache holds
+ *                       (what the CUDA adapter does), also loading the cubin our persistent cache holds
+ *   attrs, own stream   both: the driver calls the adapter made up to issue 16, also from the cubin
  *   raw, eager loading  raw with CUDA_MODULE_LOADING=EAGER (where lazy loading puts the kernel's load)
- *   adapter's, stream queried / used   the stream had a cuStreamQuery, or a 4-byte memset and a
+ *   attrs, stream queried / used   the stream had a cuStreamQuery, or a 4-byte memset and a
  *                       synchronize, before the clock (does a stream's first command pay for it?)
  *   sx (traced)         our first launch with SX_TRACE: the time of each adapter call, and what is left (the core)
  * Prints the median of each step per kind.
@@ -25,15 +26,18 @@
 
 #include "../bench.h"
 
-enum { RAW, RAW_ATTR, RAW_STREAM, RAW_ADAPTER, RAW_CUBIN, RAW_EAGER, RAW_QUERIED, RAW_USED, SX_OFF, SX_ON, KINDS };
+enum { RAW, RAW_ATTR, RAW_PINFO, RAW_STREAM, RAW_STREAM_CUBIN, RAW_ADAPTER, RAW_CUBIN, RAW_EAGER, RAW_QUERIED, RAW_USED,
+       SX_OFF, SX_ON, KINDS };
 static const char *const kind_name[KINDS] = {"raw",
                                              "raw + attributes",
+                                             "raw + param info only",
                                              "raw, own stream",
-                                             "adapter's calls",
-                                             "adapter's, cubin",
+                                             "raw, own stream, cubin",
+                                             "attrs, own stream",
+                                             "attrs, own stream, cubin",
                                              "raw, eager loading",
-                                             "adapter's, stream queried",
-                                             "adapter's, stream used",
+                                             "attrs, stream queried",
+                                             "attrs, stream used",
                                              "sx, cache off",
                                              "sx, cache"};
 enum { STEPS = 6 };
@@ -126,8 +130,8 @@ static int raw(int kind, double *part)
     CU(alloc(&d, sizeof(int)));
     SYM(squery, cuStreamQuery);
     SYM(memset32, cuMemsetD32Async);
-    int own_stream = kind != RAW && kind != RAW_ATTR && kind != RAW_EAGER;
-    int attrs = kind != RAW && kind != RAW_STREAM && kind != RAW_EAGER;
+    int own_stream = kind != RAW && kind != RAW_ATTR && kind != RAW_PINFO && kind != RAW_EAGER;
+    int attrs = kind != RAW && kind != RAW_STREAM && kind != RAW_STREAM_CUBIN && kind != RAW_EAGER;
     if (own_stream)
         CU(screate(&s, CU_STREAM_NON_BLOCKING));
     if (kind == RAW_QUERIED)
@@ -140,15 +144,17 @@ static int raw(int kind, double *part)
     t[0] = bench_now();
     CUmodule m;
     CUfunction fn;
-    CU(load(&m, kind == RAW_CUBIN ? (const void *)cubin : ptx, 0, NULL, NULL));
+    CU(load(&m, kind == RAW_CUBIN || kind == RAW_STREAM_CUBIN ? (const void *)cubin : ptx, 0, NULL, NULL));
     t[1] = bench_now();
     CU(getfn(&fn, m, "__sycl_kernel_set42"));
     t[2] = bench_now();
-    if (attrs) {
+    if (attrs && kind != RAW_PINFO) {
         int v;
         CU(attr(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn));
         CU(attr(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn));
         CU(attr(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fn));
+    }
+    if (attrs) {
         size_t off, sz;
         for (unsigned i = 0; pinfo && pinfo(fn, i, &off, &sz) == CUDA_SUCCESS; i++)
             ;
