@@ -130,53 +130,119 @@ static uint32_t ptx_param(ptx_lexer *x, int *last)
     return named == 1 && elem ? (uint32_t)(elem * count) : 0;
 }
 
-static int from_ptx(const char *ptx, size_t size, const char *name, uint32_t **out, uint32_t *count)
+/* The parameter list that follows an entry's name (lexer just past it):
+ * "(" declarations ")" or nothing. */
+static int ptx_list(ptx_lexer x, uint32_t **out, uint32_t *count)
 {
-    ptx_lexer x = {ptx, ptx + size};
+    const char *t;
+    ptx_lexer look = x;
+    size_t n = ptx_token(&look, &t);
+    *out = NULL;
+    *count = 0;
+    if (!tok_is(t, n, "("))
+        return 1;
+    x = look;
+    n = ptx_token(&look, &t);
+    if (tok_is(t, n, ")"))
+        return 1;
+    uint32_t *sizes = NULL, num = 0, cap = 0;
+    for (int last = 0; !last;) {
+        uint32_t sz = ptx_param(&x, &last);
+        if (!sz || num == 65536) {
+            free(sizes);
+            return 0;
+        }
+        if (num == cap) {
+            uint32_t *g = realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(*g));
+            if (!g) {
+                free(sizes);
+                return -1;
+            }
+            sizes = g;
+        }
+        sizes[num++] = sz;
+    }
+    *out = sizes;
+    *count = num;
+    return 1;
+}
+
+static int name_char(char c)
+{
+    return c && !strchr(" \t\r\n,()[]\"", c);
+}
+
+/* Index the PTX's entries once per program: each ".entry" (memmem, fast on
+ * megabytes of PTX) not behind a "//" or a quote on its line, with its name.
+ * PTX with block comments is not indexed (-1): each kernel then has the
+ * text read token by token. */
+static int ptx_index(sxc_program_t *p)
+{
+    const char *s = (const char *)p->image, *end = s + strnlen(s, p->image_size);
+    if (memmem(s, (size_t)(end - s), "/*", 2))
+        return -1;
+    sxc_ptx_entry *e = NULL;
+    uint32_t n = 0, cap = 0;
+    for (const char *h = s; (h = memmem(h, (size_t)(end - h), ".entry", 6)) != NULL; h += 6) {
+        const char *line = h;
+        while (line > s && line[-1] != '\n')
+            line--;
+        if ((line < h && !strchr(" \t\r", h[-1])) || h + 6 == end || !strchr(" \t\r\n", h[6]) ||
+            memmem(line, (size_t)(h - line), "//", 2) || memchr(line, '"', (size_t)(h - line)))
+            continue;
+        const char *nm = h + 6;
+        while (nm < end && strchr(" \t\r\n", *nm))
+            nm++;
+        const char *ne = nm;
+        while (ne < end && name_char(*ne) && !(ne[0] == '/' && ne + 1 < end && ne[1] == '/'))
+            ne++;
+        if (ne == nm)
+            continue;
+        if (n == cap) {
+            sxc_ptx_entry *g = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof(*g));
+            if (!g) {
+                free(e);
+                return -1;
+            }
+            e = g;
+        }
+        e[n++] = (sxc_ptx_entry){(size_t)(nm - s), (size_t)(ne - nm)};
+    }
+    p->ptx_entries = e;
+    p->num_ptx_entries = n;
+    p->ptx_len = (size_t)(end - s);
+    return 1;
+}
+
+static int from_ptx(sxc_program_t *p, const char *name, uint32_t **out, uint32_t *count)
+{
+    const char *s = (const char *)p->image;
+    pthread_mutex_lock(&p->lock);
+    if (!p->ptx_indexed)
+        p->ptx_indexed = ptx_index(p);
+    int indexed = p->ptx_indexed;
+    pthread_mutex_unlock(&p->lock);
+    size_t len = strlen(name);
+    ptx_lexer x = {s, s + (indexed > 0 ? p->ptx_len : strnlen(s, p->image_size))};
+    if (indexed > 0) {
+        /* Read only: the index is complete once published under the lock. */
+        for (uint32_t i = 0; i < p->num_ptx_entries; i++) {
+            const sxc_ptx_entry *e = &p->ptx_entries[i];
+            if (e->len == len && memcmp(s + e->name, name, len) == 0) {
+                x.s = s + e->name + len;
+                return ptx_list(x, out, count);
+            }
+        }
+        return 0;
+    }
     const char *t;
     size_t n;
     while ((n = ptx_token(&x, &t)) != 0) {
         if (!tok_is(t, n, ".entry"))
             continue;
         n = ptx_token(&x, &t);
-        if (!tok_is(t, n, name))
-            continue;
-        /* Found: "(" params ")" or no list at all. */
-        ptx_lexer look = x;
-        n = ptx_token(&look, &t);
-        if (!tok_is(t, n, "(")) {
-            *out = NULL;
-            *count = 0;
-            return 1;
-        }
-        x = look;
-        look = x;
-        n = ptx_token(&look, &t);
-        if (tok_is(t, n, ")")) {
-            *out = NULL;
-            *count = 0;
-            return 1;
-        }
-        uint32_t *sizes = NULL, num = 0, cap = 0;
-        for (int last = 0; !last;) {
-            uint32_t sz = ptx_param(&x, &last);
-            if (!sz || num == 65536) {
-                free(sizes);
-                return 0;
-            }
-            if (num == cap) {
-                uint32_t *g = realloc(sizes, (cap = cap ? cap * 2 : 8) * sizeof(*g));
-                if (!g) {
-                    free(sizes);
-                    return -1;
-                }
-                sizes = g;
-            }
-            sizes[num++] = sz;
-        }
-        *out = sizes;
-        *count = num;
-        return 1;
+        if (tok_is(t, n, name))
+            return ptx_list(x, out, count);
     }
     return 0;
 }
@@ -293,9 +359,9 @@ unknown:
     return 0;
 }
 
-int sxc_params_from_image(const sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count)
+int sxc_params_from_image(sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count)
 {
     if (p->kind == SX_IMAGE_KIND_PTX)
-        return from_ptx((const char *)p->image, strnlen((const char *)p->image, p->image_size), name, sizes, count);
+        return from_ptx(p, name, sizes, count);
     return from_cubin(p->image, p->image_size, name, sizes, count);
 }

@@ -149,6 +149,11 @@ typedef struct sxc_global {
 
 typedef enum { SXC_PROG_SOURCE, SXC_PROG_OBJECT, SXC_PROG_EXECUTABLE } sxc_prog_state;
 
+/* A kernel entry of a PTX program: its name's offset and length (params.c). */
+typedef struct sxc_ptx_entry {
+    size_t name, len;
+} sxc_ptx_entry;
+
 typedef struct sxc_program_s {
     sxa_object base;
     sxc_context_t *context;
@@ -162,9 +167,13 @@ typedef struct sxc_program_s {
     char *build_options;     /* a PTX loaded whole: its options, for the cubin get_binary links */
     unsigned char *cubin;    /* that cubin, made on the first get_binary */
     size_t cubin_size;
-    pthread_mutex_t lock;    /* guards globals and cubin */
+    pthread_mutex_t lock;    /* guards globals, cubin and the PTX index */
     uint32_t num_globals, cap_globals;
     sxc_global *globals;
+    int ptx_indexed;         /* 0 not yet, 1 ptx_entries made, -1 read token by token */
+    uint32_t num_ptx_entries;
+    sxc_ptx_entry *ptx_entries;
+    size_t ptx_len;          /* the PTX's length without its NUL, once indexed */
 } sxc_program_t;
 
 typedef struct sxc_kernel_s {
@@ -242,7 +251,7 @@ void sxc_kernel_attrs(sxc_kernel_t *k);
 /* params.c: the parameter sizes of kernel `name` from the built program's
  * bytes: 1 with *sizes (malloc'ed; NULL when none) and *count, 0 when the
  * bytes do not say (ask the driver), -1 out of memory. */
-int sxc_params_from_image(const sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count);
+int sxc_params_from_image(sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count);
 /* Look up a program variable (cached). */
 sx_result sxc_program_global(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size);
 

@@ -34,43 +34,52 @@ static const struct {
     {"bounded_add", {8, 4, -1}},
 };
 
-/* A hand-written PTX with what a reader can trip on (checked by ptxas). */
-static const char tricky_ptx[] =
-    "// .entry in_line_comment(.param .u32 x)\n"
-    ".version 7.0\n"
-    ".target sm_60\n"
+/* A hand-written PTX with what a reader can trip on (checked by ptxas);
+ * with a block comment it is read token by token, without one through the
+ * index of entries. */
+#define TRICKY_HEAD                                                                \
+    "// .entry in_line_comment(.param .u32 x)\n"                                   \
+    ".version 7.0\n"                                                               \
+    ".target sm_60\n"                                                              \
     ".address_size 64\n"
-    "/* .entry in_block_comment(\n"
-    "   .param .u32 x) */\n"
-    ".func helper(.param .u32 a)\n"
-    "{\n"
-    "  ret;\n"
+#define TRICKY_BODY                                                                \
+    ".func helper(.param .u32 a)\n"                                                \
+    "{\n"                                                                          \
+    "  ret;\n"                                                                     \
+    "}\n"                                                                          \
+    "  // .entry tricky(.param .u32 commented_out)\n"                              \
+    ".visible .entry tricky(\n"                                                    \
+    "  .param .u64 .ptr.global.align 8 tricky_param_0,\n"                          \
+    "  .param .align 16 .b8 tricky_param_1[48], // a struct\n"                     \
+    "  .param .b16 tricky_param_2\n"                                               \
+    ")\n"                                                                          \
+    ".maxntid 64, 1, 1\n"                                                          \
+    "{\n"                                                                          \
+    "  ret;\n"                                                                     \
+    "}\n"                                                                          \
+    ".visible .entry noparams\n"                                                   \
+    "{\n"                                                                          \
+    "  ret;\n"                                                                     \
+    "}\n"                                                                          \
+    ".visible .entry emptyparams()\n"                                              \
+    "{\n"                                                                          \
+    "  ret;\n"                                                                     \
     "}\n"
-    ".visible .entry tricky(\n"
-    "  .param .u64 .ptr.global.align 8 tricky_param_0,\n"
-    "  .param .align 16 .b8 tricky_param_1[48], // a struct\n"
-    "  .param .b16 tricky_param_2\n"
-    ")\n"
-    ".maxntid 64, 1, 1\n"
-    "{\n"
-    "  ret;\n"
-    "}\n"
-    ".visible .entry noparams\n"
-    "{\n"
-    "  ret;\n"
-    "}\n"
-    ".visible .entry emptyparams()\n"
-    "{\n"
-    "  ret;\n"
-    "}\n";
+static const char tricky_ptx[] = TRICKY_HEAD "/* .entry in_block_comment(\n"
+                                             "   .param .u32 x) */\n" TRICKY_BODY;
+static const char tricky_indexed[] = TRICKY_HEAD TRICKY_BODY;
 
 static int parse(sx_image_kind kind, const void *data, size_t size, const char *name, uint32_t **sizes,
                  uint32_t *n)
 {
     sxc_program_t p = {.kind = kind, .image = (unsigned char *)data, .image_size = size};
+    pthread_mutex_init(&p.lock, NULL);
     *sizes = NULL;
     *n = 0;
-    return sxc_params_from_image(&p, name, sizes, n);
+    int got = sxc_params_from_image(&p, name, sizes, n);
+    free(p.ptx_entries);
+    pthread_mutex_destroy(&p.lock);
+    return got;
 }
 
 static void expect_sizes(const char *what, sx_image_kind kind, const void *data, size_t size, const char *name,
@@ -203,6 +212,11 @@ int main(void)
     expect_unknown("tricky PTX", SX_IMAGE_KIND_PTX, tricky_ptx, sizeof(tricky_ptx), "in_line_comment");
     expect_unknown("tricky PTX", SX_IMAGE_KIND_PTX, tricky_ptx, sizeof(tricky_ptx), "in_block_comment");
     expect_unknown("tricky PTX", SX_IMAGE_KIND_PTX, tricky_ptx, sizeof(tricky_ptx), "helper");
+    expect_sizes("indexed PTX", SX_IMAGE_KIND_PTX, tricky_indexed, sizeof(tricky_indexed), "tricky", tricky);
+    expect_sizes("indexed PTX", SX_IMAGE_KIND_PTX, tricky_indexed, sizeof(tricky_indexed), "noparams", none);
+    expect_sizes("indexed PTX", SX_IMAGE_KIND_PTX, tricky_indexed, sizeof(tricky_indexed), "emptyparams", none);
+    expect_unknown("indexed PTX", SX_IMAGE_KIND_PTX, tricky_indexed, sizeof(tricky_indexed), "in_line_comment");
+    expect_unknown("indexed PTX", SX_IMAGE_KIND_PTX, tricky_indexed, sizeof(tricky_indexed), "helper");
     /* types and shapes it does not know: unknown, not guessed */
     static const char odd[] = ".entry k1(.param .s4 a)\n{ ret; }\n"
                               ".entry k2(.param .u32 a[)\n{ ret; }\n"
