@@ -181,7 +181,7 @@ static int ptx_index(sxc_program_t *p)
     const char *s = (const char *)p->image, *end = s + strnlen(s, p->image_size);
     if (memmem(s, (size_t)(end - s), "/*", 2))
         return -1;
-    sxc_ptx_entry *e = NULL;
+    sxc_image_entry *e = NULL;
     uint32_t n = 0, cap = 0;
     for (const char *h = s; (h = memmem(h, (size_t)(end - h), ".entry", 6)) != NULL; h += 6) {
         const char *line = h;
@@ -199,43 +199,26 @@ static int ptx_index(sxc_program_t *p)
         if (ne == nm)
             continue;
         if (n == cap) {
-            sxc_ptx_entry *g = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof(*g));
+            sxc_image_entry *g = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof(*g));
             if (!g) {
                 free(e);
                 return -1;
             }
             e = g;
         }
-        e[n++] = (sxc_ptx_entry){(size_t)(nm - s), (size_t)(ne - nm)};
+        e[n++] = (sxc_image_entry){(size_t)(nm - s), (size_t)(ne - nm), 0, 0};
     }
-    p->ptx_entries = e;
-    p->num_ptx_entries = n;
-    p->ptx_len = (size_t)(end - s);
+    p->entries = e;
+    p->num_entries = n;
+    p->text_len = (size_t)(end - s);
     return 1;
 }
 
-static int from_ptx(sxc_program_t *p, const char *name, uint32_t **out, uint32_t *count)
+/* PTX that could not be indexed: read token by token. */
+static int from_ptx_text(const sxc_program_t *p, const char *name, uint32_t **out, uint32_t *count)
 {
-    const char *s = (const char *)p->image;
-    pthread_mutex_lock(&p->lock);
-    if (!p->ptx_indexed)
-        p->ptx_indexed = ptx_index(p);
-    int indexed = p->ptx_indexed;
-    pthread_mutex_unlock(&p->lock);
-    size_t len = strlen(name);
-    ptx_lexer x = {s, s + (indexed > 0 ? p->ptx_len : strnlen(s, p->image_size))};
-    if (indexed > 0) {
-        /* Read only: the index is complete once published under the lock. */
-        for (uint32_t i = 0; i < p->num_ptx_entries; i++) {
-            const sxc_ptx_entry *e = &p->ptx_entries[i];
-            if (e->len == len && memcmp(s + e->name, name, len) == 0) {
-                x.s = s + e->name + len;
-                return ptx_list(x, out, count);
-            }
-        }
-        return 0;
-    }
-    const char *t;
+    const char *s = (const char *)p->image, *t;
+    ptx_lexer x = {s, s + strnlen(s, p->image_size)};
     size_t n;
     while ((n = ptx_token(&x, &t)) != 0) {
         if (!tok_is(t, n, ".entry"))
@@ -262,45 +245,52 @@ static uint16_t rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 
 static uint32_t rd32(const unsigned char *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
 static uint64_t rd64(const unsigned char *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 
-/* The bytes of section `want` of a little-endian ELF64, NULL if absent or damaged. */
-static const unsigned char *elf_section(const unsigned char *b, size_t size, const char *want, size_t *len)
+/* Index a cubin's kernels once per program: each ".nv.info.<kernel>"
+ * section's name and bytes (a little-endian ELF64; -1 if it is none). */
+static int cubin_index(sxc_program_t *p)
 {
+    const unsigned char *b = p->image;
+    size_t size = p->image_size;
     if (size < 64 || memcmp(b, "\177ELF", 4) != 0 || b[4] != 2 || b[5] != 1)
-        return NULL;
+        return -1;
     uint64_t shoff = rd64(b + 0x28);
     uint16_t entsize = rd16(b + 0x3a), num = rd16(b + 0x3c), strndx = rd16(b + 0x3e);
     if (entsize < 64 || strndx >= num || shoff > size || (uint64_t)num * entsize > size - shoff)
-        return NULL;
+        return -1;
     const unsigned char *strsh = b + shoff + (size_t)strndx * entsize;
     uint64_t stroff = rd64(strsh + 0x18), strsize = rd64(strsh + 0x20);
     if (stroff > size || strsize > size - stroff)
-        return NULL;
-    size_t wl = strlen(want);
+        return -1;
+    sxc_image_entry *e = NULL;
+    uint32_t n = 0, cap = 0;
     for (uint16_t i = 0; i < num; i++) {
         const unsigned char *sh = b + shoff + (size_t)i * entsize;
-        uint32_t name = rd32(sh);
-        uint64_t off = rd64(sh + 0x18), sz = rd64(sh + 0x20);
-        if (name >= strsize || strsize - name <= wl || memcmp(b + stroff + name, want, wl + 1) != 0)
+        uint64_t name = rd32(sh), off = rd64(sh + 0x18), sz = rd64(sh + 0x20);
+        if (name >= strsize || strsize - name <= 9 || memcmp(b + stroff + name, ".nv.info.", 9) != 0 || off > size ||
+            sz > size - off)
             continue;
-        if (off > size || sz > size - off)
-            return NULL;
-        *len = (size_t)sz;
-        return b + off;
+        const char *nm = (const char *)b + stroff + name + 9;
+        size_t len = strnlen(nm, strsize - name - 9);
+        if (len == 0 || len == strsize - name - 9)
+            continue; /* no name, or no NUL before the table's end */
+        if (n == cap) {
+            sxc_image_entry *g = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof(*g));
+            if (!g) {
+                free(e);
+                return -1;
+            }
+            e = g;
+        }
+        e[n++] = (sxc_image_entry){(size_t)(nm - (const char *)b), len, (size_t)off, (size_t)sz};
     }
-    return NULL;
+    p->entries = e;
+    p->num_entries = n;
+    return 1;
 }
 
-static int from_cubin(const unsigned char *b, size_t size, const char *name, uint32_t **out, uint32_t *count)
+/* The parameters in a kernel's .nv.info records (`len` bytes at `p`). */
+static int from_info(const unsigned char *p, size_t len, uint32_t **out, uint32_t *count)
 {
-    char sect[512];
-    size_t len;
-    if (strlen(name) > sizeof(sect) - 10)
-        return 0;
-    memcpy(sect, ".nv.info.", 9);
-    strcpy(sect + 9, name);
-    const unsigned char *p = elf_section(b, size, sect, &len);
-    if (!p)
-        return 0;
     /* Two passes: count and check, then fill. */
     uint32_t num = 0, cbank = UINT32_MAX, end = 0;
     uint32_t *sizes = NULL;
@@ -361,7 +351,24 @@ unknown:
 
 int sxc_params_from_image(sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count)
 {
-    if (p->kind == SX_IMAGE_KIND_PTX)
-        return from_ptx(p, name, sizes, count);
-    return from_cubin(p->image, p->image_size, name, sizes, count);
+    int ptx = p->kind == SX_IMAGE_KIND_PTX;
+    pthread_mutex_lock(&p->lock);
+    if (!p->indexed)
+        p->indexed = ptx ? ptx_index(p) : cubin_index(p);
+    int indexed = p->indexed;
+    pthread_mutex_unlock(&p->lock);
+    if (indexed < 0)
+        return ptx ? from_ptx_text(p, name, sizes, count) : 0;
+    /* The index is complete and never changes once published under the lock. */
+    size_t len = strlen(name);
+    for (uint32_t i = 0; i < p->num_entries; i++) {
+        const sxc_image_entry *e = &p->entries[i];
+        if (e->len != len || memcmp(p->image + e->name, name, len) != 0)
+            continue;
+        if (!ptx)
+            return from_info(p->image + e->off, e->size, sizes, count);
+        ptx_lexer x = {(const char *)p->image + e->name + len, (const char *)p->image + p->text_len};
+        return ptx_list(x, sizes, count);
+    }
+    return 0;
 }

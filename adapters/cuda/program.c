@@ -200,7 +200,7 @@ static void program_free(sxc_program_t *p)
     free(p->link_options_desc);
     free(p->build_options);
     free(p->cubin);
-    free(p->ptx_entries);
+    free(p->entries);
     pthread_mutex_destroy(&p->lock);
     free(p);
 }

@@ -149,10 +149,11 @@ typedef struct sxc_global {
 
 typedef enum { SXC_PROG_SOURCE, SXC_PROG_OBJECT, SXC_PROG_EXECUTABLE } sxc_prog_state;
 
-/* A kernel entry of a PTX program: its name's offset and length (params.c). */
-typedef struct sxc_ptx_entry {
-    size_t name, len;
-} sxc_ptx_entry;
+/* A kernel of a program's bytes (params.c): its name's offset and length;
+ * in a cubin also its .nv.info records' offset and size. */
+typedef struct sxc_image_entry {
+    size_t name, len, off, size;
+} sxc_image_entry;
 
 typedef struct sxc_program_s {
     sxa_object base;
@@ -167,13 +168,15 @@ typedef struct sxc_program_s {
     char *build_options;     /* a PTX loaded whole: its options, for the cubin get_binary links */
     unsigned char *cubin;    /* that cubin, made on the first get_binary */
     size_t cubin_size;
-    pthread_mutex_t lock;    /* guards globals, cubin and the PTX index */
+    pthread_mutex_t lock;    /* guards globals, cubin and the kernel index */
     uint32_t num_globals, cap_globals;
     sxc_global *globals;
-    int ptx_indexed;         /* 0 not yet, 1 ptx_entries made, -1 read token by token */
-    uint32_t num_ptx_entries;
-    sxc_ptx_entry *ptx_entries;
-    size_t ptx_len;          /* the PTX's length without its NUL, once indexed */
+    /* The kernels of `image`, indexed on the first kernel creation
+     * (params.c): 0 not yet, 1 done, -1 not indexable. */
+    int indexed;
+    uint32_t num_entries;
+    sxc_image_entry *entries;
+    size_t text_len;         /* PTX: its length without the NUL, once indexed */
 } sxc_program_t;
 
 typedef struct sxc_kernel_s {

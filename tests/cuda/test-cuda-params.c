@@ -77,7 +77,7 @@ static int parse(sx_image_kind kind, const void *data, size_t size, const char *
     *sizes = NULL;
     *n = 0;
     int got = sxc_params_from_image(&p, name, sizes, n);
-    free(p.ptx_entries);
+    free(p.entries);
     pthread_mutex_destroy(&p.lock);
     return got;
 }
