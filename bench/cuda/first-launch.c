@@ -3,7 +3,7 @@
  * against the raw driver, each sample in its own forked child, the kinds
  * alternating round by round:
  *   raw         cuModuleLoadDataEx(PTX) + cuModuleGetFunction + cuLaunchKernel + sync
- *   sx, no cache  the first sx_single_task done, SX_CACHE=0 (the adapter's
+ *   sx, no cache  the first sx_queue_launch waited for, SX_CACHE=0 (the adapter's
  *               cuModuleLoadDataEx; the driver's JIT cache warm)
  *   sx          the same with the persistent cache (cubin from get_binary)
  *   sx, JIT off   the persistent cache, CUDA_CACHE_DISABLE=1
@@ -14,6 +14,16 @@
  * clock covers program build/load, kernel lookup, launch and wait; the
  * int is read back and checked. Prints medians with ranges and the paired
  * ratios to raw.
+ * What each clock holds, exactly:
+ *   raw: cuModuleLoadDataEx (the same PTX bytes, no options), cuModuleGetFunction,
+ *        cuLaunchKernel (1x1x1, the legacy NULL stream), cuCtxSynchronize.
+ *   sx:  sx_kernel_get, sx_queue_launch (image selection, the persistent
+ *        cache's key and lookup, cuModuleLoadDataEx of the PTX or of the
+ *        cached cubin, cuModuleGetFunction, the launch on the queue's
+ *        non-blocking stream), sx_queue_wait (cuStreamSynchronize).
+ *   Before either clock: cuInit, the primary context, the device int; for
+ *   ours also sx_init, the registration and the queue (its stream).
+ * bench/cuda/first-launch-parts splits both step by step.
  * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
 #include <dlfcn.h>
 #include <stdint.h>
