@@ -172,6 +172,22 @@ static int name_char(char c)
     return c && !strchr(" \t\r\n,()[]\"", c);
 }
 
+/* Append to a growing index; 0 when out of memory (the index is freed). */
+static int push_entry(sxc_image_entry **e, uint32_t *n, uint32_t *cap, sxc_image_entry v)
+{
+    if (*n == *cap) {
+        sxc_image_entry *g = realloc(*e, (*cap = *cap ? *cap * 2 : 16) * sizeof(*g));
+        if (!g) {
+            free(*e);
+            *e = NULL;
+            return 0;
+        }
+        *e = g;
+    }
+    (*e)[(*n)++] = v;
+    return 1;
+}
+
 /* Index the PTX's entries once per program: each ".entry" (memmem, fast on
  * megabytes of PTX) not behind a "//" or a quote on its line, with its name.
  * PTX with block comments is not indexed (-1): each kernel then has the
@@ -196,17 +212,8 @@ static int ptx_index(sxc_program_t *p)
         const char *ne = nm;
         while (ne < end && name_char(*ne) && !(ne[0] == '/' && ne + 1 < end && ne[1] == '/'))
             ne++;
-        if (ne == nm)
-            continue;
-        if (n == cap) {
-            sxc_image_entry *g = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof(*g));
-            if (!g) {
-                free(e);
-                return -1;
-            }
-            e = g;
-        }
-        e[n++] = (sxc_image_entry){(size_t)(nm - s), (size_t)(ne - nm), 0, 0};
+        if (ne != nm && !push_entry(&e, &n, &cap, (sxc_image_entry){(size_t)(nm - s), (size_t)(ne - nm), 0, 0}))
+            return -1;
     }
     p->entries = e;
     p->num_entries = n;
@@ -271,17 +278,10 @@ static int cubin_index(sxc_program_t *p)
             continue;
         const char *nm = (const char *)b + stroff + name + 9;
         size_t len = strnlen(nm, strsize - name - 9);
-        if (len == 0 || len == strsize - name - 9)
-            continue; /* no name, or no NUL before the table's end */
-        if (n == cap) {
-            sxc_image_entry *g = realloc(e, (cap = cap ? cap * 2 : 16) * sizeof(*g));
-            if (!g) {
-                free(e);
-                return -1;
-            }
-            e = g;
-        }
-        e[n++] = (sxc_image_entry){(size_t)(nm - (const char *)b), len, (size_t)off, (size_t)sz};
+        /* no name, or no NUL before the table's end: not a kernel's */
+        if (len && len < strsize - name - 9 &&
+            !push_entry(&e, &n, &cap, (sxc_image_entry){(size_t)(nm - (const char *)b), len, (size_t)off, (size_t)sz}))
+            return -1;
     }
     p->entries = e;
     p->num_entries = n;

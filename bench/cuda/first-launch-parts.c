@@ -22,9 +22,8 @@
 
 #include <cuda.h>
 
-#include <sycl-ext/binaries.h>
-
 #include "../bench.h"
+#include "set42.h"
 
 enum { RAW, RAW_ATTR, RAW_PINFO, RAW_STREAM, RAW_STREAM_CUBIN, RAW_ADAPTER, RAW_CUBIN, RAW_EAGER, RAW_QUERIED, RAW_USED,
        SX_OFF, SX_ON, KINDS };
@@ -45,57 +44,27 @@ static const char *const raw_step[STEPS] = {"load", "getfn", "attrs", "launch", 
 static const char *const sx_step[STEPS] = {"program.build", "kernel.create", "enqueue.kernel_launch", "queue.finish",
                                            "core (rest)", "total"};
 
-/* The same kernel as first-launch.c. */
-static const char ptx[] = ".version 7.0\n"
-                          ".target sm_52\n"
-                          ".address_size 64\n"
-                          ".visible .entry __sycl_kernel_set42(.param .u64 p)\n"
-                          "{\n"
-                          "  .reg .b32 %r<2>;\n"
-                          "  .reg .b64 %rd<3>;\n"
-                          "  ld.param.u64 %rd1, [p];\n"
-                          "  cvta.to.global.u64 %rd2, %rd1;\n"
-                          "  mov.u32 %r1, 42;\n"
-                          "  st.global.u32 [%rd2], %r1;\n"
-                          "  ret;\n"
-                          "}\n";
-
 static unsigned char *cubin;
 static size_t cubin_size;
 
-#define CU(call)                                                                        \
-    do {                                                                                \
-        CUresult r_ = (call);                                                           \
-        if (r_ != CUDA_SUCCESS) {                                                       \
-            fprintf(stderr, "first-launch-parts: %s: CUresult %d\n", #call, (int)r_);   \
-            return -1;                                                                  \
-        }                                                                               \
-    } while (0)
+#define CU(call) SET42_CU(call)
 
 static void *cu;
-#define SYM(name, real) __typeof__(real) *name = (__typeof__(real) *)dlsym(cu, #real)
+#define SYM(name, real) SET42_SYM(cu, name, real)
 
 /* The cubin of the PTX (what get_binary gives the persistent cache). */
 static int make_cubin(void)
 {
-    SYM(init, cuInit);
-    SYM(dget, cuDeviceGet);
-    SYM(retain, cuDevicePrimaryCtxRetain);
-    SYM(setcur, cuCtxSetCurrent);
     SYM(lcreate, cuLinkCreate_v2);
     SYM(ladd, cuLinkAddData_v2);
     SYM(lcomplete, cuLinkComplete);
-    CUdevice dev;
-    CUcontext ctx;
+    CUdeviceptr d;
     CUlinkState ls;
     void *out;
     size_t n;
-    CU(init(0));
-    CU(dget(&dev, 0));
-    CU(retain(&ctx, dev));
-    CU(setcur(ctx));
+    CU(set42_raw_setup(cu, &d));
     CU(lcreate(0, NULL, NULL, &ls));
-    CU(ladd(ls, CU_JIT_INPUT_PTX, (void *)ptx, sizeof(ptx), "set42", 0, NULL, NULL));
+    CU(ladd(ls, CU_JIT_INPUT_PTX, (void *)set42_ptx, sizeof(set42_ptx), "set42", 0, NULL, NULL));
     CU(lcomplete(ls, &out, &n));
     cubin = malloc(n);
     memcpy(cubin, out, n);
@@ -105,11 +74,6 @@ static int make_cubin(void)
 
 static int raw(int kind, double *part)
 {
-    SYM(init, cuInit);
-    SYM(dget, cuDeviceGet);
-    SYM(retain, cuDevicePrimaryCtxRetain);
-    SYM(setcur, cuCtxSetCurrent);
-    SYM(alloc, cuMemAlloc_v2);
     SYM(dtoh, cuMemcpyDtoH_v2);
     SYM(load, cuModuleLoadDataEx);
     SYM(getfn, cuModuleGetFunction);
@@ -119,15 +83,9 @@ static int raw(int kind, double *part)
     SYM(sync, cuCtxSynchronize);
     SYM(screate, cuStreamCreate);
     SYM(ssync, cuStreamSynchronize);
-    CUdevice dev;
-    CUcontext ctx;
     CUdeviceptr d;
     CUstream s = NULL;
-    CU(init(0));
-    CU(dget(&dev, 0));
-    CU(retain(&ctx, dev));
-    CU(setcur(ctx));
-    CU(alloc(&d, sizeof(int)));
+    CU(set42_raw_setup(cu, &d));
     SYM(squery, cuStreamQuery);
     SYM(memset32, cuMemsetD32Async);
     int own_stream = kind != RAW && kind != RAW_ATTR && kind != RAW_PINFO && kind != RAW_EAGER;
@@ -144,9 +102,9 @@ static int raw(int kind, double *part)
     t[0] = bench_now();
     CUmodule m;
     CUfunction fn;
-    CU(load(&m, kind == RAW_CUBIN || kind == RAW_STREAM_CUBIN ? (const void *)cubin : ptx, 0, NULL, NULL));
+    CU(load(&m, kind == RAW_CUBIN || kind == RAW_STREAM_CUBIN ? (const void *)cubin : set42_ptx, 0, NULL, NULL));
     t[1] = bench_now();
-    CU(getfn(&fn, m, "__sycl_kernel_set42"));
+    CU(getfn(&fn, m, SET42_NAME));
     t[2] = bench_now();
     if (attrs && kind != RAW_PINFO) {
         int v;
@@ -196,20 +154,6 @@ static void read_trace(FILE *f, long from, double *part)
 
 static int ours(int kind, double *part)
 {
-    static sx_offload_entry entry = {.name = (char *)"__sycl_kernel_set42"};
-    static sx_device_binary bin;
-    bin = (sx_device_binary){
-        .version = SX_DEVICE_BINARY_VERSION,
-        .kind = SX_OFFLOAD_KIND_SYCL,
-        .format = SX_BINARY_FORMAT_NONE,
-        .device_target_spec = SX_TARGET_NVPTX64,
-        .binary_start = (const unsigned char *)ptx,
-        .binary_end = (const unsigned char *)ptx + sizeof(ptx) - 1,
-        .entries_begin = &entry,
-        .entries_end = &entry + 1,
-    };
-    static sx_device_binaries desc;
-    desc = (sx_device_binaries){SX_DEVICE_BINARIES_VERSION, 1, &bin, NULL, NULL};
     if (kind == SX_OFF)
         setenv("SX_CACHE", "0", 1);
     setenv("SX_TRACE", "1", 1);
@@ -229,21 +173,13 @@ static int ours(int kind, double *part)
             return -1;                                                                              \
         }                                                                                           \
     } while (0)
-    sx_device dev;
-    sx_context ctx;
     sx_queue q;
     sx_kernel k;
     int *d;
-    CHECK(sx_init(0));
-    if (sx_device_get_default(&dev) != SX_SUCCESS)
-        return -77;
-    CHECK(sx_register_images(&desc));
-    CHECK(sx_context_create(1, &dev, &ctx));
-    CHECK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
-    CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_DEVICE, sizeof(int), 0, (void **)&d));
+    CHECK(set42_sx_setup(&q, &d));
     long from = lseek(2, 0, SEEK_CUR);
     double t0 = bench_now();
-    CHECK(sx_kernel_get("__sycl_kernel_set42", &k));
+    CHECK(sx_kernel_get(SET42_NAME, &k));
     sx_arg arg = {SX_ARG_POINTER, 0, sizeof(void *), d};
     size_t one = 1;
     CHECK(sx_queue_launch(q, k, 1, NULL, &one, &one, 1, &arg, 0, NULL, NULL));
@@ -290,12 +226,7 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 15;
     if (rounds < 1 || rounds > 1000)
         return 2;
-    const char *b = getenv("SX_TEST_BUILDDIR");
-    if (!getenv("SX_ADAPTERS")) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b ? b : ".");
-        setenv("SX_ADAPTERS", path, 1);
-    }
+    set42_adapter_env();
     unsetenv("CUDA_CACHE_DISABLE");
     unsetenv("SX_CACHE");
     unsetenv("SX_TRACE");
