@@ -170,7 +170,14 @@ static void against_driver(const char *what, sx_image_kind kind, const void *dat
             continue;
         }
         uint32_t *s, n;
-        if (parse(kind, data, size, names[i], &s, &n) != 1) {
+        int got = parse(kind, data, size, names[i], &s, &n);
+        if (got == 0 && kind == SX_IMAGE_KIND_CUBIN) {
+            size_t off, sz;
+            CHECK(pinfo(fn, 0, &off, &sz) != CUDA_SUCCESS, "%s: '%s' left to the driver, which has parameters",
+                  what, names[i]);
+            continue;
+        }
+        if (got != 1) {
             CHECK(0, "%s: '%s' not read", what, names[i]);
             continue;
         }
@@ -197,7 +204,12 @@ int main(void)
     }
     for (size_t i = 0; i < sizeof(expect) / sizeof(expect[0]); i++) {
         expect_sizes("kernels.ptx", SX_IMAGE_KIND_PTX, ptx, ptx_size, expect[i].name, expect[i].sizes);
-        expect_sizes("kernels.cubin", SX_IMAGE_KIND_CUBIN, cubin, cubin_size, expect[i].name, expect[i].sizes);
+        /* A cubin kernel without parameter records is left to the driver:
+         * it cannot be told from records of a format this does not know. */
+        if (expect[i].sizes[0] >= 0)
+            expect_sizes("kernels.cubin", SX_IMAGE_KIND_CUBIN, cubin, cubin_size, expect[i].name, expect[i].sizes);
+        else
+            expect_unknown("kernels.cubin", SX_IMAGE_KIND_CUBIN, cubin, cubin_size, expect[i].name);
     }
     expect_unknown("kernels.ptx", SX_IMAGE_KIND_PTX, ptx, ptx_size, "no_such_kernel");
     expect_unknown("kernels.cubin", SX_IMAGE_KIND_CUBIN, cubin, cubin_size, "no_such_kernel");
