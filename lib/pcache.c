@@ -241,22 +241,20 @@ static bool cache_dir(char *dir, size_t size)
     return true;
 }
 
-bool sxi_pcache_enabled(void)
+bool sxi_pcache_dir_get(sxi_pcache_dir *dir)
 {
-    char dir[4096];
-    return cache_dir(dir, sizeof(dir));
+    return cache_dir(dir->path, sizeof(dir->path));
 }
 
-static bool entry_path(const sxi_pcache_key *key, char *path, size_t size)
+static void entry_path(const sxi_pcache_dir *dir, const sxi_pcache_key *key, char *path, size_t size)
 {
-    if (!cache_dir(path, size))
-        return false;
-    size_t w = strlen(path);
-    w += (size_t)snprintf(path + w, size - w, "/");
-    for (int i = 0; i < 32; i++)
-        w += (size_t)snprintf(path + w, size - w, "%02x", key->digest[i]);
+    static const char hex[] = "0123456789abcdef";
+    size_t w = (size_t)snprintf(path, size, "%s/", dir->path);
+    for (int i = 0; i < 32 && w + 2 < size; i++) {
+        path[w++] = hex[key->digest[i] >> 4];
+        path[w++] = hex[key->digest[i] & 15];
+    }
     snprintf(path + w, size - w, ".bin");
-    return true;
 }
 
 /* ---------------------------------------------------------------- keys */
@@ -325,11 +323,11 @@ static uint32_t rd32(const uint8_t *p)
     return v;
 }
 
-sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void **data, size_t *size)
+sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind *kind, void **data,
+                          size_t *size)
 {
-    char path[4096];
-    if (!entry_path(key, path, sizeof(path)))
-        return SX_ERROR_INVALID_VALUE;
+    char path[4200];
+    entry_path(dir, key, path, sizeof(path));
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return SX_ERROR_INVALID_VALUE;
@@ -586,11 +584,13 @@ static bool write_entry(int fd, const uint8_t *h, const void *data, size_t size)
     return ok;
 }
 
-void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size)
+void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind, const void *data,
+                      size_t size)
 {
-    char path[4096], tmp[4200];
-    if ((uint64_t)size > MAX_PAYLOAD || !entry_path(key, path, sizeof(path)))
+    char path[4200], tmp[4300];
+    if ((uint64_t)size > MAX_PAYLOAD)
         return;
+    entry_path(dir, key, path, sizeof(path));
     uint64_t limit = sxi_pcache_max_size(), total = (uint64_t)size + HEADER_SIZE;
     if (limit && total > limit) {
         SXI_LOG(SX_LOG_INFO, "program cache: a binary of %zu bytes is larger than the cache's bound (%llu bytes); not cached",
@@ -631,9 +631,7 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
         SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
     }
     /* Whatever happened, keep the directory bounded and clean. */
-    char dir[4096];
-    if (cache_dir(dir, sizeof(dir)))
-        evict(dir, limit);
+    evict(dir->path, limit);
 }
 
 /* Markers in the cache directory that spare later processes hashing and
@@ -641,40 +639,37 @@ void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void 
  *   ".nobinary-<adapter>-<version>": no binary of a linked program;
  *   ".nobinary-<adapter>-<version>-k<kind>": a one-image program of that
  *   image kind has no binary, or its binary is the image itself. */
-static bool marker_path(const struct sx_adapter_s *a, sx_image_kind kind, char *path, size_t size)
+static void marker_path(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind, char *path,
+                        size_t size)
 {
-    if (!cache_dir(path, size))
-        return false;
-    size_t w = strlen(path);
-    w += (size_t)snprintf(path + w, size - w, "/.nobinary-");
+    size_t w = (size_t)snprintf(path, size, "%s/.nobinary-", dir->path);
     for (const char *c = a->name; *c && w < size - 32; c++)
         path[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
     w += (size_t)snprintf(path + w, size - w, "-%x", a->version);
     if (kind != SX_IMAGE_KIND_UNKNOWN)
         snprintf(path + w, size - w, "-k%u", (unsigned)kind);
-    return true;
 }
 
-bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind)
+bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
-    char path[4200];
+    char path[4300];
     struct stat st;
-    return marker_path(a, kind, path, sizeof(path)) && lstat(path, &st) == 0;
+    marker_path(dir, a, kind, path, sizeof(path));
+    return lstat(path, &st) == 0;
 }
 
-void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind)
+void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
-    char path[4200];
-    if (!marker_path(a, kind, path, sizeof(path)))
-        return;
+    char path[4300];
+    marker_path(dir, a, kind, path, sizeof(path));
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)
         close(fd);
 }
 
-void sxi_pcache_remove(const sxi_pcache_key *key)
+void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
-    char path[4096];
-    if (entry_path(key, path, sizeof(path)))
-        unlink(path);
+    char path[4200];
+    entry_path(dir, key, path, sizeof(path));
+    unlink(path);
 }

@@ -209,12 +209,12 @@ static sx_result link_all(sxi_program *p, const char *kernel)
 }
 
 /* The persistent cache: a hit is create + build of the stored binary. */
-static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
+static bool from_disk(sxi_program *p, const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
     sx_image_kind kind;
     void *data;
     size_t size;
-    if (sxi_pcache_load(key, &kind, &data, &size) != SX_SUCCESS)
+    if (sxi_pcache_load(dir, key, &kind, &data, &size) != SX_SUCCESS)
         return false;
     sx_result r = create(p, p->images, p->num_images, kind, data, size, &p->handle);
     if (r == SX_SUCCESS)
@@ -229,7 +229,7 @@ static bool from_disk(sxi_program *p, const sxi_pcache_key *key)
             SXA_CALL(p->context->adapter, program, release, p->handle);
         p->handle = NULL;
         SXI_STAT(disk_rejects);
-        sxi_pcache_remove(key);
+        sxi_pcache_remove(dir, key);
         return false;
     }
     SXI_STAT(disk_hits);
@@ -262,18 +262,18 @@ static bool gives_binaries(const struct sx_adapter_s *a, sx_image_kind kind)
     return true;
 }
 
-static void gives_no_binary(const struct sx_adapter_s *a, sx_image_kind kind)
+static void gives_no_binary(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
     for (size_t i = 0; i < SXI_ARRAY_SIZE(no_binary) && strlen(a->name) <= 80; i++)
         if (!no_binary[i][0]) {
             skip_name(a, kind, no_binary[i], sizeof(no_binary[i]));
             break;
         }
-    sxi_pcache_adapter_refused(a, kind);
+    sxi_pcache_adapter_refused(dir, a, kind);
 }
 
 /* `kind`: the image's kind for a one-image program, UNKNOWN for a linked one. */
-static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_key *key)
+static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
     struct sx_adapter_s *a = p->context->adapter;
     const char *what = in_kind == SX_IMAGE_KIND_UNKNOWN ? "a linked program" : sxi_image_kind_name(in_kind);
@@ -288,14 +288,14 @@ static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_key 
         memcmp(data, img->data, size) == 0) {
         /* The backend runs the image as it is: a copy on disk gains nothing. */
         SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' runs %s images as they are; not cached", a->name, what);
-        gives_no_binary(a, in_kind);
+        gives_no_binary(dir, a, in_kind);
     } else if (r == SX_SUCCESS && data) {
-        sxi_pcache_store(key, kind, data, size);
+        sxi_pcache_store(dir, key, kind, data, size);
     } else {
         SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of %s (%s); not cached", a->name,
                 in_kind == SX_IMAGE_KIND_UNKNOWN ? what : "a one-image program", sx_result_name(r));
         if (r == SX_ERROR_UNSUPPORTED_FEATURE)
-            gives_no_binary(a, in_kind);
+            gives_no_binary(dir, a, in_kind);
     }
     free(data);
 }
@@ -305,17 +305,18 @@ static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_key 
 static sx_result build(sxi_program *p, const char *kernel)
 {
     sxi_pcache_key key;
+    sxi_pcache_dir dir; /* found and checked once for the whole build */
     struct sx_adapter_s *a = p->context->adapter;
     sx_image_kind kind = p->num_images == 1 ? p->images[0]->kind : SX_IMAGE_KIND_UNKNOWN;
-    bool disk = gives_binaries(a, kind) && sxi_pcache_enabled() && !sxi_pcache_adapter_refuses(a, kind);
+    bool disk = gives_binaries(a, kind) && sxi_pcache_dir_get(&dir) && !sxi_pcache_adapter_refuses(&dir, a, kind);
     if (disk) {
         sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
-        if (from_disk(p, &key))
+        if (from_disk(p, &dir, &key))
             return SX_SUCCESS;
     }
     sx_result r = p->num_images == 1 ? build_single(p) : link_all(p, kernel);
     if (r == SX_SUCCESS && disk)
-        to_disk(p, kind, &key);
+        to_disk(p, kind, &dir, &key);
     return r;
 }
 

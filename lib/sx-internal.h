@@ -473,25 +473,32 @@ uint64_t sxi_pcache_max_size(void);
 typedef struct sxi_pcache_key {
     uint8_t digest[32];
 } sxi_pcache_key;
-/* false when the cache is off (SX_CACHE=0) or no directory can be found. */
-bool sxi_pcache_enabled(void);
+/* The cache directory, found (created if missing) and checked once for
+ * the calls of one build; false when the cache is off (SX_CACHE=0) or no
+ * usable directory can be found. */
+typedef struct sxi_pcache_dir {
+    char path[4096];
+} sxi_pcache_dir;
+bool sxi_pcache_dir_get(sxi_pcache_dir *dir);
 void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
                          const char *compile_options, const char *link_options, sxi_pcache_key *key);
 /* Read an entry: SX_SUCCESS with *data (malloc'ed), or
  * SX_ERROR_INVALID_VALUE when absent; a damaged one is logged, removed and
  * counted, and reads as absent. */
-sx_result sxi_pcache_load(const sxi_pcache_key *key, sx_image_kind *kind, void **data, size_t *size);
+sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind *kind, void **data,
+                          size_t *size);
 /* Write an entry atomically (temp file + rename), then evict to the bound;
  * failures (a full disk, the file size limit) are logged only. */
-void sxi_pcache_store(const sxi_pcache_key *key, sx_image_kind kind, const void *data, size_t size);
+void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind, const void *data,
+                      size_t size);
 /* Forget an entry the adapter refused (logged by the caller). */
-void sxi_pcache_remove(const sxi_pcache_key *key);
+void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key);
 /* An adapter (name and version) that gives no binary of a linked program
  * (kind SX_IMAGE_KIND_UNKNOWN), or none worth keeping of a one-image
  * program of `kind`: remembered in the cache directory, so later processes
  * do not hash and look up for nothing. */
-bool sxi_pcache_adapter_refuses(const struct sx_adapter_s *a, sx_image_kind kind);
-void sxi_pcache_adapter_refused(const struct sx_adapter_s *a, sx_image_kind kind);
+bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind);
+void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind);
 
 /* Cached per-(context, device) state of a kernel: the adapter kernel and
  * its program. Slots are published once and read without locks (inside a

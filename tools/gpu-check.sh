@@ -54,7 +54,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 SX_ADAPTERS_PATH=$B/adapters/cuda/.libs:$B/adapters/opencl/.libs:$B/adapters/level_zero/.libs \
     step sx-info "$(bin tools/sx-info)"
 cat "$OUT/sx-info.log"
-for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-cuda-core tests/cuda/test-cuda-e2e \
+for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-cuda-core tests/cuda/test-cuda-e2e tests/cuda/test-cuda-params \
          tests/vf/test-vf-cuda; do
     step "$t" "$(bin "$t")"
 done

@@ -41,30 +41,25 @@ static sx_result raise_dyn_smem(sxc_kernel_t *k, int need)
     return rc;
 }
 
-static sx_result kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
-                               const size_t *global_offset, const size_t *global_size,
-                               const size_t *local_size, uint32_t num_args, const sx_arg *args,
-                               uint32_t num_events, const sxa_event *wait_list,
-                               sxa_event *out_event)
+static sx_result too_many_threads(const sxc_kernel_t *k, size_t threads)
 {
-    sxc_queue_t *q = (sxc_queue_t *)queue;
-    sxc_kernel_t *k = (sxc_kernel_t *)kernel;
-    const sxc_device_t *d = q->device;
-    if (k->program->device != d)
-        return sxc_services->error(SX_ERROR_INVALID_DEVICE,
-                                   "kernel '%s' is built for %s, the queue is on %s", k->name,
-                                   k->program->device->name, d->name);
-    if (work_dim < 1 || work_dim > 3)
-        return sxc_services->error(SX_ERROR_INVALID_WORK_DIMENSION, "kernel '%s': %u dimensions",
-                                   k->name, work_dim);
-    if (!global_size)
-        return sxc_services->error(SX_ERROR_INVALID_NULL_POINTER, "kernel '%s': no global size",
-                                   k->name);
+    return sxc_services->error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                               "kernel '%s': work-group of %zu items, the kernel allows %d", k->name,
+                               threads, k->max_threads);
+}
 
-    /* ---- geometry ---- */
-    unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
-    size_t budget = k->max_threads > 0 && k->max_threads < 256 ? (size_t)k->max_threads : 256;
+/* Grid and block for a launch; `max_threads` is the kernel's limit, 0 when
+ * not asked yet (then a picked block stays within 256 and the driver
+ * judges a given one). */
+static sx_result geometry(const sxc_kernel_t *k, const sxc_device_t *d, uint32_t work_dim,
+                          const size_t *global_offset, const size_t *global_size,
+                          const size_t *local_size, int max_threads, unsigned grid[3],
+                          unsigned block[3], size_t *threads_out)
+{
+    size_t budget = max_threads > 0 && max_threads < 256 ? (size_t)max_threads : 256;
     size_t threads = 1;
+    for (uint32_t i = 0; i < 3; i++)
+        grid[i] = block[i] = 1;
     for (uint32_t i = 0; i < work_dim; i++) {
         if (global_offset && global_offset[i])
             return sxc_services->error(SX_ERROR_UNSUPPORTED_FEATURE,
@@ -93,10 +88,42 @@ static sx_result kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work
         block[i] = (unsigned)l;
         threads *= l;
     }
-    if (threads > (size_t)k->max_threads)
-        return sxc_services->error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
-                                   "kernel '%s': work-group of %zu items, the kernel allows %d",
-                                   k->name, threads, k->max_threads);
+    *threads_out = threads;
+    if (max_threads > 0 && threads > (size_t)max_threads)
+        return too_many_threads(k, threads);
+    return SX_SUCCESS;
+}
+
+static sx_result kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
+                               const size_t *global_offset, const size_t *global_size,
+                               const size_t *local_size, uint32_t num_args, const sx_arg *args,
+                               uint32_t num_events, const sxa_event *wait_list,
+                               sxa_event *out_event)
+{
+    sxc_queue_t *q = (sxc_queue_t *)queue;
+    sxc_kernel_t *k = (sxc_kernel_t *)kernel;
+    const sxc_device_t *d = q->device;
+    if (k->program->device != d)
+        return sxc_services->error(SX_ERROR_INVALID_DEVICE,
+                                   "kernel '%s' is built for %s, the queue is on %s", k->name,
+                                   k->program->device->name, d->name);
+    if (work_dim < 1 || work_dim > 3)
+        return sxc_services->error(SX_ERROR_INVALID_WORK_DIMENSION, "kernel '%s': %u dimensions",
+                                   k->name, work_dim);
+    if (!global_size)
+        return sxc_services->error(SX_ERROR_INVALID_NULL_POINTER, "kernel '%s': no global size",
+                                   k->name);
+
+    /* ---- geometry ---- */
+    /* The kernel's own thread limit is asked only when known already or
+     * needed (the driver refused): asking before the first launch is dear. */
+    unsigned grid[3], block[3];
+    size_t threads;
+    int known = atomic_load_explicit(&k->attrs_known, memory_order_acquire);
+    sx_result grc = geometry(k, d, work_dim, global_offset, global_size, local_size,
+                             known ? k->max_threads : 0, grid, block, &threads);
+    if (grc != SX_SUCCESS)
+        return grc;
 
     /* ---- arguments: kernelParams on the stack ---- */
     uint32_t nparams = k->num_params == UINT32_MAX ? num_args : k->num_params;
@@ -195,6 +222,7 @@ static sx_result kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work
         }
     }
     if (dyn) {
+        sxc_kernel_attrs(k);
         if ((size_t)k->static_smem + dyn > (size_t)d->smem_optin) {
             rc = sxc_services->error(SX_ERROR_OUT_OF_RESOURCES,
                                      "kernel '%s': %d bytes static + %zu local exceed the %d of %s",
@@ -221,6 +249,22 @@ static sx_result kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work
         goto out;
     r = sxc_cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                               (unsigned)dyn, q->stream, params, NULL);
+    if ((r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) && !known) {
+        /* The block was sized without the kernel's limit: a given one is
+         * too big (say so as before), a picked one is picked again. */
+        sxc_kernel_attrs(k);
+        if (k->max_threads > 0 && threads > (size_t)k->max_threads) {
+            rc = local_size ? too_many_threads(k, threads)
+                            : geometry(k, d, work_dim, global_offset, global_size, local_size,
+                                       k->max_threads, grid, block, &threads);
+            if (rc != SX_SUCCESS) {
+                sxc_event_discard(ev);
+                goto out;
+            }
+            r = sxc_cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                      block[2], (unsigned)dyn, q->stream, params, NULL);
+        }
+    }
     if (r != CUDA_SUCCESS) {
         sxc_event_discard(ev);
         rc = sxc_error(r == CUDA_ERROR_INVALID_VALUE ? SX_ERROR_INVALID_WORK_GROUP_SIZE : SX_SUCCESS,

@@ -200,6 +200,7 @@ static void program_free(sxc_program_t *p)
     free(p->link_options_desc);
     free(p->build_options);
     free(p->cubin);
+    free(p->entries);
     pthread_mutex_destroy(&p->lock);
     free(p);
 }
@@ -605,20 +606,19 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
     k->fn = fn;
     memcpy(k->name, name, len + 1);
     pthread_mutex_init(&k->lock, NULL);
-    int v = 0;
-    if (sxc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) == CUDA_SUCCESS)
-        k->max_threads = v;
-    if (sxc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn) == CUDA_SUCCESS)
-        k->static_smem = v;
-    if (sxc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fn) ==
-        CUDA_SUCCESS)
-        atomic_init(&k->dyn_smem_limit, v);
-    /* The parameter list as the driver sees it: launches check argument
-     * indices and value sizes against it, so a wrong call cannot make the
-     * driver read past an argument. */
+    /* The parameter list: launches check argument indices and value sizes
+     * against it, so a wrong call cannot make the driver read past an
+     * argument. The program's bytes say it for free; the driver's answer
+     * (one call per parameter, and one past the last) costs far more
+     * before the first launch. */
     k->num_params = UINT32_MAX;
-    if (sxc_cu.cuFuncGetParamInfo) {
-        /* One driver call per parameter (and one past the last). */
+    int got = sxc_params_from_image(p, name, &k->param_size, &k->num_params);
+    if (got < 0) {
+        pthread_mutex_destroy(&k->lock);
+        free(k);
+        return SX_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    if (got == 0 && sxc_cu.cuFuncGetParamInfo) {
         uint32_t n = 0, cap = 0, *sizes = NULL;
         size_t off, sz;
         while (n < 65536 && sxc_cu.cuFuncGetParamInfo(fn, n, &off, &sz) == CUDA_SUCCESS) {
@@ -641,6 +641,24 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
     return SX_SUCCESS;
 }
 
+void sxc_kernel_attrs(sxc_kernel_t *k)
+{
+    if (atomic_load_explicit(&k->attrs_known, memory_order_acquire))
+        return;
+    pthread_mutex_lock(&k->lock);
+    if (!atomic_load_explicit(&k->attrs_known, memory_order_relaxed)) {
+        int v = 0;
+        if (sxc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn) == CUDA_SUCCESS)
+            k->max_threads = v;
+        if (sxc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn) == CUDA_SUCCESS)
+            k->static_smem = v;
+        if (sxc_cu.cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, k->fn) == CUDA_SUCCESS)
+            atomic_store_explicit(&k->dyn_smem_limit, v, memory_order_relaxed);
+        atomic_store_explicit(&k->attrs_known, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&k->lock);
+}
+
 static sx_result kernel_release(sxa_kernel kernel)
 {
     sxc_kernel_t *k = (sxc_kernel_t *)kernel;
@@ -655,7 +673,9 @@ static sx_result kernel_release(sxa_kernel kernel)
 static sx_result kernel_get_info(sxa_kernel kernel, sxa_kernel_info param, size_t size,
                                  void *value, size_t *size_ret)
 {
-    const sxc_kernel_t *k = (const sxc_kernel_t *)kernel;
+    sxc_kernel_t *k = (sxc_kernel_t *)kernel;
+    if (param == SXA_KERNEL_INFO_MAX_WORK_GROUP_SIZE || param == SXA_KERNEL_INFO_LOCAL_MEM_SIZE)
+        sxc_kernel_attrs(k);
     switch (param) {
     case SXA_KERNEL_INFO_NUM_ARGS:
         if (k->num_params == UINT32_MAX)

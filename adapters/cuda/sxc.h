@@ -149,6 +149,12 @@ typedef struct sxc_global {
 
 typedef enum { SXC_PROG_SOURCE, SXC_PROG_OBJECT, SXC_PROG_EXECUTABLE } sxc_prog_state;
 
+/* A kernel of a program's bytes (params.c): its name's offset and length;
+ * in a cubin also its .nv.info records' offset and size. */
+typedef struct sxc_image_entry {
+    size_t name, len, off, size;
+} sxc_image_entry;
+
 typedef struct sxc_program_s {
     sxa_object base;
     sxc_context_t *context;
@@ -162,17 +168,26 @@ typedef struct sxc_program_s {
     char *build_options;     /* a PTX loaded whole: its options, for the cubin get_binary links */
     unsigned char *cubin;    /* that cubin, made on the first get_binary */
     size_t cubin_size;
-    pthread_mutex_t lock;    /* guards globals and cubin */
+    pthread_mutex_t lock;    /* guards globals, cubin and the kernel index */
     uint32_t num_globals, cap_globals;
     sxc_global *globals;
+    /* The kernels of `image`, indexed on the first kernel creation
+     * (params.c): 0 not yet, 1 done, -1 not indexable. */
+    int indexed;
+    uint32_t num_entries;
+    sxc_image_entry *entries;
+    size_t text_len;         /* PTX: its length without the NUL, once indexed */
 } sxc_program_t;
 
 typedef struct sxc_kernel_s {
     sxa_object base;
     sxc_program_t *program;
     CUfunction fn;
-    uint32_t num_params;       /* from cuFuncGetParamInfo; UINT32_MAX when unknown */
+    uint32_t num_params;       /* from the image or cuFuncGetParamInfo; UINT32_MAX when unknown */
     uint32_t *param_size;      /* per parameter, bytes the driver reads (NULL if unknown) */
+    /* The attributes below are asked on first need (sxc_kernel_attrs):
+     * before the first launch each query is dear. */
+    _Atomic int attrs_known;
     int static_smem;
     int max_threads;
     /* Largest dynamic shared memory the function attribute allows now;
@@ -233,6 +248,13 @@ sx_result sxc_event_begin(sxc_queue_t *q, sxa_event *out, sxc_event_t **ev);
 /* After a command: record its completion; publishes *out. */
 sx_result sxc_event_end(sxc_queue_t *q, sxc_event_t *ev, sxa_event *out);
 void sxc_event_discard(sxc_event_t *ev);
+/* Make sure the kernel's attributes (max_threads, static_smem,
+ * dyn_smem_limit) are known; asks the driver once. */
+void sxc_kernel_attrs(sxc_kernel_t *k);
+/* params.c: the parameter sizes of kernel `name` from the built program's
+ * bytes: 1 with *sizes (malloc'ed; NULL when none) and *count, 0 when the
+ * bytes do not say (ask the driver), -1 out of memory. */
+int sxc_params_from_image(sxc_program_t *p, const char *name, uint32_t **sizes, uint32_t *count);
 /* Look up a program variable (cached). */
 sx_result sxc_program_global(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size);
 

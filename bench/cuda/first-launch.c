@@ -3,7 +3,7 @@
  * against the raw driver, each sample in its own forked child, the kinds
  * alternating round by round:
  *   raw         cuModuleLoadDataEx(PTX) + cuModuleGetFunction + cuLaunchKernel + sync
- *   sx, no cache  the first sx_single_task done, SX_CACHE=0 (the adapter's
+ *   sx, no cache  the first sx_queue_launch waited for, SX_CACHE=0 (the adapter's
  *               cuModuleLoadDataEx; the driver's JIT cache warm)
  *   sx          the same with the persistent cache (cubin from get_binary)
  *   sx, JIT off   the persistent cache, CUDA_CACHE_DISABLE=1
@@ -14,6 +14,16 @@
  * clock covers program build/load, kernel lookup, launch and wait; the
  * int is read back and checked. Prints medians with ranges and the paired
  * ratios to raw.
+ * What each clock holds, exactly:
+ *   raw: cuModuleLoadDataEx (the same PTX bytes, no options), cuModuleGetFunction,
+ *        cuLaunchKernel (1x1x1, the legacy NULL stream), cuCtxSynchronize.
+ *   sx:  sx_kernel_get, sx_queue_launch (image selection, the persistent
+ *        cache's key and lookup, cuModuleLoadDataEx of the PTX or of the
+ *        cached cubin, cuModuleGetFunction, the launch on the queue's
+ *        non-blocking stream), sx_queue_wait (cuStreamSynchronize).
+ *   Before either clock: cuInit, the primary context, the device int; for
+ *   ours also sx_init, the registration and the queue (its stream).
+ * bench/cuda/first-launch-parts splits both step by step.
  * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -23,62 +33,27 @@
 
 #include <cuda.h>
 
-#include <sycl-ext/binaries.h>
-
 #include "../bench.h"
+#include "set42.h"
 
 enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_LOGS, KINDS };
 static const char *const kind_name[KINDS] = {"raw cuModuleLoadDataEx", "sx, persistent cache off",
                                              "sx, persistent cache", "sx, cache, driver JIT cache off",
                                              "raw, driver JIT cache off", "raw, with JIT log buffers"};
-/* What nvcc -ptx makes of `extern "C" __global__ void __sycl_kernel_set42(int *p) { *p = 42; }`. */
-static const char ptx[] = ".version 7.0\n"
-                          ".target sm_52\n"
-                          ".address_size 64\n"
-                          ".visible .entry __sycl_kernel_set42(.param .u64 p)\n"
-                          "{\n"
-                          "  .reg .b32 %r<2>;\n"
-                          "  .reg .b64 %rd<3>;\n"
-                          "  ld.param.u64 %rd1, [p];\n"
-                          "  cvta.to.global.u64 %rd2, %rd1;\n"
-                          "  mov.u32 %r1, 42;\n"
-                          "  st.global.u32 [%rd2], %r1;\n"
-                          "  ret;\n"
-                          "}\n";
-
-#define CU(call)                                                                    \
-    do {                                                                            \
-        CUresult r_ = (call);                                                       \
-        if (r_ != CUDA_SUCCESS) {                                                   \
-            fprintf(stderr, "first-launch: %s: CUresult %d\n", #call, (int)r_);     \
-            return -1;                                                              \
-        }                                                                           \
-    } while (0)
+#define CU(call) SET42_CU(call)
 
 static double raw(int logs)
 {
     void *cu = dlopen("libcuda.so.1", RTLD_NOW);
     if (!cu)
         return -77;
-#define SYM(name, real) __typeof__(real) *name = (__typeof__(real) *)dlsym(cu, #real)
-    SYM(init, cuInit);
-    SYM(dget, cuDeviceGet);
-    SYM(retain, cuDevicePrimaryCtxRetain);
-    SYM(setcur, cuCtxSetCurrent);
-    SYM(alloc, cuMemAlloc_v2);
-    SYM(dtoh, cuMemcpyDtoH_v2);
-    SYM(load, cuModuleLoadDataEx);
-    SYM(getfn, cuModuleGetFunction);
-    SYM(launch, cuLaunchKernel);
-    SYM(sync, cuCtxSynchronize);
-    CUdevice dev;
-    CUcontext ctx;
+    SET42_SYM(cu, dtoh, cuMemcpyDtoH_v2);
+    SET42_SYM(cu, load, cuModuleLoadDataEx);
+    SET42_SYM(cu, getfn, cuModuleGetFunction);
+    SET42_SYM(cu, launch, cuLaunchKernel);
+    SET42_SYM(cu, sync, cuCtxSynchronize);
     CUdeviceptr d;
-    CU(init(0));
-    CU(dget(&dev, 0));
-    CU(retain(&ctx, dev));
-    CU(setcur(ctx));
-    CU(alloc(&d, sizeof(int)));
+    CU(set42_raw_setup(cu, &d));
     double t0 = bench_now();
     CUmodule m;
     CUfunction fn;
@@ -87,8 +62,8 @@ static double raw(int logs)
     CUjit_option keys[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *values[4] = {info, (void *)(uintptr_t)sizeof(info), err, (void *)(uintptr_t)sizeof(err)};
-    CU(load(&m, ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
-    CU(getfn(&fn, m, "__sycl_kernel_set42"));
+    CU(load(&m, set42_ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
+    CU(getfn(&fn, m, SET42_NAME));
     void *params[] = {&d};
     CU(launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
     CU(sync());
@@ -100,34 +75,16 @@ static double raw(int logs)
 
 static double ours(void)
 {
-    static sx_offload_entry entry = {.name = (char *)"__sycl_kernel_set42"};
-    static sx_device_binary bin;
-    bin = (sx_device_binary){
-        .version = SX_DEVICE_BINARY_VERSION,
-        .kind = SX_OFFLOAD_KIND_SYCL,
-        .format = SX_BINARY_FORMAT_NONE,
-        .device_target_spec = SX_TARGET_NVPTX64,
-        .binary_start = (const unsigned char *)ptx,
-        .binary_end = (const unsigned char *)ptx + sizeof(ptx) - 1,
-        .entries_begin = &entry,
-        .entries_end = &entry + 1,
-    };
-    static sx_device_binaries desc;
-    desc = (sx_device_binaries){SX_DEVICE_BINARIES_VERSION, 1, &bin, NULL, NULL};
-    sx_device dev;
-    sx_context ctx;
     sx_queue q;
     sx_kernel k;
     int *d;
-    CHECK(sx_init(0));
-    if (sx_device_get_default(&dev) != SX_SUCCESS)
+    sx_result r = set42_sx_setup(&q, &d);
+    if (r == SX_ERROR_DEVICE_NOT_FOUND)
         return -77;
-    CHECK(sx_register_images(&desc));
-    CHECK(sx_context_create(1, &dev, &ctx));
-    CHECK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
-    CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_DEVICE, sizeof(int), 0, (void **)&d));
+    if (r != SX_SUCCESS)
+        return -1;
     double t0 = bench_now();
-    CHECK(sx_kernel_get("__sycl_kernel_set42", &k));
+    CHECK(sx_kernel_get(SET42_NAME, &k));
     sx_arg arg = {SX_ARG_POINTER, 0, sizeof(void *), d};
     size_t one = 1;
     CHECK(sx_queue_launch(q, k, 1, NULL, &one, &one, 1, &arg, 0, NULL, NULL));
@@ -153,12 +110,7 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 15;
     if (rounds < 1 || rounds > 1000)
         return 2;
-    const char *b = getenv("SX_TEST_BUILDDIR");
-    if (!getenv("SX_ADAPTERS")) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/adapters/cuda/.libs/sx-adapter-cuda.so", b ? b : ".");
-        setenv("SX_ADAPTERS", path, 1);
-    }
+    set42_adapter_env();
     unsetenv("CUDA_CACHE_DISABLE");
     unsetenv("SX_CACHE");
     double *t[KINDS], *ratio[KINDS];

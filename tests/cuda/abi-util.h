@@ -89,7 +89,7 @@ static const char *abi_module_path(char *buf, size_t n)
     } while (0)
 
 /* 0 on success; -1 (with a message) when the module cannot be used. */
-static int abi_load(abi_tables *t)
+__attribute__((unused)) static int abi_load(abi_tables *t)
 {
     char buf[4096];
     const char *path = abi_module_path(buf, sizeof(buf));

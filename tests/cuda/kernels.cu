@@ -37,6 +37,20 @@ __global__ void dg_bump(void)
     }
 }
 
+// A device function (no kernel: has no parameter records of its own).
+__device__ __noinline__ int twice(int v)
+{
+    return 2 * v;
+}
+
+// At most 64 work-items a group: the kernel's limit, below the device's.
+__global__ void __launch_bounds__(64) bounded_add(int *p, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        p[i] += twice(1) - 1;
+}
+
 __global__ void add_one(int *p, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -581,6 +581,47 @@ static void test_events(sxa_program p)
     OK(T.kernel.release(k));
 }
 
+/* bounded_add allows 64 work-items a group (__launch_bounds__), fewer
+ * than the device. The adapter does not ask a kernel's limit before its
+ * first launch (the query is dear then), so the driver's refusal must
+ * still give the clear error, and a block the adapter picks must fit. */
+static void test_bounded(sxa_program p)
+{
+    enum { N = 1024 };
+    int *d = NULL, n = N, zero = 0;
+    OK(T.usm.alloc(ctx, dev, SX_USM_TYPE_DEVICE, N * sizeof(int), 0, (void **)&d));
+    if (!d)
+        return;
+    OK(T.enqueue.usm_fill(q, d, sizeof(int), &zero, N * sizeof(int), 0, NULL, NULL));
+    sx_arg args[2] = {{SX_ARG_POINTER, 0, sizeof(void *), d}, {SX_ARG_VALUE, 1, sizeof(int), &n}};
+    size_t gs = N, ls = 128;
+    sxa_kernel k = NULL;
+    OK(T.kernel.create(p, "bounded_add", &k));
+    CHECK_RC(T.enqueue.kernel_launch(q, k, 1, NULL, &gs, &ls, 2, args, 0, NULL, NULL),
+             SX_ERROR_INVALID_WORK_GROUP_SIZE);
+    CHECK(strstr(abi_last_error, "work-group of 128 items, the kernel allows 64") != NULL,
+          "too big a block for the kernel: %s", abi_last_error);
+    OK(T.kernel.release(k));
+    k = NULL;
+    OK(T.kernel.create(p, "bounded_add", &k));
+    if (!k)
+        return;
+    OK(T.enqueue.kernel_launch(q, k, 1, NULL, &gs, NULL, 2, args, 0, NULL, NULL));
+    ls = 64;
+    OK(T.enqueue.kernel_launch(q, k, 1, NULL, &gs, &ls, 2, args, 0, NULL, NULL));
+    size_t kwg = 0;
+    OK(T.kernel.get_info(k, SXA_KERNEL_INFO_MAX_WORK_GROUP_SIZE, sizeof(kwg), &kwg, NULL));
+    CHECK(kwg == 64, "bounded_add's work-group limit: %zu", kwg);
+    int host[N];
+    OK(T.enqueue.usm_memcpy(q, 1, host, d, sizeof(host), 0, NULL, NULL));
+    int good = 1;
+    for (int i = 0; i < N; i++)
+        good &= host[i] == 2;
+    CHECK(good, "bounded_add ran twice over all %d items", N);
+    OK(T.kernel.release(k));
+    OK(T.usm.free(ctx, d));
+}
+
 /* Many threads launch one kernel at once with their own arguments. */
 typedef struct {
     sxa_kernel k;
@@ -722,6 +763,8 @@ int main(void)
         CHECK(*(const void **)p == abi_dispatch_tag, "program dispatch");
         printf("# -- test_kernels\n");
         test_kernels(p);
+        printf("# -- test_bounded\n");
+        test_bounded(p);
         printf("# -- test_dims\n");
         test_dims(p);
         printf("# -- test_globals\n");

@@ -53,7 +53,9 @@ static void store(unsigned who, unsigned i)
     unsigned char payload[1000];
     memset(payload, (int)(who * 31 + i), sizeof(payload));
     sxi_pcache_key k = key_of(who, i);
-    sxi_pcache_store(&k, SX_IMAGE_KIND_CUBIN, payload, sizeof(payload));
+    sxi_pcache_dir d;
+    ck_assert(sxi_pcache_dir_get(&d));
+    sxi_pcache_store(&d, &k, SX_IMAGE_KIND_CUBIN, payload, sizeof(payload));
 }
 
 /* Is entry (who, i) there and whole? */
@@ -63,7 +65,8 @@ static bool loads(unsigned who, unsigned i)
     sx_image_kind kind;
     void *data;
     size_t size;
-    if (sxi_pcache_load(&k, &kind, &data, &size) != SX_SUCCESS)
+    sxi_pcache_dir d;
+    if (!sxi_pcache_dir_get(&d) || sxi_pcache_load(&d, &k, &kind, &data, &size) != SX_SUCCESS)
         return false;
     unsigned char want[1000];
     memset(want, (int)(who * 31 + i), sizeof(want));
