@@ -535,8 +535,10 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
             r = sxi_error(SX_ERROR_INVALID_VALUE,
                           "device_global '%s' (device_image_scope) is in %u programs on %s; it must be in exactly one", uid,
                           n, q->device->name);
-        else if (n == 0)
-            r = sxi_program_get(q, img, &p); /* the value then starts from its initial value */
+        else if (n == 0 && (r = sxi_program_get(q, img, &p)) != SX_SUCCESS) /* from its initial value */
+            sxi_error_prefix("device_global '%s' (device_image_scope): %s needs the program of image %llu, which "
+                             "holds it, on %s", uid, c->write ? "a write" : "a read", (unsigned long long)img->id,
+                             q->device->name);
     }
     if (r == SX_SUCCESS) {
         memo = (copy_memo){gen, c->global, q->context, q->device, NULL, p->handle, g->symbol, size, access};
