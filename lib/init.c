@@ -5,7 +5,8 @@
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t init_refs;
-static _Atomic bool initialized;
+_Atomic bool sxi_init_done;
+#define initialized sxi_init_done
 
 bool sxi_initialized(void)
 {
@@ -46,7 +47,15 @@ SX_API sx_result sx_fini(void)
         return sxi_error(SX_ERROR_UNINITIALIZED, "sx_fini: libsycl-ext is not initialised");
     }
     if (--init_refs == 0) {
-        atomic_store_explicit(&initialized, false, memory_order_release);
+        atomic_store_explicit(&initialized, false, memory_order_seq_cst);
+        /* Launches racing the last sx_fini (application misuse, but no
+         * crash): those inside a reader section finish before anything is
+         * released; later ones see the flag there (sxi_slot_for). A first
+         * launch building under the registry lock finishes too; later
+         * builders see the flag under it (sxi_kernel_slot_get). */
+        sxi_epoch_synchronize();
+        sxi_registry_lock();
+        sxi_registry_unlock();
         sxi_contexts_release_all();
         sxi_kernels_drop_all();
         sxi_adapters_unload();

@@ -320,6 +320,8 @@ static sx_result build(sxi_program *p, const char *who)
     return r;
 }
 
+static void programs_release(struct sx_context_s *ctx);
+
 /* A cached program of (ctx, dev) with these sorted image ids (ctx lock held). */
 static sxi_program *find(struct sx_context_s *ctx, struct sx_device_s *dev, const uint64_t *sorted, uint32_t n)
 {
@@ -383,7 +385,9 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
     }
     /* Build outside the context lock: builds can take long. The registry
      * lock (held by the caller) keeps two threads from building the same one. */
-    r = build(p, who);
+    r = sxi_context_dep_once(ctx, SXI_DEP_PROGRAMS, programs_release);
+    if (r == SX_SUCCESS)
+        r = build(p, who);
     if (r == SX_SUCCESS && (r = sxi_dg_program_built(q, p)) != SX_SUCCESS)
         sxi_error_prefix("%s", who);
     if (r != SX_SUCCESS) {
@@ -423,7 +427,8 @@ uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *d
     return n;
 }
 
-void sxi_programs_release(struct sx_context_s *ctx)
+/* The context's dependent (SXI_DEP_PROGRAMS): all its programs. */
+static void programs_release(struct sx_context_s *ctx)
 {
     pthread_mutex_lock(&ctx->lock);
     sxi_program *p = ctx->programs;
