@@ -3,7 +3,8 @@
  * their image file is released and loaded again, contexts and queues
  * created and released, USM, device-global copies, first launches racing,
  * a second image file churned, argument sets (sx_args) and kernel queries
- * kept across the churn. Every result is checked: a launch may only
+ * kept across the churn, a device_image_scope variable's host registration
+ * added and removed while its image's programs run. Every result is checked: a launch may only
  * succeed or (while its image is away) say SX_ERROR_KERNEL_NOT_SUPPORTED.
  * Then the last sx_fini races two launching threads: they get success or
  * SX_ERROR_UNINITIALIZED, never a crash, and their handles are released
@@ -294,6 +295,18 @@ static void *churn_scope(void *arg)
         OK(sx_args_release(a));
         OK(sx_kernel_release(k));
         EXPECT(sx_kernel_release(k) == SX_ERROR_INVALID_HANDLE);
+        /* dg_tile's host registration comes and goes while other threads
+         * run dg.sximg's programs, which hold the variable too. */
+        static int tile_host[4];
+        int w[4] = {1, 2, 3, (int)st->ops}, back[4] = {0};
+        OK(sx_device_global_add(tile_host, "dg_tile", sizeof(tile_host), SX_DEVICE_GLOBAL_IMAGE_SCOPE,
+                                SX_HOST_ACCESS_READ_WRITE));
+        OK(sx_queue_device_global_write(q, tile_host, w, sizeof(w), 0, 1, 0, NULL, NULL));
+        OK(sx_queue_device_global_read(q, back, tile_host, sizeof(back), 0, 1, 0, NULL, NULL));
+        EXPECT(memcmp(w, back, sizeof(w)) == 0);
+        OK(sx_device_global_remove(tile_host));
+        EXPECT(sx_queue_device_global_read(q, back, tile_host, sizeof(back), 0, 1, 0, NULL, NULL) ==
+               SX_ERROR_INVALID_GLOBAL_NAME);
         st->ops++;
     }
     return NULL;
