@@ -93,9 +93,8 @@ void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d)
     pthread_mutex_unlock(&c->lock);
 }
 
-void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
+static void dep_unlink_locked(struct sx_context_s *c, sxi_dep *d)
 {
-    pthread_mutex_lock(&c->lock);
     if (d->prev)
         d->prev->next = d->next;
     else if (c->deps == d)
@@ -103,6 +102,12 @@ void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
     if (d->next)
         d->next->prev = d->prev;
     d->next = d->prev = NULL;
+}
+
+void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
+{
+    pthread_mutex_lock(&c->lock);
+    dep_unlink_locked(c, d);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -153,15 +158,8 @@ static sxi_dep *dep_take(struct sx_context_s *c, uint32_t order)
     sxi_dep *d = c->deps;
     while (d && d->order != order)
         d = d->next;
-    if (d) {
-        if (d->prev)
-            d->prev->next = d->next;
-        else
-            c->deps = d->next;
-        if (d->next)
-            d->next->prev = d->prev;
-        d->next = d->prev = NULL;
-    }
+    if (d)
+        dep_unlink_locked(c, d);
     pthread_mutex_unlock(&c->lock);
     return d;
 }
