@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include "e2e.h"
 
@@ -33,7 +34,8 @@ typedef struct {
     sx_queue q;
     sx_kernel k;
     _Atomic int *stop;
-    long ok, unsupported, other;
+    bool fini_ok;        /* racing the last sx_fini: SX_ERROR_UNINITIALIZED expected */
+    long ok, unsupported, uninit, other;
     sx_result bad;
     char msg[256];
 } launcher;
@@ -47,6 +49,8 @@ static void *launch_loop(void *arg)
             l->ok++;
         else if (r == SX_ERROR_KERNEL_NOT_SUPPORTED)
             l->unsupported++;
+        else if (r == SX_ERROR_UNINITIALIZED && l->fini_ok)
+            l->uninit++;
         else if (!l->other++) {
             l->bad = r;
             snprintf(l->msg, sizeof(l->msg), "%s", sx_last_error());
@@ -56,13 +60,15 @@ static void *launch_loop(void *arg)
 }
 
 /* Two threads launching `k` on `q` until *stop. */
-static void start_launchers(launcher l[2], pthread_t th[2], sx_queue q, sx_kernel k, _Atomic int *stop)
+static void start_launchers(launcher l[2], pthread_t th[2], sx_queue q, sx_kernel k, _Atomic int *stop,
+                            bool fini_ok)
 {
     for (int i = 0; i < 2; i++) {
         memset(&l[i], 0, sizeof(l[i]));
         l[i].q = q;
         l[i].k = k;
         l[i].stop = stop;
+        l[i].fini_ok = fini_ok;
         ck_assert_int_eq(pthread_create(&th[i], NULL, launch_loop, &l[i]), 0);
     }
 }
@@ -93,7 +99,7 @@ START_TEST(launch_races_image_release)
     _Atomic int stop = 0;
     launcher l[2];
     pthread_t th[2];
-    start_launchers(l, th, t.q, k, &stop);
+    start_launchers(l, th, t.q, k, &stop, false);
     for (int i = 0, n = rounds(1000); i < n; i++) {
         CK_OK(sx_image_file_release(t.file));
         /* Unregistered: a launch now must say so, whatever ran before. */
@@ -120,7 +126,7 @@ START_TEST(launch_races_other_context_release)
     _Atomic int stop = 0;
     launcher l[2];
     pthread_t th[2];
-    start_launchers(l, th, t.q, k, &stop);
+    start_launchers(l, th, t.q, k, &stop, false);
     for (int i = 0, n = rounds(200); i < n; i++) {
         sx_context c;
         sx_queue q;
@@ -133,6 +139,34 @@ START_TEST(launch_races_other_context_release)
     stop_launchers(l, th, &stop, false);
     CK_OK(sx_kernel_release(k));
     e2e_close(&t);
+}
+END_TEST
+
+/* The last sx_fini while two threads launch a kept handle (the
+ * application's error, but no crash): each launch succeeds or says
+ * SX_ERROR_UNINITIALIZED. Before, sx_fini released the queue under a
+ * launch in flight (ASan: heap-use-after-free in sxn_kernel_launch). The
+ * handle is released after sx_fini, as sx.h allows. */
+START_TEST(launch_races_last_fini)
+{
+    for (int round = 0, n = rounds(20); round < n; round++) {
+        e2e t;
+        e2e_open(&t, IMAGE);
+        sx_kernel k;
+        CK_OK(sx_kernel_get_free_function("empty", &k));
+        CK_OK(launch_empty(t.q, k));
+        _Atomic int stop = 0;
+        launcher l[2];
+        pthread_t th[2];
+        start_launchers(l, th, t.q, k, &stop, true);
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+        CK_OK(sx_fini()); /* releases the queue and the context */
+        CK_ERR(launch_empty(t.q, k), SX_ERROR_UNINITIALIZED);
+        stop_launchers(l, th, &stop, false);
+        CK_OK(sx_kernel_release(k));
+        CK_OK(sx_image_file_release(t.file));
+    }
 }
 END_TEST
 
@@ -242,6 +276,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, launch_races_image_release);
     tcase_add_test(tc, launch_races_other_context_release);
+    tcase_add_test(tc, launch_races_last_fini);
     suite_add_tcase(s, tc);
     tc = tcase_create("handles");
     tcase_add_test(tc, double_release_is_invalid_handle);
