@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sycl-ext/device-global.h>
+
 #include "e2e.h"
 
 #define IMAGE "tests/e2e/ffk.sximg"
@@ -170,6 +172,67 @@ START_TEST(launch_races_last_fini)
 }
 END_TEST
 
+/* ------------------------------------------------ teardown order */
+
+/* dg.sximg's ordinary device global: its instance is a context dependent. */
+SX_DEVICE_GLOBAL(int, rel_counter, "dg_counter", SX_HOST_ACCESS_READ_WRITE);
+
+static char trace_log[1 << 16];
+static size_t trace_len;
+static void capture(sx_log_level level, const char *message, void *user)
+{
+    (void)level;
+    (void)user;
+    size_t n = strlen(message);
+    if (trace_len + n + 2 < sizeof(trace_log)) {
+        memcpy(trace_log + trace_len, message, n);
+        trace_len += n;
+        trace_log[trace_len++] = '\n';
+        trace_log[trace_len] = '\0';
+    }
+}
+
+static long at(const char *call)
+{
+    const char *p = strstr(trace_log, call);
+    ck_assert_msg(p != NULL, "no %s in the teardown trace:\n%s", call, trace_log);
+    return p - trace_log;
+}
+
+/* A context left to sx_fini with a queue, an event, a kernel slot, its
+ * program and a device-global instance: its dependents go in order
+ * (doc/reliability.md), each adapter object before what it came from. */
+START_TEST(context_teardown_flows_down_in_order)
+{
+    setenv("SX_TRACE", "1", 1);
+    CK_OK(sx_set_log_callback(capture, NULL));
+    e2e t;
+    e2e_open(&t, "tests/e2e/dg.sximg");
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("dg_add", &k));
+    int add = 2;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(add), &add};
+    size_t g = 1;
+    sx_event ev;
+    CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev));
+    CK_OK(sx_event_wait(1, &ev));
+    int v = 0;
+    CK_OK(sx_queue_device_global_read(t.q, &v, &rel_counter, sizeof(v), 0, 1, 0, NULL, NULL));
+    ck_assert_int_eq(v, 2);
+    trace_len = 0;
+    trace_log[0] = '\0';
+    CK_OK(sx_fini()); /* the queue, the event and the context are left to it */
+    CK_OK(sx_set_log_callback(NULL, NULL));
+    unsetenv("SX_TRACE");
+    long queue = at("queue.release"), event = at("event.release"), kernel = at("kernel.release"),
+         program = at("program.release"), instance = at("usm.free"), context = at("context.release");
+    ck_assert_msg(queue < kernel && event < kernel && kernel < program && program < instance && instance < context,
+                  "teardown out of order:\n%s", trace_log);
+    CK_OK(sx_kernel_release(k));
+    CK_OK(sx_image_file_release(t.file));
+}
+END_TEST
+
 /* ------------------------------------------------ released handles */
 
 START_TEST(double_release_is_invalid_handle)
@@ -282,6 +345,7 @@ static Suite *suite(void)
     tcase_add_test(tc, double_release_is_invalid_handle);
     tcase_add_test(tc, kernel_handles_counted_per_get);
     tcase_add_test(tc, fini_releases_live_events);
+    tcase_add_test(tc, context_teardown_flows_down_in_order);
     suite_add_tcase(s, tc);
     return s;
 }
