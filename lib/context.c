@@ -93,9 +93,8 @@ void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d)
     pthread_mutex_unlock(&c->lock);
 }
 
-void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
+static void dep_unlink_locked(struct sx_context_s *c, sxi_dep *d)
 {
-    pthread_mutex_lock(&c->lock);
     if (d->prev)
         d->prev->next = d->next;
     else if (c->deps == d)
@@ -103,30 +102,77 @@ void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
     if (d->next)
         d->next->prev = d->prev;
     d->next = d->prev = NULL;
+}
+
+void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d)
+{
+    pthread_mutex_lock(&c->lock);
+    dep_unlink_locked(c, d);
     pthread_mutex_unlock(&c->lock);
+}
+
+/* A registration of sxi_context_dep_once. */
+typedef struct {
+    sxi_dep dep;
+    struct sx_context_s *context;
+    void (*drop)(struct sx_context_s *c);
+} once_dep;
+
+static void once_destroy(sxi_dep *d)
+{
+    once_dep *o = (once_dep *)d;
+    o->drop(o->context);
+    free(o);
+}
+
+sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*drop)(struct sx_context_s *c))
+{
+    pthread_mutex_lock(&c->lock);
+    bool have = c->dep_once & (1u << order);
+    pthread_mutex_unlock(&c->lock);
+    if (have)
+        return SX_SUCCESS;
+    once_dep *o = calloc(1, sizeof(*o));
+    if (!o)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "context %p: out of memory", (void *)c);
+    o->dep.destroy = once_destroy;
+    o->dep.order = order;
+    o->context = c;
+    o->drop = drop;
+    pthread_mutex_lock(&c->lock);
+    if (c->dep_once & (1u << order)) { /* another thread was first */
+        pthread_mutex_unlock(&c->lock);
+        free(o);
+        return SX_SUCCESS;
+    }
+    c->dep_once |= 1u << order;
+    pthread_mutex_unlock(&c->lock);
+    sxi_context_dep_add(c, &o->dep);
+    return SX_SUCCESS;
+}
+
+/* Unlink the first dependent of `order` (NULL if none). */
+static sxi_dep *dep_take(struct sx_context_s *c, uint32_t order)
+{
+    pthread_mutex_lock(&c->lock);
+    sxi_dep *d = c->deps;
+    while (d && d->order != order)
+        d = d->next;
+    if (d)
+        dep_unlink_locked(c, d);
+    pthread_mutex_unlock(&c->lock);
+    return d;
 }
 
 static void context_destroy(struct sx_context_s *c)
 {
     struct sx_adapter_s *a = c->adapter;
     atomic_store(&c->tag, (uint32_t)SXI_TAG_DEAD);
-    /* Queues and events the application left (sx_fini): each goes first. */
-    for (;;) {
-        pthread_mutex_lock(&c->lock);
-        sxi_dep *d = c->deps;
-        if (d)
-            c->deps = d->next;
-        if (c->deps)
-            c->deps->prev = NULL;
-        pthread_mutex_unlock(&c->lock);
-        if (!d)
-            break;
-        d->next = d->prev = NULL;
-        d->destroy(d);
-    }
-    sxi_kernels_drop_context(c);
-    sxi_programs_release(c);
-    sxi_dg_drop_context(c);
+    /* Its dependents, in order: queues and events the application left
+     * (sx_fini), then kernels' slots, programs, device-global instances. */
+    for (uint32_t order = 0; order < SXI_DEP_ORDERS_; order++)
+        for (sxi_dep *d; (d = dep_take(c, order)) != NULL;)
+            d->destroy(d);
     SXI_PTRMAP_FOREACH(&c->usm, s) {
         sx_result r = SXA_CALL(a, usm, free, c->handle, (void *)s->key);
         if (r != SX_SUCCESS)

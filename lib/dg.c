@@ -326,6 +326,8 @@ void sxi_dg_remove_image(const sxi_image *im)
 
 /* ------------------------------------------------------ instances */
 
+static void dg_drop_context(struct sx_context_s *ctx);
+
 /* The (context, device) instance, allocated and initialised on first need
  * (dg_lock held). */
 static sx_result instance_get(dg *d, struct sx_queue_s *q, dg_instance **out)
@@ -336,12 +338,15 @@ static sx_result instance_get(dg *d, struct sx_queue_s *q, dg_instance **out)
             return SX_SUCCESS;
         }
     struct sx_adapter_s *a = q->adapter;
+    sx_result r = sxi_context_dep_once(q->context, SXI_DEP_GLOBALS, dg_drop_context);
+    if (r != SX_SUCCESS)
+        return r;
     dg_instance *in = calloc(1, sizeof(*in));
     if (!in)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
     uint32_t size = dg_size(d);
     in->context = q->context;
-    sx_result r = SXA_CALL(a, usm, alloc, q->context->handle, q->device->handle, SX_USM_TYPE_DEVICE, size, 0, &in->usm);
+    r = SXA_CALL(a, usm, alloc, q->context->handle, q->device->handle, SX_USM_TYPE_DEVICE, size, 0, &in->usm);
     if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
         /* No USM (Oclgrind): memory the adapter owns, bound into programs. */
         r = SXA_CALL(a, global, instance_create, q->context->handle, q->device->handle, size, &in->usm);
@@ -420,7 +425,8 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p)
     return r;
 }
 
-void sxi_dg_drop_context(struct sx_context_s *ctx)
+/* The context's dependent (SXI_DEP_GLOBALS): its instances. */
+static void dg_drop_context(struct sx_context_s *ctx)
 {
     pthread_mutex_lock(&dg_lock);
     DG_CHANGED();
@@ -535,8 +541,10 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
             r = sxi_error(SX_ERROR_INVALID_VALUE,
                           "device_global '%s' (device_image_scope) is in %u programs on %s; it must be in exactly one", uid,
                           n, q->device->name);
-        else if (n == 0)
-            r = sxi_program_get(q, img, &p); /* the value then starts from its initial value */
+        else if (n == 0 && (r = sxi_program_get(q, img, &p)) != SX_SUCCESS) /* from its initial value */
+            sxi_error_prefix("device_global '%s' (device_image_scope): %s needs the program of image %llu, which "
+                             "holds it, on %s", uid, c->write ? "a write" : "a read", (unsigned long long)img->id,
+                             q->device->name);
     }
     if (r == SX_SUCCESS) {
         memo = (copy_memo){gen, c->global, q->context, q->device, NULL, p->handle, g->symbol, size, access};

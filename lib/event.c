@@ -38,6 +38,7 @@ sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event h, sx_event *out)
     atomic_fetch_add(&q->context->refs, 1);
     e->handle = h;
     e->dep.destroy = event_destroy_dep;
+    e->dep.order = SXI_DEP_COMMANDS;
     sxi_context_dep_add(q->context, &e->dep);
     atomic_store(&e->tag, (uint32_t)SXI_TAG_EVENT);
     *out = e;

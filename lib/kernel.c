@@ -202,7 +202,8 @@ SX_API sx_result sx_kernel_release(sx_kernel h)
     return SX_SUCCESS;
 }
 
-void sxi_kernels_drop_context(struct sx_context_s *ctx)
+/* The context's dependent (SXI_DEP_KERNELS): its slots in every kernel. */
+static void kernels_drop_context(struct sx_context_s *ctx)
 {
     sxi_kernel_slot *retired = NULL;
     sxi_registry_lock();
@@ -234,6 +235,10 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *h, struct sx_queue_s *q)
     struct sx_context_s *ctx = q->context;
     struct sx_device_s *dev = q->device;
     sxi_registry_lock();
+    if (!sxi_initialized()) { /* the last sx_fini ran since the caller checked (init.c) */
+        sxi_registry_unlock();
+        return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
+    }
     for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = atomic_load(&s->next))
         if (s->context == ctx && s->device == dev) {
             sxi_registry_unlock();
@@ -246,6 +251,8 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *h, struct sx_queue_s *q)
     if (r == SX_SUCCESS)
         r = sxi_program_get_for(q, img, k->name, &prog);
     sxi_kernel_slot *s = NULL;
+    if (r == SX_SUCCESS)
+        r = sxi_context_dep_once(ctx, SXI_DEP_KERNELS, kernels_drop_context);
     if (r == SX_SUCCESS && !(s = calloc(1, sizeof(*s))))
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory");
     if (r == SX_SUCCESS) {

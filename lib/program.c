@@ -146,8 +146,9 @@ static sx_result build_single(sxi_program *p)
     return SX_SUCCESS;
 }
 
-/* Several images: create + compile each, then link them all. */
-static sx_result link_all(sxi_program *p, const char *kernel)
+/* Several images: create + compile each, then link them all. `who` names
+ * what the program is for in messages ("kernel 'k'" or "image 3"). */
+static sx_result link_all(sxi_program *p, const char *who)
 {
     struct sx_adapter_s *a = p->context->adapter;
     uint32_t n = p->num_images;
@@ -160,16 +161,16 @@ static sx_result link_all(sxi_program *p, const char *kernel)
         const sxi_image *img = p->images[made];
         r = create(p, &p->images[made], 1, img->kind, img->data, img->size, &parts[made]);
         if (r != SX_SUCCESS) {
-            sxi_error_prefix("kernel '%s': creating a program from image %llu (%s, %zu bytes) for %s", kernel,
+            sxi_error_prefix("%s: creating a program from image %llu (%s, %zu bytes) for %s", who,
                              (unsigned long long)img->id, sxi_image_kind_name(img->kind), img->size, p->device->name);
             break;
         }
         r = SXA_CALL(a, program, compile, parts[made], compile_options(p));
         if (r == SX_ERROR_UNSUPPORTED_FEATURE)
-            sxi_error_prefix("kernel '%s' needs %u images linked, but adapter '%s' cannot compile programs for linking",
-                             kernel, n, a->name);
+            sxi_error_prefix("%s needs %u images linked, but adapter '%s' cannot compile programs for linking",
+                             who, n, a->name);
         else if (r != SX_SUCCESS)
-            sxi_error_prefix("kernel '%s': compiling image %llu for %s", kernel, (unsigned long long)img->id,
+            sxi_error_prefix("%s: compiling image %llu for %s", who, (unsigned long long)img->id,
                              p->device->name);
     }
     if (r == SX_SUCCESS) {
@@ -185,7 +186,7 @@ static sx_result link_all(sxi_program *p, const char *kernel)
                 w += (size_t)snprintf(ids + w, sizeof(ids) - w, "%s%llu", i ? "," : "",
                                       (unsigned long long)p->image_ids[i]);
             if (r == SX_ERROR_UNSUPPORTED_FEATURE) {
-                sxi_error_prefix("kernel '%s' needs %u images linked, but adapter '%s' cannot link programs", kernel,
+                sxi_error_prefix("%s needs %u images linked, but adapter '%s' cannot link programs", who,
                                  n, a->name);
             } else {
                 /* Whatever the adapter called it, it is a failed link; its
@@ -193,7 +194,7 @@ static sx_result link_all(sxi_program *p, const char *kernel)
                 if (r != SX_ERROR_OUT_OF_HOST_MEMORY && r != SX_ERROR_OUT_OF_DEVICE_MEMORY &&
                     r != SX_ERROR_OUT_OF_RESOURCES)
                     r = SX_ERROR_LINK_FAILURE;
-                sxi_error_prefix("kernel '%s': linking images %s for %s", kernel, ids, p->device->name);
+                sxi_error_prefix("%s: linking images %s for %s", who, ids, p->device->name);
             }
         }
     }
@@ -203,7 +204,7 @@ static sx_result link_all(sxi_program *p, const char *kernel)
     free(parts);
     if (r == SX_SUCCESS) {
         SXI_STAT(links);
-        SXI_LOG(SX_LOG_INFO, "kernel '%s': linked %u images for %s", kernel, n, p->device->name);
+        SXI_LOG(SX_LOG_INFO, "%s: linked %u images for %s", who, n, p->device->name);
     }
     return r;
 }
@@ -302,7 +303,7 @@ static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_dir 
 
 /* Build from the persistent cache when it has the program, else create and
  * build (one image) or link (several), then store the adapter's binary. */
-static sx_result build(sxi_program *p, const char *kernel)
+static sx_result build(sxi_program *p, const char *who)
 {
     sxi_pcache_key key;
     sxi_pcache_dir dir; /* found and checked once for the whole build */
@@ -314,11 +315,13 @@ static sx_result build(sxi_program *p, const char *kernel)
         if (from_disk(p, &dir, &key))
             return SX_SUCCESS;
     }
-    sx_result r = p->num_images == 1 ? build_single(p) : link_all(p, kernel);
+    sx_result r = p->num_images == 1 ? build_single(p) : link_all(p, who);
     if (r == SX_SUCCESS && disk)
         to_disk(p, kind, &dir, &key);
     return r;
 }
+
+static void programs_release(struct sx_context_s *ctx);
 
 /* A cached program of (ctx, dev) with these sorted image ids (ctx lock held). */
 static sxi_program *find(struct sx_context_s *ctx, struct sx_device_s *dev, const uint64_t *sorted, uint32_t n)
@@ -349,8 +352,15 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
     const sxi_image *single[1] = {img};
     const sxi_image **imgs = single;
     uint32_t n = 1;
+    /* Messages name the kernel, or the image when a program is built for
+     * something else (a device_image_scope copy). */
+    char who[320];
+    if (kernel)
+        snprintf(who, sizeof(who), "kernel '%.256s'", kernel);
+    else
+        snprintf(who, sizeof(who), "image %llu", (unsigned long long)img->id);
     if (sxi_image_has_deps(img)) {
-        sx_result r = sxi_resolve(img, dev, kernel, &imgs, &n);
+        sx_result r = sxi_resolve(img, dev, kernel ? kernel : img->num_entries ? img->entries[0] : NULL, &imgs, &n);
         if (r != SX_SUCCESS)
             return r;
         SXI_STAT(resolutions);
@@ -376,9 +386,11 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
     }
     /* Build outside the context lock: builds can take long. The registry
      * lock (held by the caller) keeps two threads from building the same one. */
-    r = build(p, kernel ? kernel : "?");
+    r = sxi_context_dep_once(ctx, SXI_DEP_PROGRAMS, programs_release);
+    if (r == SX_SUCCESS)
+        r = build(p, who);
     if (r == SX_SUCCESS && (r = sxi_dg_program_built(q, p)) != SX_SUCCESS)
-        sxi_error_prefix("kernel '%s'", kernel ? kernel : "?");
+        sxi_error_prefix("%s", who);
     if (r != SX_SUCCESS) {
         program_free(p);
         return r;
@@ -393,8 +405,8 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
 
 sx_result sxi_program_get(struct sx_queue_s *q, const sxi_image *img, sxi_program **out)
 {
-    /* The kernel's name is only for messages: the image's first entry. */
-    return sxi_program_get_for(q, img, img->num_entries ? img->entries[0] : NULL, out);
+    /* For no kernel: messages name the image, never a kernel not used. */
+    return sxi_program_get_for(q, img, NULL, out);
 }
 
 uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *dev, uint64_t image_id,
@@ -416,7 +428,8 @@ uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *d
     return n;
 }
 
-void sxi_programs_release(struct sx_context_s *ctx)
+/* The context's dependent (SXI_DEP_PROGRAMS): all its programs. */
+static void programs_release(struct sx_context_s *ctx)
 {
     pthread_mutex_lock(&ctx->lock);
     sxi_program *p = ctx->programs;

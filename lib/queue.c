@@ -36,6 +36,7 @@ SX_API sx_result sx_queue_create(sx_context c, sx_device d, uint32_t flags, sx_q
     q->adapter = c->adapter;
     q->flags = flags;
     q->dep.destroy = queue_destroy_dep;
+    q->dep.order = SXI_DEP_COMMANDS;
     atomic_fetch_add(&c->refs, 1);
     sxi_context_dep_add(c, &q->dep);
     atomic_store(&q->tag, (uint32_t)SXI_TAG_QUEUE);

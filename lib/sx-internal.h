@@ -179,6 +179,7 @@ struct sx_device_s {
 };
 
 bool sxi_initialized(void);
+extern _Atomic bool sxi_init_done;  /* what sxi_initialized reads (init.c) */
 /* Finding every adapter (sx_init) and unloading them (loader.c). */
 sx_result sxi_adapters_load(void);
 void sxi_adapters_unload(void);
@@ -217,14 +218,23 @@ struct sxi_program;
 struct sxi_kernel_slot;
 
 /* Something a context owns that its teardown must release (a queue, an
- * event): the context keeps them in one list and, when it goes with them
- * still there (sx_fini), destroys each through its own callback. */
+ * event, its kernels' slots, its programs, its device-global instances):
+ * the context keeps them in one list and, when it goes, destroys each
+ * through its own callback, in `order`: commands before the kernels that
+ * run them, kernels before their programs, programs before the instances
+ * written into them. Teardown flows down: context.c names none of them. */
+enum sxi_dep_order { SXI_DEP_COMMANDS, SXI_DEP_KERNELS, SXI_DEP_PROGRAMS, SXI_DEP_GLOBALS, SXI_DEP_ORDERS_ };
 typedef struct sxi_dep {
     struct sxi_dep *next, *prev;
     void (*destroy)(struct sxi_dep *d);  /* called unlinked, context lock not held */
+    uint32_t order;                      /* enum sxi_dep_order */
 } sxi_dep;
 void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d);
 void sxi_context_dep_remove(struct sx_context_s *c, sxi_dep *d);
+/* A file that keeps per-context state outside the context (slots, programs,
+ * instances) registers, once per context and order, `drop`, which the
+ * context's teardown calls to release all of it. */
+sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*drop)(struct sx_context_s *c));
 
 struct sx_context_s {
     _Atomic uint32_t tag;
@@ -236,7 +246,8 @@ struct sx_context_s {
     pthread_mutex_t lock;        /* programs, usm table */
     struct sxi_program *programs;  /* list of built programs */
     sxi_ptrmap usm;              /* live allocations: ptr -> size/type */
-    sxi_dep *deps;               /* live queues and events (released at teardown if the app did not) */
+    sxi_dep *deps;               /* its dependents: released at teardown (queues, events: if the app did not) */
+    uint32_t dep_once;           /* orders registered by sxi_context_dep_once (bit = order; lock) */
     struct sx_context_s *next, *prev;  /* live contexts (for unregistration) */
 };
 
@@ -421,8 +432,6 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
 /* The programs of (ctx, dev) that contain an image (registry lock held). */
 uint32_t sxi_programs_with_image(struct sx_context_s *ctx, struct sx_device_s *dev, uint64_t image_id,
                                  sxi_program **first);
-/* Release all programs of a context (context teardown). */
-void sxi_programs_release(struct sx_context_s *ctx);
 /* Drop programs built from an image being unregistered, in all contexts. */
 void sxi_programs_drop_image(uint64_t image_id);
 
@@ -537,8 +546,7 @@ sx_result sxi_kernel_dup(struct sx_kernel_s *k, struct sx_kernel_s **out);
 /* Make sure the slot for (queue's context, device) exists, building the
  * program on first use. Called outside any reader section. */
 sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q);
-/* Forget slots of a context (context teardown) or every slot (unregistration). */
-void sxi_kernels_drop_context(struct sx_context_s *ctx);
+/* Forget every slot (sx_fini). */
 /* Unlink the slots whose program used the image onto *retired (registry
  * lock held); free them with sxi_kernels_free_retired, which waits for a
  * grace period (better without the registry lock: builders wait on it). */
@@ -601,8 +609,6 @@ void sxi_dg_remove_image(const sxi_image *im);
  * (context, device) instance and write the instance's address into the
  * program (blocking, through q). Registry lock held. */
 sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p);
-/* Free a context's instances (context teardown). */
-void sxi_dg_drop_context(struct sx_context_s *ctx);
 
 /* The slot of (queue's context, device) for a kernel: one lock-free scan
  * when cached, else built (sxi_kernel_slot_get). Call inside a reader
@@ -611,6 +617,11 @@ static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h
 {
     sxi_kernel *k = h->k;
     for (;;) {
+        /* Inside the section: the last sx_fini waits for it (init.c). */
+        if (SXI_UNLIKELY(!atomic_load_explicit(&sxi_init_done, memory_order_relaxed))) {
+            *out = NULL;
+            return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
+        }
         sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
         while (s && (s->context != q->context || s->device != q->device))
             s = atomic_load_explicit(&s->next, memory_order_acquire);

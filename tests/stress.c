@@ -2,12 +2,19 @@
  * at once, on the native adapter: launches of kept kernel handles while
  * their image file is released and loaded again, contexts and queues
  * created and released, USM, device-global copies, first launches racing,
- * a second image file churned. Every result is checked: a launch may only
+ * a second image file churned, argument sets (sx_args) and kernel queries
+ * kept across the churn, a device_image_scope variable's host registration
+ * added and removed while its image's programs run. Every result is checked: a launch may only
  * succeed or (while its image is away) say SX_ERROR_KERNEL_NOT_SUPPORTED.
- * Runs SX_STRESS_SECONDS seconds (3 by default, what make check uses).
+ * Then the last sx_fini races two launching threads: they get success,
+ * SX_ERROR_UNINITIALIZED or (their queue released by it) INVALID_HANDLE,
+ * never a crash, and their handles are released
+ * after it. Runs SX_STRESS_SECONDS seconds (3 by default, what make check
+ * uses) plus a fraction of a second for the sx_fini race.
  * Usage: stress [SECONDS]   (images from SX_TEST_BUILDDIR/tests/e2e) */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +32,7 @@ static sx_device dev;
 static sx_context ctx;   /* shared */
 static sx_queue q;       /* shared, in order */
 static sx_kernel empty_k, axpy_k, dg_add_k;  /* kept handles */
+static sx_args empty_args;                   /* kept across the churn (launcher 2) */
 
 typedef struct {
     const char *name;
@@ -102,10 +110,19 @@ static void *churn_ffk(void *arg)
     return NULL;
 }
 
-/* Launches of the kept handles on the shared queue; axpy's results checked. */
+/* The kept argument set of "empty": an nd_range<1> launch. */
+static sx_result launch_args(sx_queue on, sx_event *ev)
+{
+    size_t g = 1;
+    return sx_nd_launch(on, empty_args, 1, &g, &g, NULL, 0, NULL, ev);
+}
+
+/* Launches of the kept handles on the shared queue (the second launcher
+ * through the kept sx_args); axpy's results checked. */
 static void *launcher(void *arg)
 {
     stats *st = arg;
+    bool by_args = st->name[8] == '2';
     float *x, *y;
     enum { N = 64 };
     OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, N * sizeof(float), 0, (void **)&x));
@@ -113,7 +130,8 @@ static void *launcher(void *arg)
     for (long i = 0; !atomic_load(&stop); i++) {
         sx_result r;
         sx_event ev = NULL;
-        OK_OR(r, launch_empty(q, empty_k, i % 8 == 0 ? &ev : NULL), SX_ERROR_KERNEL_NOT_SUPPORTED);
+        OK_OR(r, by_args ? launch_args(q, i % 8 == 0 ? &ev : NULL) : launch_empty(q, empty_k, i % 8 == 0 ? &ev : NULL),
+              SX_ERROR_KERNEL_NOT_SUPPORTED);
         if (ev) {
             OK(sx_event_wait(1, &ev));
             OK(sx_event_release(ev));
@@ -258,14 +276,62 @@ static void *churn_scope(void *arg)
             OK(sx_image_file_load(scope_path, &f));
         else
             OK(sx_image_file_load_memory(bytes, n, &f));
+        sx_args a;
         OK(sx_kernel_get("__sycl_kernel_tile_zero", &k));
+        OK(sx_args_create(k, &a));
         size_t g = 1;
         OK(sx_queue_launch(q, k, 1, NULL, &g, &g, 0, NULL, 0, NULL, NULL));
+        OK(sx_single_task(q, a, NULL, 0, NULL, NULL));
         OK(sx_queue_wait(q));
         OK(sx_image_file_release(f));
+        /* the handle, its argument set and queries outlive the images */
         EXPECT(sx_queue_launch(q, k, 1, NULL, &g, &g, 0, NULL, 0, NULL, NULL) == SX_ERROR_KERNEL_NOT_SUPPORTED);
+        EXPECT(sx_single_task(q, a, NULL, 0, NULL, NULL) == SX_ERROR_KERNEL_NOT_SUPPORTED);
+        uint32_t nargs;
+        EXPECT(sx_kernel_get_info(k, SX_KERNEL_INFO_NUM_ARGS, sizeof(nargs), &nargs, NULL) ==
+               SX_ERROR_KERNEL_NOT_SUPPORTED);
+        int compatible = 1;
+        OK(sx_kernel_is_compatible(k, dev, &compatible));
+        EXPECT(!compatible);
+        OK(sx_args_release(a));
         OK(sx_kernel_release(k));
         EXPECT(sx_kernel_release(k) == SX_ERROR_INVALID_HANDLE);
+        /* dg_tile's host registration comes and goes while other threads
+         * run dg.sximg's programs, which hold the variable too. */
+        static int tile_host[4];
+        int w[4] = {1, 2, 3, (int)st->ops}, back[4] = {0};
+        OK(sx_device_global_add(tile_host, "dg_tile", sizeof(tile_host), SX_DEVICE_GLOBAL_IMAGE_SCOPE,
+                                SX_HOST_ACCESS_READ_WRITE));
+        OK(sx_queue_device_global_write(q, tile_host, w, sizeof(w), 0, 1, 0, NULL, NULL));
+        OK(sx_queue_device_global_read(q, back, tile_host, sizeof(back), 0, 1, 0, NULL, NULL));
+        EXPECT(memcmp(w, back, sizeof(w)) == 0);
+        OK(sx_device_global_remove(tile_host));
+        EXPECT(sx_queue_device_global_read(q, back, tile_host, sizeof(back), 0, 1, 0, NULL, NULL) ==
+               SX_ERROR_INVALID_GLOBAL_NAME);
+        st->ops++;
+    }
+    return NULL;
+}
+
+/* The sx_fini race: launches of kept handles and argument sets until the
+ * main thread's last sx_fini, then a while after it. */
+static _Atomic int fini_done;
+static void *fini_racer(void *arg)
+{
+    stats *st = arg;
+    bool by_args = st->ops & 1;
+    st->ops = 0;
+    for (long after = 0; after < 100;) {
+        bool done = atomic_load(&fini_done);
+        sx_result r = by_args ? launch_args(q, NULL) : launch_empty(q, empty_k, NULL);
+        if (r == SX_ERROR_UNINITIALIZED || r == SX_ERROR_INVALID_HANDLE) /* the queue sx_fini released */
+            st->unsupported++;
+        else if (r != SX_SUCCESS && r != SX_ERROR_KERNEL_NOT_SUPPORTED) {
+            fail(__LINE__, "launch racing sx_fini", r);
+            return NULL;
+        }
+        EXPECT(!done || r == SX_ERROR_UNINITIALIZED);
+        after += done;
         st->ops++;
     }
     return NULL;
@@ -304,11 +370,14 @@ int main(int argc, char **argv)
     SETUP(sx_kernel_get_free_function("empty", &empty_k));
     SETUP(sx_kernel_get_free_function("axpy", &axpy_k));
     SETUP(sx_kernel_get_free_function("dg_add", &dg_add_k));
+    SETUP(sx_args_create(empty_k, &empty_args));
+    int three = 3;
+    SETUP(sx_args_set(empty_args, 0, sizeof(three), &three));
     /* The churning thread owns ffk.sximg from now on. */
     SETUP(sx_image_file_release(ffk));
 
     void *(*fns[8])(void *) = {churn_ffk, launcher, launcher, contexts, usm, device_globals, first_launches, churn_scope};
-    const char *names[8] = {"image-file churn", "launcher", "launcher", "contexts", "usm", "device globals",
+    const char *names[8] = {"image-file churn", "launcher", "launcher2", "contexts", "usm", "device globals",
                             "first launches", "image-file churn 2"};
     stats st[8];
     pthread_t th[8];
@@ -334,12 +403,33 @@ int main(int argc, char **argv)
     printf("stress: 8 threads, %.1f s\n", took);
     for (int i = 0; i < 8; i++)
         printf("  %-20s %8ld rounds  %6ld kernel-not-supported\n", st[i].name, st[i].ops, st[i].unsupported);
+    /* The last sx_fini with two threads launching (the queue and context
+     * are released by it; the handles and argument sets stay the caller's). */
+    stats race[2] = {{"fini race", 0, 0}, {"fini race (args)", 1, 0}};
+    pthread_t rt[2];
+    if (!atomic_load(&failures)) {
+        atomic_store(&stop, 0);
+        SETUP(sx_image_file_load(ffk_path, &ffk));
+        for (int i = 0; i < 2; i++)
+            if (pthread_create(&rt[i], NULL, fini_racer, &race[i]) != 0)
+                return setup_fail("pthread_create", SX_ERROR_UNKNOWN);
+        pause_ms(50);
+        SETUP(sx_fini());
+        atomic_store(&fini_done, 1);
+        for (int i = 0; i < 2; i++)
+            pthread_join(rt[i], NULL);
+        for (int i = 0; i < 2; i++)
+            printf("  %-20s %8ld launches  %6ld refused (fini)\n", race[i].name, race[i].ops, race[i].unsupported);
+        SETUP(sx_image_file_release(ffk));
+    } else {
+        SETUP(sx_queue_release(q));
+        SETUP(sx_context_release(ctx));
+        SETUP(sx_fini());
+    }
+    SETUP(sx_args_release(empty_args));
     SETUP(sx_kernel_release(empty_k));
     SETUP(sx_kernel_release(axpy_k));
     SETUP(sx_kernel_release(dg_add_k));
-    SETUP(sx_queue_release(q));
-    SETUP(sx_context_release(ctx));
-    SETUP(sx_fini());
     SETUP(sx_image_file_release(dgf));
     long f = atomic_load(&failures);
     for (int i = 0; i < 8; i++)

@@ -475,6 +475,39 @@ START_TEST(first_queries_from_many_threads)
 }
 END_TEST
 
+/* Issue 15, defect 5: tests see only the build tree. SX_ADAPTER_DIR
+ * replaces the installed adapter directory (make check points it at an
+ * empty one, so an installed copy's adapters are never loaded): an adapter
+ * there is found, and with it pointing elsewhere it is not. */
+START_TEST(adapter_dir_replaces_the_installed_one)
+{
+    const char *harness = getenv("SX_ADAPTER_DIR");
+    ck_assert_msg(harness && *harness, "make check must set SX_ADAPTER_DIR (tests would see installed adapters)");
+    char dir[] = "/tmp/sx-loader-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char a[4200];
+    snprintf(a, sizeof(a), "%s/sx-adapter-installed.so", dir);
+    ck_assert_int_eq(symlink(fake("good"), a), 0);
+    unsetenv("SX_ADAPTERS");
+    unsetenv("SX_ADAPTERS_PATH");
+    setenv("SX_ADAPTER_DIR", dir, 1);
+    CK_OK(sx_init(0));
+    int found = find_adapter("sx-adapter-installed") != NULL || find_adapter("fake-good") != NULL;
+    CK_OK(sx_fini());
+    setenv("SX_ADAPTER_DIR", "/nonexistent-adapter-dir", 1);
+    CK_OK(sx_init(0));
+    uint32_t n = 0;
+    CK_OK(sx_adapter_get(0, NULL, &n));
+    int found_elsewhere = find_adapter("fake-good") != NULL;
+    CK_OK(sx_fini());
+    setenv("SX_ADAPTER_DIR", harness, 1);
+    unlink(a);
+    rmdir(dir);
+    ck_assert_msg(found, "the adapter in SX_ADAPTER_DIR was not loaded");
+    ck_assert_msg(!found_elsewhere && n == 1, "%u adapters with an empty adapter directory (want the built-in one)", n);
+}
+END_TEST
+
 static Suite *loader_suite(void)
 {
     Suite *s = suite_create("loader");
@@ -487,6 +520,7 @@ static Suite *loader_suite(void)
     tcase_add_test(tc, trace_logs_adapter_calls);
     tcase_add_test(tc, ignore_environment_flag);
     tcase_add_test(tc, refcounted_init_and_calls_after_fini);
+    tcase_add_test(tc, adapter_dir_replaces_the_installed_one);
     suite_add_tcase(s, tc);
     TCase *lazy = tcase_create("lazy loading");
     tcase_add_checked_fixture(lazy, lazy_setup, lazy_teardown);

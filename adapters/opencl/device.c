@@ -355,6 +355,7 @@ static int load_platform(struct sxa_platform_s *p, cl_platform_id id)
     p->serialize = strstr(p->name, "Oclgrind") != NULL || (force && strcmp(force, "1") == 0);
     if (p->serialize)
         sxo_serialize_any = 1;
+    p->aborts_on_extern_vars = strstr(p->name, "Oclgrind") != NULL;
 
     cl_uint n = 0;
     cl_int err = sxo_cl.clGetDeviceIDs(id, CL_DEVICE_TYPE_ALL, 0, NULL, &n);

@@ -119,6 +119,10 @@ struct sxa_platform_s {
      * for two at once: such platforms get every enqueue and wait under
      * sxo_serial (SX_OPENCL_SERIALIZE=1 forces it for all platforms). */
     int serialize;
+    /* Oclgrind 21.10 asserts (aborts the process) making a program whose
+     * module declares a program-scope variable it does not define: such
+     * SPIR modules are refused before they reach it (bitcode.c). */
+    int aborts_on_extern_vars;
 };
 
 extern pthread_mutex_t sxo_serial;  /* recursive */
@@ -200,6 +204,9 @@ void sxo_platforms_free(struct sxa_platform_s *platforms, uint32_t count);
 int sxo_has_extension(const struct sxa_device_s *dev, const char *ext);
 /* Probe (once) whether the device shares program-scope variables across kernels. */
 int sxo_device_shares_globals(struct sxa_device_s *dev);
+/* A SPIR module's first program-scope variable declared but not defined (bitcode.c):
+ * 1 and its name, 0 if none, -1 if the module does not say (no symbol table). */
+int sxo_bitcode_undefined_variable(const void *data, size_t size, char *name, size_t name_size);
 
 /* memory.c */
 /* Turn a wait list into cl_events; `buf` holds `cap` entries, larger lists

@@ -130,6 +130,14 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
                        (b[0] == 0xDE && b[1] == 0xC0 && b[2] == 0x17 && b[3] == 0x0B))))
         return sxo_error(SX_ERROR_INVALID_BINARY, "opencl: %zu bytes are not LLVM bitcode (SPIR)",
                          size);
+    char var[600];
+    if (kind == SX_IMAGE_KIND_SPIR && device->platform->aborts_on_extern_vars &&
+        sxo_bitcode_undefined_variable(data, size, var, sizeof var) == 1)
+        return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE,
+                         "opencl: '%s' cannot take this SPIR module: it declares the program-scope "
+                         "variable '%s' without defining it (another module it is linked with "
+                         "defines it), and %s aborts the process on such a variable when it "
+                         "makes the program", device->name, var, device->platform->name);
     struct sxa_program_s *p = program_new(context, device, kind, desc);
     if (!p)
         return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: program");

@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+
+#include <sycl-ext/device-global.h>
 
 #include "e2e.h"
 
@@ -33,7 +36,8 @@ typedef struct {
     sx_queue q;
     sx_kernel k;
     _Atomic int *stop;
-    long ok, unsupported, other;
+    bool fini_ok;        /* racing the last sx_fini: SX_ERROR_UNINITIALIZED or INVALID_HANDLE expected */
+    long ok, unsupported, uninit, other;
     sx_result bad;
     char msg[256];
 } launcher;
@@ -47,6 +51,8 @@ static void *launch_loop(void *arg)
             l->ok++;
         else if (r == SX_ERROR_KERNEL_NOT_SUPPORTED)
             l->unsupported++;
+        else if ((r == SX_ERROR_UNINITIALIZED || r == SX_ERROR_INVALID_HANDLE) && l->fini_ok)
+            l->uninit++; /* the queue released by sx_fini between the checks */
         else if (!l->other++) {
             l->bad = r;
             snprintf(l->msg, sizeof(l->msg), "%s", sx_last_error());
@@ -56,13 +62,15 @@ static void *launch_loop(void *arg)
 }
 
 /* Two threads launching `k` on `q` until *stop. */
-static void start_launchers(launcher l[2], pthread_t th[2], sx_queue q, sx_kernel k, _Atomic int *stop)
+static void start_launchers(launcher l[2], pthread_t th[2], sx_queue q, sx_kernel k, _Atomic int *stop,
+                            bool fini_ok)
 {
     for (int i = 0; i < 2; i++) {
         memset(&l[i], 0, sizeof(l[i]));
         l[i].q = q;
         l[i].k = k;
         l[i].stop = stop;
+        l[i].fini_ok = fini_ok;
         ck_assert_int_eq(pthread_create(&th[i], NULL, launch_loop, &l[i]), 0);
     }
 }
@@ -93,7 +101,7 @@ START_TEST(launch_races_image_release)
     _Atomic int stop = 0;
     launcher l[2];
     pthread_t th[2];
-    start_launchers(l, th, t.q, k, &stop);
+    start_launchers(l, th, t.q, k, &stop, false);
     for (int i = 0, n = rounds(1000); i < n; i++) {
         CK_OK(sx_image_file_release(t.file));
         /* Unregistered: a launch now must say so, whatever ran before. */
@@ -120,7 +128,7 @@ START_TEST(launch_races_other_context_release)
     _Atomic int stop = 0;
     launcher l[2];
     pthread_t th[2];
-    start_launchers(l, th, t.q, k, &stop);
+    start_launchers(l, th, t.q, k, &stop, false);
     for (int i = 0, n = rounds(200); i < n; i++) {
         sx_context c;
         sx_queue q;
@@ -133,6 +141,96 @@ START_TEST(launch_races_other_context_release)
     stop_launchers(l, th, &stop, false);
     CK_OK(sx_kernel_release(k));
     e2e_close(&t);
+}
+END_TEST
+
+/* The last sx_fini while two threads launch a kept handle (the
+ * application's error, but no crash): each launch succeeds or says
+ * SX_ERROR_UNINITIALIZED (or SX_ERROR_INVALID_HANDLE: its queue, which
+ * sx_fini releases, was checked after that). Before, sx_fini released the queue under a
+ * launch in flight (ASan: heap-use-after-free in sxn_kernel_launch). The
+ * handle is released after sx_fini, as sx.h allows. */
+START_TEST(launch_races_last_fini)
+{
+    for (int round = 0, n = rounds(20); round < n; round++) {
+        e2e t;
+        e2e_open(&t, IMAGE);
+        sx_kernel k;
+        CK_OK(sx_kernel_get_free_function("empty", &k));
+        CK_OK(launch_empty(t.q, k));
+        _Atomic int stop = 0;
+        launcher l[2];
+        pthread_t th[2];
+        start_launchers(l, th, t.q, k, &stop, true);
+        struct timespec ts = {0, 2000000};
+        nanosleep(&ts, NULL);
+        CK_OK(sx_fini()); /* releases the queue and the context */
+        CK_ERR(launch_empty(t.q, k), SX_ERROR_UNINITIALIZED);
+        stop_launchers(l, th, &stop, false);
+        CK_OK(sx_kernel_release(k));
+        CK_OK(sx_image_file_release(t.file));
+    }
+}
+END_TEST
+
+/* ------------------------------------------------ teardown order */
+
+/* dg.sximg's ordinary device global: its instance is a context dependent. */
+SX_DEVICE_GLOBAL(int, rel_counter, "dg_counter", SX_HOST_ACCESS_READ_WRITE);
+
+static char trace_log[1 << 16];
+static size_t trace_len;
+static void capture(sx_log_level level, const char *message, void *user)
+{
+    (void)level;
+    (void)user;
+    size_t n = strlen(message);
+    if (trace_len + n + 2 < sizeof(trace_log)) {
+        memcpy(trace_log + trace_len, message, n);
+        trace_len += n;
+        trace_log[trace_len++] = '\n';
+        trace_log[trace_len] = '\0';
+    }
+}
+
+static long at(const char *call)
+{
+    const char *p = strstr(trace_log, call);
+    ck_assert_msg(p != NULL, "no %s in the teardown trace:\n%s", call, trace_log);
+    return p - trace_log;
+}
+
+/* A context left to sx_fini with a queue, an event, a kernel slot, its
+ * program and a device-global instance: its dependents go in order
+ * (doc/reliability.md), each adapter object before what it came from. */
+START_TEST(context_teardown_flows_down_in_order)
+{
+    setenv("SX_TRACE", "1", 1);
+    CK_OK(sx_set_log_callback(capture, NULL));
+    e2e t;
+    e2e_open(&t, "tests/e2e/dg.sximg");
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("dg_add", &k));
+    int add = 2;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(add), &add};
+    size_t g = 1;
+    sx_event ev;
+    CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev));
+    CK_OK(sx_event_wait(1, &ev));
+    int v = 0;
+    CK_OK(sx_queue_device_global_read(t.q, &v, &rel_counter, sizeof(v), 0, 1, 0, NULL, NULL));
+    ck_assert_int_eq(v, 2);
+    trace_len = 0;
+    trace_log[0] = '\0';
+    CK_OK(sx_fini()); /* the queue, the event and the context are left to it */
+    CK_OK(sx_set_log_callback(NULL, NULL));
+    unsetenv("SX_TRACE");
+    long queue = at("queue.release"), event = at("event.release"), kernel = at("kernel.release"),
+         program = at("program.release"), instance = at("usm.free"), context = at("context.release");
+    ck_assert_msg(queue < kernel && event < kernel && kernel < program && program < instance && instance < context,
+                  "teardown out of order:\n%s", trace_log);
+    CK_OK(sx_kernel_release(k));
+    CK_OK(sx_image_file_release(t.file));
 }
 END_TEST
 
@@ -242,11 +340,13 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, launch_races_image_release);
     tcase_add_test(tc, launch_races_other_context_release);
+    tcase_add_test(tc, launch_races_last_fini);
     suite_add_tcase(s, tc);
     tc = tcase_create("handles");
     tcase_add_test(tc, double_release_is_invalid_handle);
     tcase_add_test(tc, kernel_handles_counted_per_get);
     tcase_add_test(tc, fini_releases_live_events);
+    tcase_add_test(tc, context_teardown_flows_down_in_order);
     suite_add_tcase(s, tc);
     return s;
 }
