@@ -4,6 +4,7 @@
  * device_image_scope with one, two and no images, teardown in both orders,
  * many threads. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include <sycl-ext/device-global.h>
 
@@ -297,6 +298,72 @@ START_TEST(many_threads_copy_and_launch)
 }
 END_TEST
 
+/* In no image: a removal frees its instances while copies may run. */
+static struct {
+    void *usm;
+    int value[2];
+} racy;
+static _Atomic int racy_stop;
+
+static void *racy_churn(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 300 && !atomic_load(&racy_stop); i++) {
+        if (sx_device_global_remove(&racy) ||
+            sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE))
+            return (void *)1;
+        if (i % 50 == 0)
+            usleep(100);
+    }
+    return NULL;
+}
+
+/* A copy racing sx_device_global_remove of its variable succeeds (into an
+ * instance still alive) or says the variable is not registered; it never
+ * touches freed memory (ASan, TSan and valgrind runs of this suite). */
+START_TEST(copies_race_removal)
+{
+    CK_OK(sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
+    int v[2] = {5, 6}, got[2];
+    CK_OK(sx_device_global_remove(&racy));
+    sx_result r = sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL);
+    ck_assert_msg(r == SX_ERROR_INVALID_GLOBAL_NAME, "a copy after removal: %s", sx_result_name(r));
+    CK_MSG_HAS("is not a registered device_global");
+    CK_OK(sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
+    CK_OK(sx_queue_device_global_read(t.q, got, &racy, sizeof(got), 0, 1, 0, NULL, NULL));
+    ck_assert_msg(got[0] == 0 && got[1] == 0, "a new instance reads %d %d", got[0], got[1]);
+    atomic_store(&racy_stop, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, racy_churn, NULL), 0);
+    long ok = 0, gone = 0;
+    for (int i = 1; i < 20000 && (ok + gone < 2000 || (ok && gone) == 0); i++) {
+        v[0] = i, v[1] = -i;
+        r = sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL);
+        ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "write %d: %s: %s", i, sx_result_name(r),
+                      sx_last_error());
+        sx_event ev = NULL;
+        r = sx_queue_device_global_read(t.q, got, &racy, sizeof(got), 0, 0, 0, NULL, &ev);
+        ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "read %d: %s: %s", i, sx_result_name(r),
+                      sx_last_error());
+        if (r == SX_SUCCESS) {
+            CK_OK(sx_event_wait(1, &ev));
+            CK_OK(sx_event_release(ev));
+            ck_assert_msg((got[0] == i && got[1] == -i) || (got[0] == 0 && got[1] == 0), "read %d %d after %d", got[0],
+                          got[1], i);
+        }
+        ok += r == SX_SUCCESS;
+        gone += r != SX_SUCCESS;
+    }
+    atomic_store(&racy_stop, 1);
+    void *ret;
+    pthread_join(th, &ret);
+    ck_assert_msg(!ret, "remove/add failed: %s", sx_last_error());
+    ck_assert_msg(ok > 0, "no copy succeeded (%ld refused)", gone);
+    CK_OK(sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_device_global_remove(&racy));
+}
+END_TEST
+
 /* Two devices: the native CPU and the Level Zero TEST DRIVER's GPU (the
  * driver runs no kernels of this file, but copies exercise the instances). */
 START_TEST(instances_per_device)
@@ -356,6 +423,7 @@ static Suite *suite(void)
     tcase_add_test(tc, repeated_copies_see_changes);
     tcase_add_test(tc, teardown_context_then_unregister);
     tcase_add_test(tc, many_threads_copy_and_launch);
+    tcase_add_test(tc, copies_race_removal);
     suite_add_tcase(s, tc);
     return s;
 }
