@@ -4,6 +4,7 @@
  * device_image_scope with one, two and no images, teardown in both orders,
  * many threads. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <unistd.h>
 #include <sycl-ext/device-global.h>
@@ -303,19 +304,20 @@ static struct {
     void *usm;
     int value[2];
 } racy;
-static _Atomic int racy_stop;
+static _Atomic int racy_stop, racy_started;
 
 static void *racy_churn(void *arg)
 {
     (void)arg;
-    for (int i = 0; i < 300 && !atomic_load(&racy_stop); i++) {
+    void *ret = NULL;
+    while (!atomic_load(&racy_started))
+        sched_yield();
+    for (int i = 0; i < 3000 && !ret; i++)
         if (sx_device_global_remove(&racy) ||
             sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE))
-            return (void *)1;
-        if (i % 50 == 0)
-            usleep(100);
-    }
-    return NULL;
+            ret = (void *)1;
+    atomic_store(&racy_stop, 1);
+    return ret;
 }
 
 /* A copy racing sx_device_global_remove of its variable succeeds (into an
@@ -333,14 +335,18 @@ START_TEST(copies_race_removal)
     CK_OK(sx_queue_device_global_read(t.q, got, &racy, sizeof(got), 0, 1, 0, NULL, NULL));
     ck_assert_msg(got[0] == 0 && got[1] == 0, "a new instance reads %d %d", got[0], got[1]);
     atomic_store(&racy_stop, 0);
+    atomic_store(&racy_started, 0);
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, racy_churn, NULL), 0);
     long ok = 0, gone = 0;
-    for (int i = 1; i < 20000 && (ok + gone < 2000 || (ok && gone) == 0); i++) {
+    for (int i = 1; i < 100 || !atomic_load(&racy_stop); i++) {
+        atomic_store(&racy_started, 1);
         v[0] = i, v[1] = -i;
-        r = sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL);
-        ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "write %d: %s: %s", i, sx_result_name(r),
-                      sx_last_error());
+        for (int k = 0; k < 4; k++) { /* repeated: this thread's fast path */
+            r = sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL);
+            ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "write %d: %s: %s", i,
+                          sx_result_name(r), sx_last_error());
+        }
         sx_event ev = NULL;
         r = sx_queue_device_global_read(t.q, got, &racy, sizeof(got), 0, 0, 0, NULL, &ev);
         ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "read %d: %s: %s", i, sx_result_name(r),
@@ -354,7 +360,6 @@ START_TEST(copies_race_removal)
         ok += r == SX_SUCCESS;
         gone += r != SX_SUCCESS;
     }
-    atomic_store(&racy_stop, 1);
     void *ret;
     pthread_join(th, &ret);
     ck_assert_msg(!ret, "remove/add failed: %s", sx_last_error());
