@@ -47,8 +47,8 @@ typedef struct {
     const struct sx_context_s *context;
     const struct sx_device_s *device;
     char *usm;                 /* the instance, or NULL for a device_image_scope variable: */
-    sxa_program program;       /* its program (valid while the registry lock is held and */
-    const char *symbol;        /* the generation holds: unregistration bumps it) */
+    sxa_program program;       /* its program and symbol (valid inside a reader section */
+    const char *symbol;        /* while the generation holds: see sxi_dg_remove_image) */
     uint32_t size, access;
 } copy_memo;
 /* initial-exec: no __tls_get_addr call on the copy path (a few dozen bytes of
@@ -93,13 +93,15 @@ static void retire(dg_instance *in)
 
 /* Unlock dg_lock, then free what was retired once no copy can hold it
  * (never called inside a reader section; writers may hold the registry
- * lock: copies never take it inside a section). */
-static void unlock_and_reclaim(void)
+ * lock: copies never take it inside a section). `grace`: wait for the
+ * grace period even with nothing retired (an image whose programs a
+ * device_image_scope copy may be using goes next). */
+static void unlock_and_reclaim_grace(bool grace)
 {
     dg_instance *list = retired;
     retired = NULL;
     pthread_mutex_unlock(&dg_lock);
-    if (!list)
+    if (!list && !grace)
         return;
     sxi_epoch_synchronize();
     while (list) {
@@ -108,6 +110,14 @@ static void unlock_and_reclaim(void)
         list = n;
     }
 }
+
+static void unlock_and_reclaim(void) { unlock_and_reclaim_grace(false); }
+
+/* Set when a thread remembers a device_image_scope resolution (a program
+ * and a symbol); cleared by the next unregistration, which waits for a
+ * grace period before its programs and images go. Both happen under the
+ * registry lock. */
+static _Atomic bool scope_memos;
 
 /* Drop an entry nothing contributes to any more (dg_lock held; its
  * instances are retired: unlock with unlock_and_reclaim). */
@@ -351,7 +361,7 @@ void sxi_dg_remove_image(const sxi_image *im)
             }
         maybe_destroy(d);
     }
-    unlock_and_reclaim();
+    unlock_and_reclaim_grace(atomic_exchange_explicit(&scope_memos, false, memory_order_relaxed));
 }
 
 /* ------------------------------------------------------ instances */
@@ -569,6 +579,7 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
             r = sxi_program_get(q, img, &p); /* the value then starts from its initial value */
     }
     if (r == SX_SUCCESS) {
+        atomic_store_explicit(&scope_memos, true, memory_order_relaxed);
         memo = (copy_memo){gen, c->global, q->context, q->device, NULL, p->handle, g->symbol, size, access};
         r = copy_program_variable(c, p->handle, g->symbol);
         if (r != SX_SUCCESS)
@@ -648,11 +659,15 @@ static sx_result copy(const copy_req *c)
         if (memo.usm) {
             r = copy_instance(c, memo.usm, false, memo.generation, &stale);
         } else {
-            /* The program stays while the registry lock is held and the generation holds. */
-            sxi_registry_lock();
+            /* The program and the symbol (image memory) stay while the
+             * generation holds, for as long as the reader section lasts:
+             * unregistration bumps it, then waits for a grace period
+             * before programs and images go (sxi_dg_remove_image). A
+             * context's programs go only once no queue of it is left. */
+            sxi_read_lock();
             stale = memo.generation != atomic_load_explicit(&dg_generation, memory_order_acquire);
             r = stale ? SX_SUCCESS : copy_program_variable(c, memo.program, memo.symbol);
-            sxi_registry_unlock();
+            sxi_read_unlock();
         }
         if (!stale && r == SX_SUCCESS)
             return r;

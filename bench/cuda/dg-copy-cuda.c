@@ -83,7 +83,7 @@ static void w_async_event(void)
         CU(cu.event_sync(event));
     }
 }
-/* what the adapter does: is the source host memory? then a memset */
+/* a memset after asking the driver whether the source is host memory */
 static void w_attr_memset_sync(void)
 {
     for (long i = 0; i < n_ops; i++) {
@@ -111,20 +111,30 @@ static void w_memset_sync(void)
         CU(cu.sync(stream));
     }
 }
+/* The source on the caller's stack, as in `int v = ...; q.copy(&v, dg)`. */
 static void w_sx_usm(void)
 {
+    int v = value;
     for (long i = 0; i < n_ops; i++)
-        CHECK(sx_queue_device_global_write(q, &hg_usm, &value, 4, 0, 1, 0, NULL, NULL));
+        CHECK(sx_queue_device_global_write(q, &hg_usm, &v, 4, 0, 1, 0, NULL, NULL));
 }
 static void w_sx_scope(void)
 {
+    int v = value;
     for (long i = 0; i < n_ops; i++)
-        CHECK(sx_queue_device_global_write(q, &hg_scope, &value, 4, 0, 1, 0, NULL, NULL));
+        CHECK(sx_queue_device_global_write(q, &hg_scope, &v, 4, 0, 1, 0, NULL, NULL));
 }
 static void w_sx_memcpy(void)
 {
+    int v = value;
     for (long i = 0; i < n_ops; i++)
-        CHECK(sx_queue_memcpy(q, 1, usm_plain, &value, 4, 0, NULL, NULL));
+        CHECK(sx_queue_memcpy(q, 1, usm_plain, &v, 4, 0, NULL, NULL));
+}
+/* The source elsewhere (a global): the adapter copies. */
+static void w_sx_usm_global(void)
+{
+    for (long i = 0; i < n_ops; i++)
+        CHECK(sx_queue_device_global_write(q, &hg_usm, &value, 4, 0, 1, 0, NULL, NULL));
 }
 static int back;
 static void r_raw(void) { for (long i = 0; i < n_ops; i++) CU(cu.dtoh(&back, usm_inst, 4)); }
@@ -231,14 +241,15 @@ int main(int argc, char **argv)
         {"raw cuMemcpyHtoD, to the image-scope variable", w_raw_scope, -1},
         {"sx device_global write, image scope", w_sx_scope, 2},
         {"sx_queue_memcpy 4 B to device USM", w_sx_memcpy, 0},
+        {"sx device_global write, USM, from a global", w_sx_usm_global, 0},
         {"raw HtoDAsync + cuStreamSynchronize", w_async_sync, 0},
         {"raw HtoDAsync + cuEventRecord/Synchronize", w_async_event, 0},
         {"raw cuMemsetD32Async + cuStreamSynchronize", w_memset_sync, 0},
-        {"raw cuPointerGetAttribute + the same", w_attr_memset_sync, 0},
+        {"raw cuPointerGetAttribute + that memset", w_attr_memset_sync, 0},
         {"raw cuMemsetD32Async + cuStreamQuery spin", w_spin, 0},
         {"raw cuMemcpyHtoD_ptds (per-thread stream)", cu.htod_ptds ? w_ptds : NULL, 0},
         {"raw cuMemcpyDtoH", r_raw, -1},
-        {"sx device_global read, USM instance", r_sx_usm, 11},
+        {"sx device_global read, USM instance", r_sx_usm, 12},
     };
     enum { NW = sizeof(ways) / sizeof(ways[0]) };
     static double t[NW][MAX_ROUNDS];
@@ -260,7 +271,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "round %d: read %d, %d and %d, want %d\n", r, got[0], got[1], back, want);
             return 1;
         }
-        CHECK(sx_queue_device_global_write(q, &hg_usm, &value, 4, 0, 0, 0, NULL, NULL)); /* non-blocking */
+        int nb = value; /* non-blocking, from the stack: the memset way */
+        CHECK(sx_queue_device_global_write(q, &hg_usm, &nb, 4, 0, 0, 0, NULL, NULL));
+        nb = -1;
         CHECK(sx_queue_launch(q, bump, 1, NULL, &four, &four, 0, NULL, 0, NULL, NULL));
         int u = 0, s = 0;
         CHECK(sx_queue_device_global_read(q, &u, &hg_usm, 4, 0, 1, 0, NULL, NULL));
