@@ -302,7 +302,12 @@ static int on_my_stack(const void *p, size_t n)
  * read, and asking the driver costs more than the memset saves. A
  * destination the driver cannot memset (host memory) answers
  * CUDA_ERROR_INVALID_VALUE before anything is enqueued and takes the copy
- * way. 1: enqueued; 0: not applicable; -1: the driver failed (*r says how). */
+ * way. 1: enqueued; 0: not applicable; -1: the driver failed (*r says how).
+ * Not the driver's synchronous cuMemcpyHtoD, though cheaper still: from
+ * pageable memory it returns before the copy lands and is ordered only on
+ * the legacy (or per-thread) stream, which our non-blocking stream does
+ * not wait for; from pinned memory it is synchronous and slower (see
+ * bench/cuda/RESULTS.md). */
 static int write_value(sxc_queue_t *q, CUdeviceptr dp, const void *src, size_t count, CUresult *r)
 {
     if ((count != 1 && count != 2 && count != 4) || (dp & (count - 1)) ||
