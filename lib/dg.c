@@ -598,7 +598,8 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
  * section is entered, nothing is done and *stale says so (the caller
  * resolves again). 0: the caller entered the section itself, under
  * dg_lock, so the instance is known alive; the section is left here. */
-static sx_result copy_instance(const copy_req *c, char *inst, bool adapter_owned, uint64_t gen, bool *stale)
+static inline __attribute__((always_inline)) sx_result copy_instance(const copy_req *c, char *inst, bool adapter_owned,
+                                                                  uint64_t gen, bool *stale)
 {
     struct sx_queue_s *q = c->q;
     if (gen) {
