@@ -369,6 +369,51 @@ START_TEST(copies_race_removal)
 }
 END_TEST
 
+static _Atomic int scope_stop;
+
+static void *scope_churn(void *arg)
+{
+    for (int i = 0; i < 150; i++) {
+        sx_image_file f;
+        if (sx_image_file_load((const char *)arg, &f) || sx_image_file_release(f))
+            return (void *)1;
+    }
+    atomic_store(&scope_stop, 1);
+    return NULL;
+}
+
+/* Repeated device_image_scope copies (the thread's remembered program and
+ * symbol, used inside a reader section) while the only image holding the
+ * variable is registered and unregistered: each copy succeeds, into the
+ * program while the image is there, into the host object while it is not;
+ * the program and image freed by each unregistration are never used. */
+START_TEST(image_scope_copies_race_unregistration)
+{
+    /* dg_tile only in scope2.sximg: the fixture's image goes for now */
+    CK_OK(sx_image_file_release(t.file));
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", sxt_build_path("tests/e2e/scope2.sximg"));
+    atomic_store(&scope_stop, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, scope_churn, path), 0);
+    long n = 0;
+    for (int i = 1; i < 50 || !atomic_load(&scope_stop); i++, n++) {
+        int v[4] = {i, i, i, i}, got[4] = {0};
+        for (int k = 0; k < 4; k++)
+            CK_OK(sx_queue_device_global_write(t.q, &tile, v, sizeof(v), 0, 1, 0, NULL, NULL));
+        CK_OK(sx_queue_device_global_read(t.q, got, &tile, sizeof(got), 0, 1, 0, NULL, NULL));
+        /* what was written, or (the image came or went in between) the
+         * program's zeros or the host object's last value */
+        ck_assert_msg(got[0] == got[3] && got[0] <= i && got[0] >= 0, "read %d..%d after writing %d", got[0], got[3], i);
+    }
+    void *ret;
+    pthread_join(th, &ret);
+    ck_assert_msg(!ret, "image churn failed: %s", sx_last_error());
+    ck_assert_msg(n >= 50, "%ld rounds", n);
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/dg.sximg"), &t.file));
+}
+END_TEST
+
 /* Two devices: the native CPU and the Level Zero TEST DRIVER's GPU (the
  * driver runs no kernels of this file, but copies exercise the instances). */
 START_TEST(instances_per_device)
@@ -429,6 +474,7 @@ static Suite *suite(void)
     tcase_add_test(tc, teardown_context_then_unregister);
     tcase_add_test(tc, many_threads_copy_and_launch);
     tcase_add_test(tc, copies_race_removal);
+    tcase_add_test(tc, image_scope_copies_race_unregistration);
     suite_add_tcase(s, tc);
     return s;
 }
