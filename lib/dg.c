@@ -1,6 +1,17 @@
 /* dg.c: device globals: the database (by unique id and by host address,
  * fed by host registration and by images in any order), per-(context,
- * device) USM instances, program initialisation, and copy/memcpy. */
+ * device) USM instances, program initialisation, and copy/memcpy.
+ *
+ * Copies and removal: a copy may race sx_device_global_remove, the
+ * unregistration of the image that defines its variable, or a context's
+ * teardown. The repeated copy takes no lock (a thread-local resolution,
+ * valid while dg_generation holds), so what it uses is reclaimed the way
+ * the cached launch's slots are (lib/epoch.c): the copy runs inside a
+ * reader section and checks the generation there; writers bump the
+ * generation under dg_lock, unlink, then wait for a grace period before
+ * freeing (instances: unlock_and_reclaim(); programs and images of an unregistration:
+ * sxi_dg_remove_image). A copy thus either completes on memory still alive
+ * or, resolved again, says the variable is gone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,7 +604,7 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
 /* A copy to or from an instance (device USM of this queue's context, or
  * memory the adapter owns): straight to the adapter, inside a reader
  * section, so the instance cannot be freed under the copy (instances are
- * retired, then freed after a grace period: reclaim()). `gen`: the
+ * retired, then freed after a grace period: unlock_and_reclaim()). `gen`: the
  * generation `inst` was resolved under; if it has moved on by the time the
  * section is entered, nothing is done and *stale says so (the caller
  * resolves again). 0: the caller entered the section itself, under
