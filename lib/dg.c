@@ -9,9 +9,9 @@
  * the cached launch's slots are (lib/epoch.c): the copy runs inside a
  * reader section and checks the generation there; writers bump the
  * generation under dg_lock, unlink, then wait for a grace period before
- * freeing (instances: unlock_and_reclaim(); programs and images of an unregistration:
- * sxi_dg_remove_image). A copy thus either completes on memory still alive
- * or, resolved again, says the variable is gone. */
+ * freeing (instances: unlock_and_reclaim(); the programs and images of an
+ * unregistration: sxi_dg_remove_image). A copy thus either completes on
+ * memory still alive or, resolved again, says the variable is gone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
