@@ -1,6 +1,17 @@
 /* dg.c: device globals: the database (by unique id and by host address,
  * fed by host registration and by images in any order), per-(context,
- * device) USM instances, program initialisation, and copy/memcpy. */
+ * device) USM instances, program initialisation, and copy/memcpy.
+ *
+ * Copies and removal: a copy may race sx_device_global_remove, the
+ * unregistration of the image that defines its variable, or a context's
+ * teardown. The repeated copy takes no lock (a thread-local resolution,
+ * valid while dg_generation holds), so what it uses is reclaimed the way
+ * the cached launch's slots are (lib/epoch.c): the copy runs inside a
+ * reader section and checks the generation there; writers bump the
+ * generation under dg_lock, unlink, then wait for a grace period before
+ * freeing (instances: unlock_and_reclaim(); the programs and images of an
+ * unregistration: sxi_dg_remove_image). A copy thus either completes on
+ * memory still alive or, resolved again, says the variable is gone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +58,8 @@ typedef struct {
     const struct sx_context_s *context;
     const struct sx_device_s *device;
     char *usm;                 /* the instance, or NULL for a device_image_scope variable: */
-    sxa_program program;       /* its program (valid while the registry lock is held and */
-    const char *symbol;        /* the generation holds: unregistration bumps it) */
+    sxa_program program;       /* its program and symbol (valid inside a reader section */
+    const char *symbol;        /* while the generation holds: see sxi_dg_remove_image) */
     uint32_t size, access;
 } copy_memo;
 /* initial-exec: no __tls_get_addr call on the copy path (a few dozen bytes of
@@ -80,7 +91,47 @@ static void instance_free(dg_instance *in)
     free(in);
 }
 
-/* Drop an entry nothing contributes to any more (dg_lock held). */
+/* Instances nothing can reach any more (unlinked under dg_lock, with the
+ * generation bumped) wait here until a grace period has passed: a copy may
+ * still be using one inside its reader section (copy_instance). */
+static dg_instance *retired;
+
+static void retire(dg_instance *in)
+{
+    in->next = retired;
+    retired = in;
+}
+
+/* Unlock dg_lock, then free what was retired once no copy can hold it
+ * (never called inside a reader section; writers may hold the registry
+ * lock: copies never take it inside a section). `grace`: wait for the
+ * grace period even with nothing retired (an image whose programs a
+ * device_image_scope copy may be using goes next). */
+static void unlock_and_reclaim_grace(bool grace)
+{
+    dg_instance *list = retired;
+    retired = NULL;
+    pthread_mutex_unlock(&dg_lock);
+    if (!list && !grace)
+        return;
+    sxi_epoch_synchronize();
+    while (list) {
+        dg_instance *n = list->next;
+        instance_free(list);
+        list = n;
+    }
+}
+
+static void unlock_and_reclaim(void) { unlock_and_reclaim_grace(false); }
+
+/* Set when a thread remembers a device_image_scope resolution (a program
+ * and a symbol); cleared by the next unregistration, which waits for a
+ * grace period before its programs and images go. Both happen under the
+ * registry lock. */
+static _Atomic bool scope_memos;
+
+/* Drop an entry nothing contributes to any more (dg_lock held; its
+ * instances are retired: unlock with unlock_and_reclaim). */
 static void maybe_destroy(dg *d)
 {
     if (d->has_host || d->num_refs)
@@ -88,7 +139,7 @@ static void maybe_destroy(dg *d)
     sxi_strmap_remove(&by_uid, d->uid);
     while (d->instances) {
         dg_instance *n = d->instances->next;
-        instance_free(d->instances);
+        retire(d->instances);
         d->instances = n;
     }
     free(d->refs);
@@ -163,7 +214,7 @@ SX_API sx_result sx_device_global_add(const void *host_ptr, const char *uid, siz
         r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_device_global_add: out of memory");
     }
 out:
-    pthread_mutex_unlock(&dg_lock);
+    unlock_and_reclaim();
     if (r != SX_SUCCESS)
         SXI_LOG(SX_LOG_WARN, "%s", sx_last_error());
     return r;
@@ -183,7 +234,7 @@ SX_API sx_result sx_device_global_remove(const void *host_ptr)
     d->has_host = false;
     d->host_ptr = NULL;
     maybe_destroy(d);
-    pthread_mutex_unlock(&dg_lock);
+    unlock_and_reclaim();
     return SX_SUCCESS;
 }
 
@@ -299,7 +350,7 @@ bool sxi_dg_add_image(const sxi_image *im)
         }
         d->refs[d->num_refs++] = (dg_ref){im, &im->globals[k]};
     }
-    pthread_mutex_unlock(&dg_lock);
+    unlock_and_reclaim();
     if (!ok)
         sxi_dg_remove_image(im);
     return ok;
@@ -321,7 +372,7 @@ void sxi_dg_remove_image(const sxi_image *im)
             }
         maybe_destroy(d);
     }
-    pthread_mutex_unlock(&dg_lock);
+    unlock_and_reclaim_grace(atomic_exchange_explicit(&scope_memos, false, memory_order_relaxed));
 }
 
 /* ------------------------------------------------------ instances */
@@ -438,13 +489,13 @@ static void dg_drop_context(struct sx_context_s *ctx)
             dg_instance *in = *pp;
             if (in->context == ctx) {
                 *pp = in->next;
-                instance_free(in);
+                retire(in);
             } else {
                 pp = &in->next;
             }
         }
     }
-    pthread_mutex_unlock(&dg_lock);
+    unlock_and_reclaim();
 }
 
 /* ------------------------------------------------------ copies */
@@ -547,6 +598,7 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
                              q->device->name);
     }
     if (r == SX_SUCCESS) {
+        atomic_store_explicit(&scope_memos, true, memory_order_relaxed);
         memo = (copy_memo){gen, c->global, q->context, q->device, NULL, p->handle, g->symbol, size, access};
         r = copy_program_variable(c, p->handle, g->symbol);
         if (r != SX_SUCCESS)
@@ -557,56 +609,89 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
     return r;
 }
 
-/* A USM instance copy: straight to the adapter (the instance is device
- * memory of this queue's context: sx_queue_memcpy's checks hold already). */
-static sx_result copy_usm(const copy_req *c, char *usm)
+/* A copy to or from an instance (device USM of this queue's context, or
+ * memory the adapter owns): straight to the adapter, inside a reader
+ * section, so the instance cannot be freed under the copy (instances are
+ * retired, then freed after a grace period: unlock_and_reclaim()). `gen`: the
+ * generation `inst` was resolved under; if it has moved on by the time the
+ * section is entered, nothing is done and *stale says so (the caller
+ * resolves again). 0: the caller entered the section itself, under
+ * dg_lock, so the instance is known alive; the section is left here. */
+static inline __attribute__((always_inline)) sx_result copy_instance(const copy_req *c, char *inst, bool adapter_owned,
+                                                                  uint64_t gen, bool *stale)
 {
     struct sx_queue_s *q = c->q;
-    if (c->bytes == 0 && c->nw == 0 && !c->ev)
-        return SX_SUCCESS;
-    void *dst = c->write ? usm : c->host;
-    const void *src = c->write ? (const void *)c->host : usm;
-    sx_result r;
-    if (SXI_LIKELY(c->nw == 0 && !c->ev)) {
-        r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking, dst, src, c->bytes, 0, NULL, NULL);
-    } else {
-        sxa_event stack[16], *waits, out = NULL;
-        uint32_t nwaits;
-        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) != SX_SUCCESS)
-            return r;
-        r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking, dst, src, c->bytes, nwaits, waits,
-                     c->ev ? &out : NULL);
-        sxi_wait_list_free(waits, stack);
-        if (r == SX_SUCCESS && c->ev)
-            return sxi_event_wrap(q, out, c->ev);
+    if (gen) {
+        sxi_read_lock();
+        if (SXI_UNLIKELY(atomic_load_explicit(&dg_generation, memory_order_acquire) != gen)) {
+            sxi_read_unlock();
+            *stale = true;
+            return SX_SUCCESS;
+        }
     }
+    sx_result r = SX_SUCCESS;
+    if (SXI_LIKELY(c->nw == 0 && !c->ev && !adapter_owned)) {
+        /* the repeated blocking copy: one adapter call */
+        if (c->bytes)
+            r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking, c->write ? inst + c->offset : c->host,
+                         c->write ? (const void *)c->host : inst + c->offset, c->bytes, 0, NULL, NULL);
+        sxi_read_unlock();
+        return r;
+    }
+    sxa_event stack[16], *waits, out = NULL;
+    uint32_t nwaits;
+    if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) == SX_SUCCESS) {
+        if (adapter_owned)
+            r = SXA_CALL(q->adapter, global, instance_copy, q->handle, inst, c->write, c->offset, c->bytes, c->host,
+                         c->blocking, nwaits, waits, c->ev ? &out : NULL);
+        else
+            r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking,
+                         c->write ? inst + c->offset : c->host, c->write ? (const void *)c->host : inst + c->offset,
+                         c->bytes, nwaits, waits, c->ev ? &out : NULL);
+        sxi_wait_list_free(waits, stack);
+    }
+    sxi_read_unlock();
+    if (r == SX_SUCCESS && c->ev)
+        r = sxi_event_wrap(q, out, c->ev);
     return r;
+}
+
+/* Does this thread's last resolution answer the copy (same variable,
+ * context and device; in bounds; allowed)? The generation is checked by
+ * whoever uses it, under its protection. */
+static bool memo_covers(const copy_req *c)
+{
+    const struct sx_queue_s *q = c->q;
+    return memo.generation && memo.global == c->global && memo.context == q->context && memo.device == q->device &&
+           c->offset <= memo.size && c->bytes <= memo.size - c->offset && (c->host || !c->bytes) &&
+           (c->write ? memo.access != SX_HOST_ACCESS_READ && memo.access != SX_HOST_ACCESS_NONE
+                     : memo.access != SX_HOST_ACCESS_WRITE && memo.access != SX_HOST_ACCESS_NONE);
 }
 
 static sx_result copy(const copy_req *c)
 {
     struct sx_queue_s *q = c->q;
     /* The repeated copy: this thread's last resolution, still valid. A
-     * failing check takes the slow path, which says what is wrong. */
-    if (memo.generation == atomic_load_explicit(&dg_generation, memory_order_acquire) && memo.global == c->global &&
-        memo.context == q->context && memo.device == q->device && c->offset <= memo.size &&
-        c->bytes <= memo.size - c->offset && (c->host || !c->bytes) &&
-        (c->write ? memo.access != SX_HOST_ACCESS_READ && memo.access != SX_HOST_ACCESS_NONE
-                  : memo.access != SX_HOST_ACCESS_WRITE && memo.access != SX_HOST_ACCESS_NONE)) {
+     * failing copy takes the slow path, which says what is wrong. */
+    if (memo_covers(c)) {
         sx_result r;
+        bool stale = false;
         if (memo.usm) {
-            r = copy_usm(c, memo.usm + c->offset);
+            r = copy_instance(c, memo.usm, false, memo.generation, &stale);
         } else {
-            /* The program stays while the registry lock is held and the generation holds. */
-            sxi_registry_lock();
-            r = memo.generation == atomic_load_explicit(&dg_generation, memory_order_acquire)
-                    ? copy_program_variable(c, memo.program, memo.symbol)
-                    : SX_ERROR_UNKNOWN;
-            sxi_registry_unlock();
+            /* The program and the symbol (image memory) stay while the
+             * generation holds, for as long as the reader section lasts:
+             * unregistration bumps it, then waits for a grace period
+             * before programs and images go (sxi_dg_remove_image). A
+             * context's programs go only once no queue of it is left. */
+            sxi_read_lock();
+            stale = memo.generation != atomic_load_explicit(&dg_generation, memory_order_acquire);
+            r = stale ? SX_SUCCESS : copy_program_variable(c, memo.program, memo.symbol);
+            sxi_read_unlock();
         }
-        if (r == SX_SUCCESS)
+        if (!stale && r == SX_SUCCESS)
             return r;
-        /* Failed (or just changed): the full way, whose message names the variable. */
+        /* Failed or changed: the full way, whose message names the variable. */
         memo.generation = 0;
     }
     pthread_mutex_lock(&dg_lock);
@@ -630,38 +715,26 @@ static sx_result copy(const copy_req *c)
     else if (c->bytes && !c->host)
         r = sxi_error(SX_ERROR_INVALID_NULL_POINTER, "device_global '%s': %s with a NULL %s", d->uid, what,
                       c->write ? "source" : "destination");
+    char uid[1024];
+    snprintf(uid, sizeof(uid), "%s", d->uid);
     if (r != SX_SUCCESS || dg_image_scope(d)) {
-        char uid[1024];
-        snprintf(uid, sizeof(uid), "%s", d->uid);
         pthread_mutex_unlock(&dg_lock);
         return r != SX_SUCCESS ? r : copy_image_scope(uid, size, access, c);
     }
     dg_instance *in;
     r = instance_get(d, q, &in);
-    if (r == SX_SUCCESS && in->adapter_owned) {
-        void *inst = in->usm;
-        pthread_mutex_unlock(&dg_lock);
-        sxa_event stack[16], *waits, out = NULL;
-        uint32_t nwaits;
-        if ((r = sxi_wait_list(q->adapter, c->nw, c->wl, stack, &waits, &nwaits)) != SX_SUCCESS)
-            return r;
-        r = SXA_CALL(q->adapter, global, instance_copy, q->handle, inst, c->write, c->offset, c->bytes, c->host,
-                     c->blocking, nwaits, waits, c->ev ? &out : NULL);
-        sxi_wait_list_free(waits, stack);
-        if (r != SX_SUCCESS)
-            return r;
-        return c->ev ? sxi_event_wrap(q, out, c->ev) : SX_SUCCESS;
-    }
     if (r != SX_SUCCESS) {
         pthread_mutex_unlock(&dg_lock);
         return r;
     }
-    memo = (copy_memo){gen, c->global, q->context, q->device, in->usm, NULL, NULL, size, access};
-    char *usm = (char *)in->usm + c->offset;
-    char uid[1024];
-    snprintf(uid, sizeof(uid), "%s", d->uid);
+    if (!in->adapter_owned)
+        memo = (copy_memo){gen, c->global, q->context, q->device, in->usm, NULL, NULL, size, access};
+    /* Into the reader section before dg_lock goes: a removal that unlinks
+     * the instance after this waits for the copy before freeing it. */
+    sxi_read_lock();
     pthread_mutex_unlock(&dg_lock);
-    r = copy_usm(c, usm);
+    bool stale = false;
+    r = copy_instance(c, in->usm, in->adapter_owned, 0, &stale);
     if (r != SX_SUCCESS)
         sxi_error_prefix("device_global '%s': %s of %zu bytes on %s", uid, what, c->bytes, q->device->name);
     return r;

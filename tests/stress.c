@@ -1,11 +1,15 @@
-/* stress.c: eight threads using the library the way applications do, all
+/* stress.c: ten threads using the library the way applications do, all
  * at once, on the native adapter: launches of kept kernel handles while
  * their image file is released and loaded again, contexts and queues
  * created and released, USM, device-global copies, first launches racing,
- * a second image file churned, argument sets (sx_args) and kernel queries
- * kept across the churn, a device_image_scope variable's host registration
- * added and removed while its image's programs run. Every result is checked: a launch may only
- * succeed or (while its image is away) say SX_ERROR_KERNEL_NOT_SUPPORTED.
+ * a second image file churned (the second image of device_image_scope
+ * 'dg_tile'), argument sets (sx_args) and kernel queries kept across the
+ * churn, a device_image_scope variable's host registration added and
+ * removed while its image's programs run, device-global copies racing the
+ * removal and re-adding of their variables. Every result is checked: a
+ * launch may only succeed or (while its image is away) say
+ * SX_ERROR_KERNEL_NOT_SUPPORTED; a copy may only succeed or say why not
+ * (variable removed, or in two images).
  * Then the last sx_fini races two launching threads: they get success,
  * SX_ERROR_UNINITIALIZED or (their queue released by it) INVALID_HANDLE,
  * never a crash, and their handles are released
@@ -24,6 +28,13 @@
 #include <sycl-ext/sx.h>
 
 SX_DEVICE_GLOBAL(int, counter, "dg_counter", SX_HOST_ACCESS_READ_WRITE);
+SX_DEVICE_GLOBAL_IMAGE_SCOPE(int[4], tile, "dg_tile", SX_HOST_ACCESS_READ_WRITE);
+/* In no image: its USM instances live only while it is registered, so
+ * each removal frees them under the copies of another thread. */
+static struct {
+    void *usm;
+    int value[4];
+} racy;
 
 static _Atomic int stop;
 static _Atomic long failures;
@@ -59,6 +70,15 @@ static void fail(int line, const char *what, sx_result r)
     do {                                                                                           \
         var = (call);                                                                              \
         if (var != SX_SUCCESS && var != (alt)) {                                                   \
+            fail(__LINE__, #call, var);                                                            \
+            return NULL;                                                                           \
+        }                                                                                          \
+    } while (0)
+/* The same with two alternatives. */
+#define OK_OR2(var, call, alt, alt2)                                                               \
+    do {                                                                                           \
+        var = (call);                                                                              \
+        if (var != SX_SUCCESS && var != (alt) && var != (alt2)) {                                  \
             fail(__LINE__, #call, var);                                                            \
             return NULL;                                                                           \
         }                                                                                          \
@@ -234,6 +254,69 @@ static void *device_globals(void *arg)
     return NULL;
 }
 
+/* Remove and add back 'stress_racy' (freeing its instances each time) and
+ * the host registration of 'dg_tile', while dg_copies copies to both. */
+static void *dg_churn(void *arg)
+{
+    stats *st = arg;
+    while (!atomic_load(&stop)) {
+        OK(sx_device_global_remove(&racy));
+        EXPECT(sx_device_global_remove(&racy) == SX_ERROR_INVALID_VALUE);
+        OK(sx_device_global_add(&racy, "stress_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
+        if (st->ops % 4 == 0) {
+            OK(sx_device_global_remove(&tile));
+            OK(sx_device_global_add(&tile, "dg_tile", sizeof(tile.value), SX_DEVICE_GLOBAL_IMAGE_SCOPE,
+                                    SX_HOST_ACCESS_READ_WRITE));
+        }
+        st->ops++;
+        if (st->ops % 16 == 0)
+            pause_ms(1);
+    }
+    return NULL;
+}
+
+/* Copies, repeated (the per-thread fast path) and with events, racing
+ * dg_churn: each succeeds or says the variable is not registered (or, for
+ * dg_tile while scope2.sximg is loaded too, that it is in two images); a
+ * value read back is what was written, or the fresh instance's zeros. */
+static void *dg_copies(void *arg)
+{
+    stats *st = arg;
+    sx_context c;
+    sx_queue cq;
+    OK(sx_context_create(1, &dev, &c));
+    OK(sx_queue_create(c, dev, 0, &cq));
+    for (int i = 1; !atomic_load(&stop); i++) {
+        int v[4] = {i, i + 1, i + 2, i + 3}, got[4] = {-1, -1, -1, -1};
+        sx_result w, r;
+        for (int k = 0; k < 8; k++)
+            OK_OR(w, sx_queue_device_global_write(cq, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL),
+                  SX_ERROR_INVALID_GLOBAL_NAME);
+        OK_OR(r, sx_queue_device_global_read(cq, got, &racy, sizeof(got), 0, 1, 0, NULL, NULL),
+              SX_ERROR_INVALID_GLOBAL_NAME);
+        if (r == SX_SUCCESS)
+            EXPECT((got[0] == i && got[3] == i + 3) || (got[0] == 0 && got[3] == 0));
+        sx_event ev = NULL;
+        OK_OR(w, sx_queue_device_global_write(cq, &racy, v, sizeof(int), 4, 0, 0, NULL, &ev),
+              SX_ERROR_INVALID_GLOBAL_NAME);
+        if (w == SX_SUCCESS) {
+            OK(sx_event_wait(1, &ev));
+            OK(sx_event_release(ev));
+        }
+        OK_OR2(w, sx_queue_device_global_write(cq, &tile, v, sizeof(v), 0, 1, 0, NULL, NULL),
+               SX_ERROR_INVALID_GLOBAL_NAME, SX_ERROR_INVALID_VALUE);
+        OK_OR2(r, sx_queue_device_global_read(cq, got, &tile, sizeof(got), 0, 1, 0, NULL, NULL),
+               SX_ERROR_INVALID_GLOBAL_NAME, SX_ERROR_INVALID_VALUE);
+        if (w == SX_SUCCESS && r == SX_SUCCESS)
+            EXPECT(got[0] == i && got[3] == i + 3);
+        st->unsupported += w != SX_SUCCESS;
+        st->ops++;
+    }
+    OK(sx_queue_release(cq));
+    OK(sx_context_release(c));
+    return NULL;
+}
+
 /* First launches racing: new handles on new contexts, every round. */
 static void *first_launches(void *arg)
 {
@@ -376,12 +459,15 @@ int main(int argc, char **argv)
     /* The churning thread owns ffk.sximg from now on. */
     SETUP(sx_image_file_release(ffk));
 
-    void *(*fns[8])(void *) = {churn_ffk, launcher, launcher, contexts, usm, device_globals, first_launches, churn_scope};
-    const char *names[8] = {"image-file churn", "launcher", "launcher2", "contexts", "usm", "device globals",
-                            "first launches", "image-file churn 2"};
-    stats st[8];
-    pthread_t th[8];
-    for (int i = 0; i < 8; i++) {
+    SETUP(sx_device_global_add(&racy, "stress_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
+    enum { NT = 10 };
+    void *(*fns[NT])(void *) = {churn_ffk, launcher, launcher, contexts, usm, device_globals, first_launches,
+                                churn_scope, dg_churn, dg_copies};
+    const char *names[NT] = {"image-file churn", "launcher", "launcher2", "contexts", "usm", "device globals",
+                             "first launches", "image-file churn 2", "dg remove/add", "dg copies (racing)"};
+    stats st[NT];
+    pthread_t th[NT];
+    for (int i = 0; i < NT; i++) {
         st[i] = (stats){names[i], 0, 0};
         if (pthread_create(&th[i], NULL, fns[i], &st[i]) != 0) {
             fprintf(stderr, "stress: pthread_create failed\n");
@@ -396,13 +482,14 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_MONOTONIC, &now);
     } while (!atomic_load(&stop) && (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
     atomic_store(&stop, 1);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < NT; i++)
         pthread_join(th[i], NULL);
     clock_gettime(CLOCK_MONOTONIC, &now);
     double took = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) * 1e-9;
-    printf("stress: 8 threads, %.1f s\n", took);
-    for (int i = 0; i < 8; i++)
-        printf("  %-20s %8ld rounds  %6ld kernel-not-supported\n", st[i].name, st[i].ops, st[i].unsupported);
+    printf("stress: %d threads, %.1f s\n", NT, took);
+    for (int i = 0; i < NT; i++)
+        printf("  %-20s %8ld rounds  %6ld kernel-not-supported (copies: refused)\n", st[i].name, st[i].ops,
+               st[i].unsupported);
     /* The last sx_fini with two threads launching (the queue and context
      * are released by it; the handles and argument sets stay the caller's). */
     stats race[2] = {{"fini race", 0, 0}, {"fini race (args)", 1, 0}};
@@ -431,8 +518,9 @@ int main(int argc, char **argv)
     SETUP(sx_kernel_release(axpy_k));
     SETUP(sx_kernel_release(dg_add_k));
     SETUP(sx_image_file_release(dgf));
+    SETUP(sx_device_global_remove(&racy));
     long f = atomic_load(&failures);
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < NT; i++)
         if (st[i].ops == 0 && !f) {
             fprintf(stderr, "stress: thread '%s' did no round\n", st[i].name);
             f++;

@@ -75,6 +75,10 @@ static sx_result adapter_init(const sxa_services *services, sxa_adapter *out)
                 sxc_cu.cuDeviceGetAttribute(&s, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, d->cu);
                 d->smem_optin = s;
             }
+            /* SX_CUDA_SMALL_WRITES=copy: 1-4 byte writes as copies, not
+             * memsets (enqueue.c), to compare or to rule them out. */
+            const char *small = services->getenv ? services->getenv("SX_CUDA_SMALL_WRITES") : NULL;
+            atomic_init(&d->small_copy, small && strcmp(small, "copy") == 0);
             if (sxc_cu.cuDeviceTotalMem_v2(&d->total_mem, d->cu) != CUDA_SUCCESS)
                 d->total_mem = 0;
             pthread_mutex_init(&d->lock, NULL);

@@ -94,6 +94,8 @@ typedef struct sxc_device_s {
     int smem_optin;         /* largest shared memory a block may opt into */
     int sm_count;
     int managed, concurrent_managed, pageable_access, host_atomics;
+    /* Small writes as copies, not memsets (enqueue.c): SX_CUDA_SMALL_WRITES=copy. */
+    _Atomic int small_copy;
     size_t total_mem;
     /* Primary context, retained on first use and released at fini. */
     pthread_mutex_t lock;

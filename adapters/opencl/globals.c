@@ -61,7 +61,7 @@
 
 void sxo_globals_free(struct sxa_program_s *prog)
 {
-    sxo_global *g = prog->globals;
+    sxo_global *g = atomic_load_explicit(&prog->globals, memory_order_relaxed);
     while (g) {
         sxo_global *next = g->next;
         if (g->read)
@@ -73,7 +73,7 @@ void sxo_globals_free(struct sxa_program_s *prog)
         free(g);
         g = next;
     }
-    prog->globals = NULL;
+    atomic_store_explicit(&prog->globals, NULL, memory_order_relaxed);
 }
 
 static sx_result accessor_kernel(struct sxa_program_s *p, const char *prefix, const char *name,
@@ -163,8 +163,14 @@ static sx_result find_global(struct sxa_program_s *p, const char *name, cl_comma
     if (len == 0 || len > SXO_DG_NAME_MAX)
         return sxo_error(SX_ERROR_INVALID_GLOBAL_NAME, "opencl: device global name of %zu "
                          "characters", len);
+    /* The copy path: the record is there (a published record never changes). */
+    for (sxo_global *g = atomic_load_explicit(&p->globals, memory_order_acquire); g; g = g->next)
+        if (strcmp(g->name, name) == 0) {
+            *out = g;
+            return SX_SUCCESS;
+        }
     pthread_mutex_lock(&p->lock);
-    for (sxo_global *g = p->globals; g; g = g->next)
+    for (sxo_global *g = atomic_load_explicit(&p->globals, memory_order_relaxed); g; g = g->next)
         if (strcmp(g->name, name) == 0) {
             pthread_mutex_unlock(&p->lock);
             *out = g;
@@ -219,8 +225,8 @@ static sx_result find_global(struct sxa_program_s *p, const char *name, cl_comma
         pthread_mutex_unlock(&p->lock);
         return rc;
     }
-    g->next = p->globals;
-    p->globals = g;
+    g->next = atomic_load_explicit(&p->globals, memory_order_relaxed);
+    atomic_store_explicit(&p->globals, g, memory_order_release);
     pthread_mutex_unlock(&p->lock);
     *out = g;
     return SX_SUCCESS;

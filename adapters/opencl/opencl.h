@@ -8,6 +8,7 @@
 #include <CL/cl_ext.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <sycl-ext/adapter.h>
@@ -168,8 +169,8 @@ struct sxa_program_s {
     sx_image_kind kind;
     char *default_options;       /* the image's compile options (desc) */
     char *default_link_options;
-    pthread_mutex_t lock;        /* globals list */
-    sxo_global *globals;
+    pthread_mutex_t lock;        /* globals list: insertions */
+    _Atomic(sxo_global *) globals; /* read without the lock: records are only prepended, freed with the program */
 };
 
 struct sxa_kernel_s {

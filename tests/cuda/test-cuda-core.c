@@ -286,6 +286,39 @@ int main(void)
                  SX_ERROR_INVALID_VALUE);
         CHECK_RC(sx_queue_device_global_write(q, &hg_usm, a, sizeof(a), 8, 1, 0, NULL, NULL),
                  SX_ERROR_INVALID_VALUE);
+        /* 4- and 8-byte writes (the adapter writes 4 bytes as a memset,
+         * unless SX_CUDA_SMALL_WRITES=copy), blocking and not, from the stack, from
+         * pinned host memory and from device USM (which the host cannot
+         * read: it must take the copy way): a kernel sees them all. */
+        int v4 = 100, v8[2] = {200, 300}, *dsrc = NULL, *hsrc = NULL;
+        OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_DEVICE, 2 * sizeof(int), 0, (void **)&dsrc));
+        OK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_HOST, 2 * sizeof(int), 0, (void **)&hsrc));
+        if (dsrc && hsrc) {
+            int d2[2] = {400, 500};
+            OK(sx_queue_memcpy(q, 1, dsrc, d2, sizeof(d2), 0, NULL, NULL));
+            hsrc[0] = 600;
+            OK(sx_queue_device_global_write(q, &hg_usm, &v4, 4, 0, 1, 0, NULL, NULL));
+            OK(sx_queue_device_global_write(q, &hg_usm, v8, 8, 8, 0, 0, NULL, NULL));
+            v8[0] = v8[1] = -1; /* the non-blocking write took the values already */
+            OK(sx_queue_device_global_write(q, &hg_scope, dsrc, 8, 0, 1, 0, NULL, NULL));
+            OK(sx_queue_device_global_write(q, &hg_scope, hsrc, 4, 8, 0, 0, NULL, NULL));
+            OK(sx_queue_device_global_write(q, &hg_scope, &v4, 4, 12, 0, 0, NULL, NULL));
+            OK(sx_queue_launch(q, kr, 1, NULL, &g4, &g4, 1, &da, 0, NULL, NULL));
+            OK(sx_queue_wait(q));
+            static const int want2[8] = {100, 21, 200, 300, 400, 500, 600, 100};
+            CHECK(!memcmp(dout, want2, sizeof(want2)),
+                  "4- and 8-byte device-global writes seen by a kernel: %d %d %d %d / %d %d %d %d", dout[0],
+                  dout[1], dout[2], dout[3], dout[4], dout[5], dout[6], dout[7]);
+            /* and a plain USM memcpy of 4 and 8 bytes to device memory */
+            int m8[2] = {7, 9}, mb[2] = {0, 0};
+            OK(sx_queue_memcpy(q, 0, dsrc, m8, 8, 0, NULL, NULL));
+            m8[0] = m8[1] = -1;
+            OK(sx_queue_memcpy(q, 1, dsrc, &v4, 4, 0, NULL, NULL));
+            OK(sx_queue_memcpy(q, 1, mb, dsrc, 8, 0, NULL, NULL));
+            CHECK(mb[0] == 100 && mb[1] == 9, "USM memcpy of 8 then 4 bytes read back %d %d", mb[0], mb[1]);
+        }
+        OK(sx_usm_free(ctx, dsrc));
+        OK(sx_usm_free(ctx, hsrc));
     }
     OK(sx_usm_free(ctx, dout));
     OK(sx_kernel_release(kr));

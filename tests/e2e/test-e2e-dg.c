@@ -4,6 +4,8 @@
  * device_image_scope with one, two and no images, teardown in both orders,
  * many threads. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <unistd.h>
 #include <sycl-ext/device-global.h>
 
@@ -297,6 +299,121 @@ START_TEST(many_threads_copy_and_launch)
 }
 END_TEST
 
+/* In no image: a removal frees its instances while copies may run. */
+static struct {
+    void *usm;
+    int value[2];
+} racy;
+static _Atomic int racy_stop, racy_started;
+
+static void *racy_churn(void *arg)
+{
+    (void)arg;
+    void *ret = NULL;
+    while (!atomic_load(&racy_started))
+        sched_yield();
+    for (int i = 0; i < 3000 && !ret; i++)
+        if (sx_device_global_remove(&racy) ||
+            sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE))
+            ret = (void *)1;
+    atomic_store(&racy_stop, 1);
+    return ret;
+}
+
+/* A copy racing sx_device_global_remove of its variable succeeds (into an
+ * instance still alive) or says the variable is not registered; it never
+ * touches freed memory (ASan, TSan and valgrind runs of this suite). */
+START_TEST(copies_race_removal)
+{
+    CK_OK(sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
+    int v[2] = {5, 6}, got[2];
+    CK_OK(sx_device_global_remove(&racy));
+    sx_result r = sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL);
+    ck_assert_msg(r == SX_ERROR_INVALID_GLOBAL_NAME, "a copy after removal: %s", sx_result_name(r));
+    CK_MSG_HAS("is not a registered device_global");
+    CK_OK(sx_device_global_add(&racy, "dg_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
+    CK_OK(sx_queue_device_global_read(t.q, got, &racy, sizeof(got), 0, 1, 0, NULL, NULL));
+    ck_assert_msg(got[0] == 0 && got[1] == 0, "a new instance reads %d %d", got[0], got[1]);
+    atomic_store(&racy_stop, 0);
+    atomic_store(&racy_started, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, racy_churn, NULL), 0);
+    long ok = 0, gone = 0;
+    for (int i = 1; i < 100 || !atomic_load(&racy_stop); i++) {
+        atomic_store(&racy_started, 1);
+        v[0] = i, v[1] = -i;
+        for (int k = 0; k < 4; k++) { /* repeated: this thread's fast path */
+            r = sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL);
+            ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "write %d: %s: %s", i,
+                          sx_result_name(r), sx_last_error());
+        }
+        sx_event ev = NULL;
+        r = sx_queue_device_global_read(t.q, got, &racy, sizeof(got), 0, 0, 0, NULL, &ev);
+        ck_assert_msg(r == SX_SUCCESS || r == SX_ERROR_INVALID_GLOBAL_NAME, "read %d: %s: %s", i, sx_result_name(r),
+                      sx_last_error());
+        if (r == SX_SUCCESS) {
+            CK_OK(sx_event_wait(1, &ev));
+            CK_OK(sx_event_release(ev));
+            ck_assert_msg((got[0] == i && got[1] == -i) || (got[0] == 0 && got[1] == 0), "read %d %d after %d", got[0],
+                          got[1], i);
+        }
+        ok += r == SX_SUCCESS;
+        gone += r != SX_SUCCESS;
+    }
+    void *ret;
+    pthread_join(th, &ret);
+    ck_assert_msg(!ret, "remove/add failed: %s", sx_last_error());
+    ck_assert_msg(ok > 0, "no copy succeeded (%ld refused)", gone);
+    CK_OK(sx_queue_device_global_write(t.q, &racy, v, sizeof(v), 0, 1, 0, NULL, NULL));
+    CK_OK(sx_device_global_remove(&racy));
+}
+END_TEST
+
+static _Atomic int scope_stop;
+
+static void *scope_churn(void *arg)
+{
+    for (int i = 0; i < 150; i++) {
+        sx_image_file f;
+        if (sx_image_file_load((const char *)arg, &f) || sx_image_file_release(f))
+            return (void *)1;
+    }
+    atomic_store(&scope_stop, 1);
+    return NULL;
+}
+
+/* Repeated device_image_scope copies (the thread's remembered program and
+ * symbol, used inside a reader section) while the only image holding the
+ * variable is registered and unregistered: each copy succeeds, into the
+ * program while the image is there, into the host object while it is not;
+ * the program and image freed by each unregistration are never used. */
+START_TEST(image_scope_copies_race_unregistration)
+{
+    /* dg_tile only in scope2.sximg: the fixture's image goes for now */
+    CK_OK(sx_image_file_release(t.file));
+    char path[4096];
+    snprintf(path, sizeof(path), "%s", sxt_build_path("tests/e2e/scope2.sximg"));
+    atomic_store(&scope_stop, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, scope_churn, path), 0);
+    long n = 0;
+    for (int i = 1; i < 50 || !atomic_load(&scope_stop); i++, n++) {
+        int v[4] = {i, i, i, i}, got[4] = {0};
+        for (int k = 0; k < 4; k++)
+            CK_OK(sx_queue_device_global_write(t.q, &tile, v, sizeof(v), 0, 1, 0, NULL, NULL));
+        CK_OK(sx_queue_device_global_read(t.q, got, &tile, sizeof(got), 0, 1, 0, NULL, NULL));
+        /* what was written, or (the image came or went in between) the
+         * program's zeros or the host object's last value */
+        ck_assert_msg(got[0] == got[3] && got[0] <= i && got[0] >= 0, "read %d..%d after writing %d", got[0], got[3], i);
+    }
+    void *ret;
+    pthread_join(th, &ret);
+    ck_assert_msg(!ret, "image churn failed: %s", sx_last_error());
+    ck_assert_msg(n >= 50, "%ld rounds", n);
+    CK_OK(sx_image_file_load(sxt_build_path("tests/e2e/dg.sximg"), &t.file));
+}
+END_TEST
+
 /* Two devices: the native CPU and the Level Zero TEST DRIVER's GPU (the
  * driver runs no kernels of this file, but copies exercise the instances). */
 START_TEST(instances_per_device)
@@ -356,6 +473,8 @@ static Suite *suite(void)
     tcase_add_test(tc, repeated_copies_see_changes);
     tcase_add_test(tc, teardown_context_then_unregister);
     tcase_add_test(tc, many_threads_copy_and_launch);
+    tcase_add_test(tc, copies_race_removal);
+    tcase_add_test(tc, image_scope_copies_race_unregistration);
     suite_add_tcase(s, tc);
     return s;
 }
