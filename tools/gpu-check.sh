@@ -69,9 +69,10 @@ step "tests/pcache/cuda.sh" sh "$TOP/tests/pcache/cuda.sh"
 step bench-cuda "$(bin bench/cuda/bench-cuda)"
 step bench-first-launch "$(bin bench/cuda/first-launch)"
 step bench-cuda-core "$(bin bench/cuda/bench-cuda-core)"
+step bench-dg-copy-cuda "$(bin bench/cuda/dg-copy-cuda)"
 rm -rf "$OUT/cache"
 step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
-for f in bench-cuda bench-cuda-core bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
+for f in bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
          tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
 done
