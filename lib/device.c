@@ -11,6 +11,46 @@ int sxi_device_kind_rank(const struct sx_device_s *d, sx_image_kind kind)
     return 0;
 }
 
+/* The preference of sx_device_get_default and sx_device_select: GPUs,
+ * then accelerators, then CPUs, then the rest, each in adapter order. */
+static const sx_device_type preference[] = {SX_DEVICE_TYPE_GPU, SX_DEVICE_TYPE_ACCELERATOR, SX_DEVICE_TYPE_CPU,
+                                            SX_DEVICE_TYPE_ALL};
+
+static size_t preference_rank(const struct sx_device_s *d)
+{
+    size_t o = 0;
+    while (o + 1 < SXI_ARRAY_SIZE(preference) && !(d->type & preference[o]))
+        o++;
+    return o;
+}
+
+/* What a device list keeps, beyond SX_DEVICE_SELECTOR. */
+typedef struct {
+    sx_platform platform;      /* NULL: any */
+    sx_device_type type;
+    const sxi_selector *sel;   /* NULL: any */
+    bool ranked;               /* in preference order, else in adapter order */
+} device_filter;
+
+/* The devices that pass, into out[0..count); how many pass. */
+static uint32_t list_devices(const device_filter *f, uint32_t count, sx_device *out)
+{
+    uint32_t nd, n = 0;
+    struct sx_device_s **ds = sxi_devices_snapshot(&nd);
+    for (size_t o = 0; o < (f->ranked ? SXI_ARRAY_SIZE(preference) : 1); o++)
+        for (uint32_t i = 0; i < nd; i++) {
+            struct sx_device_s *d = ds[i];
+            if (!d->selected || (f->ranked && preference_rank(d) != o) ||
+                (f->platform && d->platform != f->platform) || !(d->type & f->type) ||
+                (f->sel && !sxi_selector_matches(f->sel, d, d->backend_index)))
+                continue;
+            if (out && n < count)
+                out[n] = d;
+            n++;
+        }
+    return n;
+}
+
 SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32_t count, sx_device *out,
                                uint32_t *num)
 {
@@ -26,16 +66,7 @@ SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32
     sx_result r = platform ? SX_SUCCESS : sxi_adapters_need(sxi_selector_backends());
     if (r != SX_SUCCESS)
         return r;
-    uint32_t n = 0, nd;
-    struct sx_device_s **ds = sxi_devices_snapshot(&nd);
-    for (uint32_t i = 0; i < nd; i++) {
-        struct sx_device_s *d = ds[i];
-        if (!d->selected || (platform && d->platform != platform) || !(d->type & type))
-            continue;
-        if (out && n < count)
-            out[n] = d;
-        n++;
-    }
+    uint32_t n = list_devices(&(device_filter){platform, type, NULL, false}, count, out);
     if (num)
         *num = n;
     if (n == 0)
@@ -45,19 +76,6 @@ SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32
     return SX_SUCCESS;
 }
 
-/* The preference of sx_device_get_default and sx_device_select: GPUs,
- * then accelerators, then CPUs, then the rest, each in adapter order. */
-static const sx_device_type preference[] = {SX_DEVICE_TYPE_GPU, SX_DEVICE_TYPE_ACCELERATOR, SX_DEVICE_TYPE_CPU,
-                                            SX_DEVICE_TYPE_ALL};
-
-static size_t preference_rank(const struct sx_device_s *d)
-{
-    size_t o = 0;
-    while (o + 1 < SXI_ARRAY_SIZE(preference) && !(d->type & preference[o]))
-        o++;
-    return o;
-}
-
 SX_API sx_result sx_device_get_default(sx_device *out)
 {
     SXI_CHECK_INIT();
@@ -65,14 +83,8 @@ SX_API sx_result sx_device_get_default(sx_device *out)
     sx_result r = sxi_adapters_need(sxi_selector_backends());
     if (r != SX_SUCCESS)
         return r;
-    uint32_t nd;
-    struct sx_device_s **ds = sxi_devices_snapshot(&nd);
-    for (size_t o = 0; o < SXI_ARRAY_SIZE(preference); o++)
-        for (uint32_t i = 0; i < nd; i++)
-            if (ds[i]->selected && preference_rank(ds[i]) == o) {
-                *out = ds[i];
-                return SX_SUCCESS;
-            }
+    if (list_devices(&(device_filter){NULL, SX_DEVICE_TYPE_ALL, NULL, true}, 1, out))
+        return SX_SUCCESS;
     return sxi_error(SX_ERROR_DEVICE_NOT_FOUND, "sx_device_get_default: no device (%u adapters loaded%s); sx-info shows why",
                      sxi_num_adapters(), sxi_getenv("SX_DEVICE_SELECTOR") ? ", SX_DEVICE_SELECTOR set" : "");
 }
@@ -95,17 +107,7 @@ SX_API sx_result sx_device_select(const char *selector, uint32_t count, sx_devic
     /* Only the adapters both selectors can need are loaded. */
     r = sxi_adapters_need(sxi_selector_backends() & sxi_selector_backends_of(sel));
     if (r == SX_SUCCESS) {
-        uint32_t nd, n = 0;
-        struct sx_device_s **ds = sxi_devices_snapshot(&nd);
-        for (size_t o = 0; o < SXI_ARRAY_SIZE(preference); o++)
-            for (uint32_t i = 0; i < nd; i++) {
-                struct sx_device_s *d = ds[i];
-                if (!d->selected || preference_rank(d) != o || !sxi_selector_matches(sel, d, d->backend_index))
-                    continue;
-                if (out && n < count)
-                    out[n] = d;
-                n++;
-            }
+        uint32_t n = list_devices(&(device_filter){NULL, SX_DEVICE_TYPE_ALL, sel, true}, count, out);
         if (num)
             *num = n;
         if (n == 0)
