@@ -51,14 +51,13 @@ static _Atomic(struct sxi_epoch_rec *) records;  /* never freed: threads come an
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-__attribute__((tls_model("initial-exec"))) _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
+_Thread_local struct sxi_epoch_rec *sxi_epoch_me;
 
 /* A thread that ends leaves its record for the next new thread. */
 static void thread_gone(void *arg)
 {
     struct sxi_epoch_rec *r = arg;
     atomic_store_explicit(&r->epoch, 0, memory_order_release);
-    r->depth = 0;
     atomic_store_explicit(&r->in_use, false, memory_order_release);
 }
 
@@ -118,7 +117,6 @@ struct sxi_epoch_rec *sxi_epoch_register(void)
             r->next = head;
         while (!atomic_compare_exchange_weak(&records, &head, r));
     }
-    r->depth = 0;
     (void)pthread_setspecific(exit_key, r);
     sxi_epoch_me = r;
     return r;
