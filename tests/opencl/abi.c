@@ -388,6 +388,17 @@ START_TEST(t_launch_1d)
     CK_SX(T_ev.release(copied));
     CK_SX(T_ev.release(ev));
 
+    /* The adapter sets only arguments that changed: a value changed in
+     * place (same address), then every argument as before. */
+    scale = 4;
+    for (int round = 0; round < 2; round++) {
+        CK_SX(T_enq.usm_fill(E.queue, out, 4, &zero, sizeof host, 0, NULL, NULL));
+        CK_SX(T_enq.kernel_launch(E.queue, k, 1, &off, &g, &l, 4, args, 0, NULL, NULL));
+        CK_SX(T_enq.usm_memcpy(E.queue, 1, host, out, sizeof host, 0, NULL, NULL));
+        for (int i = 0; i < N; i++)
+            ck_assert_int_eq(host[i], i >= 8 && i < N - 8 ? i * 4 - 5 : 0);
+    }
+
     /* argument errors */
     CK_SX_IS(T_enq.kernel_launch(E.queue, k, 1, NULL, &g, NULL, 3, args, 0, NULL, NULL),
              SX_ERROR_INVALID_KERNEL_ARGS);
@@ -411,6 +422,13 @@ START_TEST(t_launch_1d)
     /* an empty range runs nothing and succeeds */
     size_t none = 0;
     CK_SX(T_enq.kernel_launch(E.queue, k, 1, NULL, &none, NULL, 4, args, 0, NULL, NULL));
+    /* after the failed ones, a launch sets what they may have left behind */
+    bias = 7;
+    sx_arg swapped[] = {ptr_arg(0, out), ptr_arg(1, in), args[2], args[0]};
+    CK_SX(T_enq.kernel_launch(E.queue, k, 1, &off, &g, &l, 4, swapped, 0, NULL, NULL));
+    CK_SX(T_enq.usm_memcpy(E.queue, 1, host, in, sizeof host, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        ck_assert_int_eq(host[i], i >= 8 && i < N - 8 ? (i * 4 - 5) * 4 + 7 : i);
 
     CK_SX(T_k.release(k));
     CK_SX(T_prog.release(prog));
