@@ -146,15 +146,23 @@ launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uin
     uint32_t nwaits = 0;
     if (num_events && (r = sxi_wait_list(q->adapter, num_events, wait_list, stack, &waits, &nwaits)) != SX_SUCCESS)
         return r;
+    /* The event exists before the command: after it, only the handle is stored. */
+    struct sx_event_s *e = NULL;
+    if (event && !(e = sxi_event_prepare(q))) {
+        sxi_wait_list_free(waits, stack);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "launch of '%s': out of memory for its event", k->name);
+    }
     r = SXA_CALL(q->adapter, enqueue, kernel_launch, q->handle, s->handle, dims, offset, global, local, num_args, args,
                  nwaits, waits, event ? &out : NULL);
     if (SXI_UNLIKELY(waits != NULL))
         sxi_wait_list_free(waits, stack);
     if (SXI_UNLIKELY(r != SX_SUCCESS)) {
+        if (e)
+            sxi_event_abandon(e);
         sxi_error_prefix("launch of '%s' on %s", k->name, q->device->name);
         return r;
     }
-    return event ? sxi_event_wrap(q, out, event) : SX_SUCCESS;
+    return e ? sxi_event_publish(e, out, event) : SX_SUCCESS;
 }
 
 sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,

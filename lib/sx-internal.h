@@ -260,6 +260,14 @@ struct sx_event_s {
  * may be NULL: the event is complete). On allocation failure the adapter
  * event is waited on and released and the error returned. */
 sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event handle, sx_event *out);
+/* The same in two steps, so that the allocation happens before the
+ * command is enqueued and nothing slow runs between the enqueue and the
+ * caller's wait (with a CPU driver, even 100 ns there cost a wait 0.4 us):
+ * prepare (NULL: out of memory), then publish with the adapter event, or
+ * abandon when the command failed. */
+struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q);
+sx_result sxi_event_publish(struct sx_event_s *e, sxa_event handle, sx_event *out);
+void sxi_event_abandon(struct sx_event_s *e);
 /* Translate a public wait list (checked) into adapter events of `a`,
  * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,

@@ -245,6 +245,14 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
         return rc;
     cl_event *evp = out_event ? &ev : NULL;
     cl_int err;
+    /* The event's wrapper is made before the enqueue: after it, nothing
+     * slow may delay the caller's wait (a CPU driver's worker then takes
+     * the command, and the wait costs several times more). */
+    struct sxa_event_s *w = NULL;
+    if (out_event && !empty && !(w = malloc(sizeof *w))) {
+        sxo_wait_list_free(list, buf);
+        return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: event wrapper of a launch");
+    }
     if (empty) {
         /* Nothing runs; OpenCL 1.2 would refuse a 0 size, so order only. */
         err = sxo_cl.clEnqueueMarkerWithWaitList(queue->q, num_events, list, evp);
@@ -269,7 +277,14 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
     if (num_args)
         pthread_mutex_unlock(&kernel->lock);
     sxo_wait_list_free(list, buf);
-    if (rc != SX_SUCCESS)
+    if (rc != SX_SUCCESS) {
+        free(w);
         return rc;
-    return sxo_event_out(ev, out_event);
+    }
+    if (w) {
+        w->base.dispatch = sxo_svc->dispatch;
+        w->ev = ev;
+        *out_event = w;
+    }
+    return SX_SUCCESS;
 }

@@ -62,6 +62,13 @@ static sx_result event_wait(uint32_t count, const sxa_event *events)
     cl_event buf[16], *list;
     if (count == 0)
         return SX_SUCCESS;
+    if (count == 1 && events && events[0]) {
+        /* the usual wait for one command: straight to the driver */
+        cl_int err = sxo_cl.clWaitForEvents(1, &events[0]->ev);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clWaitForEvents", "on 1 event");
+        return SX_SUCCESS;
+    }
     sx_result rc = sxo_wait_list(count, events, buf, SXO_ARRAY_SIZE(buf), &list);
     if (rc != SX_SUCCESS)
         return rc;
