@@ -239,9 +239,8 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
                              "multiple of local %zu in dimension %u",
                              d->name, global_size[i], local_size[i], i);
     }
-    cl_event buf[16], *list, ev = NULL;
-    rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
-    if (rc != SX_SUCCESS)
+    cl_event buf[16], *list = NULL, ev = NULL;
+    if (num_events && (rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list)) != SX_SUCCESS)
         return rc;
     cl_event *evp = out_event ? &ev : NULL;
     cl_int err;
