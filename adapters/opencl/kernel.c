@@ -142,7 +142,7 @@ static sx_result check_args(const struct sxa_kernel_s *k, uint32_t num_args, con
 /* Is argument `a` already set to this (memo), else remember it (bytes are
  * compared for values of up to SXO_MEMO_BYTES, pointers by value, local
  * memory by size). Called with the kernel's lock held. */
-static int arg_unchanged(struct sxo_arg_memo *m, const sx_arg *a)
+static int arg_unchanged(struct sxo_arg_memo *m, const sx_arg *a, unsigned long frees)
 {
     const void *bytes = a->type == SX_ARG_VALUE ? a->value : a->type == SX_ARG_POINTER ? (const void *)&a->value : NULL;
     size_t n = a->type == SX_ARG_VALUE ? a->size : a->type == SX_ARG_POINTER ? sizeof(void *) : 0;
@@ -150,10 +150,12 @@ static int arg_unchanged(struct sxo_arg_memo *m, const sx_arg *a)
         m->type = 0;
         return 0;
     }
-    if (m->type == a->type + 1u && m->size == a->size && (n == 0 || memcmp(m->bytes, bytes, n) == 0))
+    if (m->type == a->type + 1u && m->size == a->size && (n == 0 || memcmp(m->bytes, bytes, n) == 0) &&
+        (a->type != SX_ARG_POINTER || m->frees == frees))
         return 1;
     m->type = a->type + 1u;
     m->size = (uint32_t)a->size;
+    m->frees = frees;
     if (n)
         memcpy(m->bytes, bytes, n);
     return 0;
@@ -163,10 +165,11 @@ static int arg_unchanged(struct sxo_arg_memo *m, const sx_arg *a)
 static sx_result set_args(struct sxa_kernel_s *k, struct sxa_device_s *d, uint32_t num_args,
                           const sx_arg *args)
 {
+    unsigned long frees = atomic_load(&sxo_usm_frees);
     for (uint32_t i = 0; i < num_args; i++) {
         const sx_arg *a = &args[i];
         struct sxo_arg_memo *m = &k->memo[a->index];
-        if (a->size <= UINT32_MAX && arg_unchanged(m, a))
+        if (a->size <= UINT32_MAX && arg_unchanged(m, a, frees))
             continue;
         cl_int err;
         const char *call = "clSetKernelArg";

@@ -8,6 +8,7 @@
 #include <CL/cl_ext.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <sycl-ext/adapter.h>
@@ -184,13 +185,20 @@ struct sxa_kernel_s {
 };
 
 /* One argument as last set: type + 1 (0: unknown, set it), its size, and
- * a value of up to SXO_MEMO_BYTES bytes (a pointer for SX_ARG_POINTER). */
+ * a value of up to SXO_MEMO_BYTES bytes (a pointer for SX_ARG_POINTER).
+ * A pointer is the same argument only while no USM/SVM memory was freed
+ * since it was set: drivers resolve the allocation when it is set (Intel's
+ * refuses the launch, or crashes, when a freed allocation's address has
+ * come back as a new one). */
 #define SXO_MEMO_BYTES 32
 struct sxo_arg_memo {
     uint32_t type;
     uint32_t size;
+    unsigned long frees;  /* sxo_usm_frees when a pointer was set */
     unsigned char bytes[SXO_MEMO_BYTES];
 };
+/* USM/SVM frees so far in this process (memory.c), counted before each free. */
+extern _Atomic unsigned long sxo_usm_frees;
 
 struct sxa_event_s {
     sxa_object base;
