@@ -38,9 +38,9 @@ int main(int argc, char **argv)
     CHECK(sx_queue_launch(q, k, 1, NULL, g, l, 1, args, 0, NULL, NULL)); /* build, cache */
     CHECK(sx_queue_wait(q));
     sxi_kernel_slot *s;
-    sxi_read_lock(); /* no other thread drops slots here */
-    CHECK(sxi_slot_for(q, k, &s));
-    sxi_read_unlock();
+    sxi_section sec = sxi_read_lock(); /* no other thread drops slots here */
+    CHECK(sxi_slot_for(q, k, &sec, &s));
+    sxi_read_unlock(sec);
     struct sx_adapter_s *ad = q->adapter;
 
     double best[3] = {1e9, 1e9, 1e9};

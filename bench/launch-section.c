@@ -4,7 +4,8 @@
  *   bare     the cached launch as it was before the section: the slot walk
  *            and sxi_launch_slot, nothing announced
  *   section  sx_queue_launch: the same inside sxi_read_lock/unlock
- * prints the median of the per-round ratios section/bare and their range.
+ * prints the median of the per-round ratios section/bare (thread CPU time:
+ * one work-group runs inline here) and their range.
  * Not run by make check.
  * Usage: launch-section IMAGE.sximg [ROUNDS] [LAUNCHES_PER_ROUND] */
 #include <stdio.h>
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
         double t[2];
         for (int side = 0; side < 2; side++) {
             bool section = (side ^ r) & 1;
-            double t0 = bench_now();
+            double t0 = bench_cpu_now();
             if (section)
                 for (long i = 0; i < n; i++)
                     CHECK(sx_queue_launch(q, k, 1, NULL, g, l, 1, args, 0, NULL, NULL));
@@ -80,7 +81,7 @@ int main(int argc, char **argv)
                 for (long i = 0; i < n; i++)
                     CHECK(bare_launch(q, k, 1, NULL, g, l, 1, args));
             CHECK(sx_queue_wait(q));
-            t[section] = bench_now() - t0;
+            t[section] = bench_cpu_now() - t0;
         }
         ratio[r] = t[1] / t[0];
     }

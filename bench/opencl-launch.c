@@ -1,16 +1,17 @@
 /* opencl-launch.c: launch overhead of sx_queue_launch vs clEnqueueNDRangeKernel (PoCL, or the driver OCL_ICD_VENDORS names), as a ratio.
  *
  * Same kernel (ocl_axpb of tests/kernels/ocl-basic), same arguments, one
- * work-item; N launches then one finish, best of several rounds. The
+ * work-item; N launches then one finish, in paired rounds. The
  * direct side sets the four arguments and enqueues, as any OpenCL program
  * must when arguments can change between launches; the sx side passes the
  * argument array. Then the same from 4 threads with their own queues:
  * direct with a clCloneKernel'd kernel per thread (no lock needed), sx
  * with one shared kernel (the adapter's per-kernel lock): that compares
  * the two ways to make launches of one kernel thread-safe. Run from the build tree after `make check` built the
- * kernels:  bench/opencl-launch [N]   (OCL_ICD_VENDORS picks the driver).
- * The two sides alternate round by round, so load from elsewhere on the
- * machine hits both alike; the best round of each is reported. */
+ * kernels:  bench/opencl-launch [N [ROUNDS]]   (OCL_ICD_VENDORS picks the driver).
+ * The two sides alternate round by round (which goes first too), so load
+ * from elsewhere on the machine hits both alike; the median of the
+ * per-round ratios and their range are reported. */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
@@ -33,6 +34,12 @@
         if (r_ != SX_SUCCESS)                                                        \
             DIE("%s: %s: %s", #expr, sx_result_name(r_), sx_last_error());           \
     } while (0)
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
 
 static double now(void)
 {
@@ -264,7 +271,9 @@ static void sx_teardown(void)
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 20000;
-    int rounds = 7;
+    int rounds = argc > 2 ? atoi(argv[2]) : 21;
+    if (rounds < 1)
+        DIE("usage: %s [launches] [rounds]", argv[0]);
     if (n < THREADS)
         DIE("usage: %s [launches >= %d]", argv[0], THREADS);
     n = n / THREADS * THREADS;
@@ -280,29 +289,48 @@ int main(int argc, char **argv)
     }
     sx_setup(bc, size, n);
     direct_setup(bc, size, n);
-    double cl1 = 1e30, sx1 = 1e30, cln = 1e30, sxn = 1e30, t;
+    /* Paired rounds, which side goes first alternating; each thread count
+     * gets the median of its per-round ratios sx/direct and their range. */
+    double *r1 = calloc((size_t)rounds, sizeof(double)), *rn = calloc((size_t)rounds, sizeof(double));
+    double cl1 = 1e30, sx1 = 1e30, cln = 1e30, sxn = 1e30;
+    if (!r1 || !rn)
+        DIE("out of memory");
     for (int r = 0; r < rounds; r++) {
-        if ((t = timed(direct_run, &d_one, 1)) < cl1)
-            cl1 = t;
-        if ((t = timed(sx_run, &s_one, 1)) < sx1)
-            sx1 = t;
-        if ((t = timed(direct_run, d_many, THREADS)) < cln)
-            cln = t;
-        if ((t = timed(sx_run, s_many, THREADS)) < sxn)
-            sxn = t;
+        double d1, s1, dn, sn;
+        if (r & 1) {
+            s1 = timed(sx_run, &s_one, 1);
+            d1 = timed(direct_run, &d_one, 1);
+            sn = timed(sx_run, s_many, THREADS);
+            dn = timed(direct_run, d_many, THREADS);
+        } else {
+            d1 = timed(direct_run, &d_one, 1);
+            s1 = timed(sx_run, &s_one, 1);
+            dn = timed(direct_run, d_many, THREADS);
+            sn = timed(sx_run, s_many, THREADS);
+        }
+        r1[r] = s1 / d1;
+        rn[r] = sn / dn;
+        cl1 = d1 < cl1 ? d1 : cl1;
+        sx1 = s1 < sx1 ? s1 : sx1;
+        cln = dn < cln ? dn : cln;
+        sxn = sn < sxn ? sn : sxn;
     }
     direct_teardown();
     sx_teardown();
-    printf("opencl launch overhead: %d launches of 1 work-item, then finish (best of %d rounds)\n",
-           n, rounds);
+    qsort(r1, (size_t)rounds, sizeof(double), cmp_double);
+    qsort(rn, (size_t)rounds, sizeof(double), cmp_double);
+    printf("opencl launch overhead: %d launches of 1 work-item, then finish, %d rounds (best round's "
+           "times; ratios: median of per-round ratios [range])\n", n, rounds);
     printf("  one thread:\n");
     printf("    clEnqueueNDRangeKernel + 4 clSetKernelArg*: %8.3f us/launch\n", cl1 / n * 1e6);
     printf("    sx_queue_launch:                            %8.3f us/launch\n", sx1 / n * 1e6);
-    printf("    ratio sx/direct: %.3f\n", sx1 / cl1);
+    printf("    ratio sx/direct: %.3f [%.3f..%.3f]\n", r1[rounds / 2], r1[0], r1[rounds - 1]);
     printf("  %d threads, a queue each:\n", THREADS);
     printf("    direct, a clCloneKernel'd kernel per thread: %8.3f us/launch\n", cln / n * 1e6);
     printf("    sx, one kernel shared (per-kernel lock):     %8.3f us/launch\n", sxn / n * 1e6);
-    printf("    ratio sx/direct: %.3f\n", sxn / cln);
+    printf("    ratio sx/direct: %.3f [%.3f..%.3f]\n", rn[rounds / 2], rn[0], rn[rounds - 1]);
+    free(r1);
+    free(rn);
     free(bc);
     return 0;
 }

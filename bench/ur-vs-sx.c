@@ -6,6 +6,7 @@
  *
  *   bench/ur-vs-sx [N]      from the build tree after `make check` built
  *                           bench/kernels/ur-bench.{spv,sximg}
+ *   UR_VS_SX_ROUNDS=R       R rounds for the per-operation lines (default 15)
  *
  * Lines: empty-kernel launch + wait; enqueue only (N launches, one finish);
  * a 4-byte device_global write (blocking); the first launch of a kernel
@@ -550,7 +551,10 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-enum { ROUNDS = 15 };
+/* Rounds of a line: UR_VS_SX_ROUNDS for the per-operation lines (a shared
+ * machine needs many), 15 for the first-launch lines (each one a build). */
+enum { MAX_ROUNDS = 2001 };
+static int rounds = 15, op_rounds = 15;
 
 /* CPU time of this thread: what each side itself costs, apart from the
  * waits on the driver's worker threads that make the wall times noisy on
@@ -562,31 +566,36 @@ static double thread_cpu(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void print_ratios(const char *what, const char *unit, double t[SIDES][ROUNDS], double scale)
+static void print_ratios(const char *what, const char *unit, double t[SIDES][MAX_ROUNDS], double scale)
 {
-    double r_ur[ROUNDS], r_cl[ROUNDS], m[SIDES];
-    for (int r = 0; r < ROUNDS; r++) {
+    static double r_ur[MAX_ROUNDS], r_cl[MAX_ROUNDS];
+    double m[SIDES];
+    for (int r = 0; r < rounds; r++) {
         r_ur[r] = t[SX][r] / t[UR][r];
         r_cl[r] = t[SX][r] / t[RAW][r];
     }
     for (int s = 0; s < SIDES; s++)
-        m[s] = median(t[s], ROUNDS);
-    double mu = median(r_ur, ROUNDS), mc = median(r_cl, ROUNDS);
+        m[s] = median(t[s], rounds);
+    double mu = median(r_ur, rounds), mc = median(r_cl, rounds);
     printf("%-30s %-4s OpenCL %9.2f  UR %9.2f  sx %9.2f %s   sx/UR %.3f [%.2f..%.2f]  "
            "sx/OpenCL %.3f [%.2f..%.2f]\n",
            what, unit, m[RAW] * scale, m[UR] * scale, m[SX] * scale, scale > 1e3 ? "us" : "ms",
-           mu, r_ur[0], r_ur[ROUNDS - 1], mc, r_cl[0], r_cl[ROUNDS - 1]);
+           mu, r_ur[0], r_ur[rounds - 1], mc, r_cl[0], r_cl[rounds - 1]);
 }
 
-/* ROUNDS rounds; each runs the three sides, in an order that rotates;
- * wall time per operation and this thread's CPU time per operation. */
+/* Rounds; each runs the three sides, in an order that rotates; wall time
+ * per operation and this thread's CPU time per operation. */
 static void measure(const bench_line *l)
 {
-    double t[SIDES][ROUNDS], cpu[SIDES][ROUNDS];
+    static double t[SIDES][MAX_ROUNDS], cpu[SIDES][MAX_ROUNDS];
+    rounds = l->ops > 1 ? op_rounds : 15;
     vf_round = 0;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
+        /* All six orders in turn: each side follows each other side as
+         * often (a rotation made one side always follow UR). */
+        static const int order[6][SIDES] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
         for (int k = 0; k < SIDES; k++) {
-            int side = (r + k) % SIDES;
+            int side = order[r % 6][k];
             double c0 = thread_cpu();
             t[side][r] = l->run(side);
             cpu[side][r] = (thread_cpu() - c0) / l->ops;
@@ -594,6 +603,7 @@ static void measure(const bench_line *l)
         vf_round++;
     }
     double scale = l->ops > 1 ? 1e6 : 1e3;
+    printf("%-30s (%d rounds)\n", l->what, rounds);
     print_ratios(l->what, "wall", t, scale);
     print_ratios("", "cpu", cpu, scale);
     fflush(stdout);
@@ -607,6 +617,10 @@ int main(int argc, char **argv)
         n_ops = atoi(argv[1]);
     if (n_ops < 1)
         DIE("usage: %s [operations per round]", argv[0]);
+    if (getenv("UR_VS_SX_ROUNDS"))
+        op_rounds = atoi(getenv("UR_VS_SX_ROUNDS"));
+    if (op_rounds < 1 || op_rounds > MAX_ROUNDS)
+        DIE("UR_VS_SX_ROUNDS must be 1..%d", MAX_ROUNDS);
     const char *b = getenv("SX_TEST_BUILDDIR");
     if (b)
         build = b;
@@ -632,8 +646,8 @@ int main(int argc, char **argv)
     ur_setup(spv, size);
     sx_setup();
     if (!cached) {
-        printf("ur-vs-sx: %d operations per round, %d rounds (rotating order), driver: "
-               "OCL_ICD_VENDORS=%s\n", n_ops, ROUNDS, getenv("OCL_ICD_VENDORS"));
+        printf("ur-vs-sx: %d operations per round, %d rounds (15 for first launches; all orders in turn), "
+               "driver: OCL_ICD_VENDORS=%s\n", n_ops, op_rounds, getenv("OCL_ICD_VENDORS"));
         const bench_line lines[] = {
             {"empty kernel launch + wait", launch_wait, n_ops},
             {"enqueue only (then finish)", enqueue_only, n_ops},

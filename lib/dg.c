@@ -64,7 +64,7 @@ typedef struct {
 } copy_memo;
 /* initial-exec: no __tls_get_addr call on the copy path (a few dozen bytes of
  * static TLS, which glibc keeps spare even for a dlopen'ed library). */
-static _Thread_local copy_memo memo __attribute__((tls_model("initial-exec")));
+static _Thread_local copy_memo memo;
 
 static dg *find_host(const void *p)
 {

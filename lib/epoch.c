@@ -11,17 +11,21 @@
  * "synchronize" model, its membarrier flavour), not hazard pointers or
  * reference counts:
  * - a reader's cost is two plain stores to its own cache line (enter,
- *   leave) and a read of the global epoch: no shared write, no cache-line
+ *   leave; leaving restores what entering found, so sections nest without
+ *   a counter) and a read of the global epoch: no shared write, no cache-line
  *   ping-pong between launching threads, which reference counts on a shared
  *   slot would cause, and no fence: the writer makes every running thread
  *   execute one with membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), so a
  *   reader's announcement is either seen by the writer's scan or the reader
  *   sees the unlink. Where membarrier is missing (old kernels, seccomp),
  *   readers announce with a sequentially consistent store instead (an xchg).
- *   Measured here: a reader section costs 1.5 ns with membarrier, 4 ns
- *   fenced; a cached sx_queue_launch on the native adapter went from 70.5
- *   to 72.2 ns (bench/core-launch, old and new binaries alternated; the
- *   rest is the per-handle kernel indirection);
+ *   Measured here: a reader section costs 1.5-2.5 ns with membarrier
+ *   (bench/launch-section), 4 ns fenced. With it, a cached sx_queue_launch
+ *   on the native adapter is 0.93x the pre-epoch build's (bench/launch-ab,
+ *   both libraries in one process, 2001 rounds), as the launch path lost
+ *   two calls (sx_queue_launch is one function down to the adapter). The
+ *   record is reached through a TLS descriptor (-mtls-dialect=gnu2), not
+ *   initial-exec TLS, which kept the library from loading with dlopen;
  * - hazard pointers would need a publish + re-validate per list node;
  * - writers (unregistration, context release, the last kernel release,
  *   sx_fini) are rare and may block: sxi_epoch_synchronize() returns once
@@ -51,14 +55,13 @@ static _Atomic(struct sxi_epoch_rec *) records;  /* never freed: threads come an
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 
-__attribute__((tls_model("initial-exec"))) _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
+_Thread_local struct sxi_epoch_rec *sxi_epoch_me;
 
 /* A thread that ends leaves its record for the next new thread. */
 static void thread_gone(void *arg)
 {
     struct sxi_epoch_rec *r = arg;
     atomic_store_explicit(&r->epoch, 0, memory_order_release);
-    r->depth = 0;
     atomic_store_explicit(&r->in_use, false, memory_order_release);
 }
 
@@ -118,7 +121,6 @@ struct sxi_epoch_rec *sxi_epoch_register(void)
             r->next = head;
         while (!atomic_compare_exchange_weak(&records, &head, r));
     }
-    r->depth = 0;
     (void)pthread_setspecific(exit_key, r);
     sxi_epoch_me = r;
     return r;

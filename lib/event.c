@@ -22,27 +22,49 @@ static void event_destroy_dep(sxi_dep *d)
         SXI_LOG(SX_LOG_WARN, "context teardown: %s", sx_last_error());
 }
 
+struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
+{
+    struct sx_event_s *e = sxi_handle_new(sizeof(*e));
+    if (!e)
+        return NULL;
+    e->adapter = q->adapter;
+    e->context = q->context;
+    atomic_fetch_add(&q->context->refs, 1);
+    e->dep.destroy = event_destroy_dep;
+    e->dep.order = SXI_DEP_COMMANDS;
+    sxi_context_dep_add(q->context, &e->dep);
+    return e;
+}
+
+sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_event *out)
+{
+    e->handle = h;
+    /* release: whoever gets the handle from this thread sees it whole */
+    atomic_store_explicit(&e->tag, (uint32_t)SXI_TAG_EVENT, memory_order_release);
+    *out = e;
+    return SX_SUCCESS;
+}
+
+void sxi_event_abandon(struct sx_event_s *e)
+{
+    struct sx_context_s *c = e->context;
+    sxi_context_dep_remove(c, &e->dep);
+    sxi_handle_free(e, sizeof(*e));
+    (void)sxi_context_release(c); /* a queue of it holds another reference */
+}
+
 sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event h, sx_event *out)
 {
-    struct sx_adapter_s *a = q->adapter;
-    struct sx_event_s *e = sxi_handle_new(sizeof(*e));
+    struct sx_event_s *e = sxi_event_prepare(q);
     if (!e) {
+        struct sx_adapter_s *a = q->adapter;
         if (h) {
             SXA_CALL(a, event, wait, 1, &h);
             SXA_CALL(a, event, release, h);
         }
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory for an event (the command was waited for)");
     }
-    e->adapter = a;
-    e->context = q->context;
-    atomic_fetch_add(&q->context->refs, 1);
-    e->handle = h;
-    e->dep.destroy = event_destroy_dep;
-    e->dep.order = SXI_DEP_COMMANDS;
-    sxi_context_dep_add(q->context, &e->dep);
-    atomic_store(&e->tag, (uint32_t)SXI_TAG_EVENT);
-    *out = e;
-    return SX_SUCCESS;
+    return sxi_event_publish(e, h, out);
 }
 
 /* The list handed to adapters is NULL when it has no events (OpenCL's rule). */

@@ -454,9 +454,9 @@ static sx_result map_args(const struct sx_args_s *a, const sxi_signature *sig, c
     return SX_SUCCESS;
 }
 
-static sx_result launch_in_section(struct sx_queue_s *q, struct sx_args_s *a, bool single, uint32_t dims,
-                                   const size_t *global, const size_t *local, const sx_launch_properties *props,
-                                   uint32_t nw, const sx_event *wl, sx_event *ev);
+static sx_result launch_in_section(sxi_section *sec, struct sx_queue_s *q, struct sx_args_s *a, bool single,
+                                   uint32_t dims, const size_t *global, const size_t *local,
+                                   const sx_launch_properties *props, uint32_t nw, const sx_event *wl, sx_event *ev);
 
 /* The slot (and the signature it points to) stays valid until the reader
  * section ends, whatever other threads unregister meanwhile (epoch.c). */
@@ -464,22 +464,22 @@ static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, 
                         const size_t *local, const sx_launch_properties *props, uint32_t nw, const sx_event *wl,
                         sx_event *ev)
 {
-    sxi_read_lock();
-    sx_result r = launch_in_section(q, a, single, dims, global, local, props, nw, wl, ev);
-    sxi_read_unlock();
+    sxi_section sec = sxi_read_lock();
+    sx_result r = launch_in_section(&sec, q, a, single, dims, global, local, props, nw, wl, ev);
+    sxi_read_unlock(sec);
     return r;
 }
 
-static sx_result launch_in_section(struct sx_queue_s *q, struct sx_args_s *a, bool single, uint32_t dims,
-                                   const size_t *global, const size_t *local, const sx_launch_properties *props,
-                                   uint32_t nw, const sx_event *wl, sx_event *ev)
+static sx_result launch_in_section(sxi_section *sec, struct sx_queue_s *q, struct sx_args_s *a, bool single,
+                                   uint32_t dims, const size_t *global, const size_t *local,
+                                   const sx_launch_properties *props, uint32_t nw, const sx_event *wl, sx_event *ev)
 {
     struct sx_kernel_s *k = a->kernel;
     if (props && props->size < sizeof(uint32_t) * 2 + sizeof(size_t))
         return sxi_error(SX_ERROR_INVALID_SIZE, "launch of '%s': sx_launch_properties.size is %u (want %zu)", k->name,
                          props->size, sizeof(sx_launch_properties));
     sxi_kernel_slot *s;
-    sx_result r = sxi_slot_for(q, k, &s);
+    sx_result r = sxi_slot_for(q, k, sec, &s);
     if (r != SX_SUCCESS)
         return r;
     const sxi_signature *sig = s->sig;

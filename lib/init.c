@@ -5,12 +5,7 @@
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t init_refs;
-_Atomic bool sxi_init_done;
-
-bool sxi_initialized(void)
-{
-    return atomic_load_explicit(&sxi_init_done, memory_order_acquire);
-}
+_Atomic bool sxi_initialized_flag;
 
 SX_API sx_result sx_init(uint32_t flags)
 {
@@ -30,7 +25,7 @@ SX_API sx_result sx_init(uint32_t flags)
         sxi_epoch_prepare();
         if ((r = sxi_adapters_load()) != SX_SUCCESS)
             goto out;
-        atomic_store_explicit(&sxi_init_done, true, memory_order_release);
+        atomic_store_explicit(&sxi_initialized_flag, true, memory_order_release);
     }
     init_refs++;
 out:
@@ -46,7 +41,7 @@ SX_API sx_result sx_fini(void)
         return sxi_error(SX_ERROR_UNINITIALIZED, "sx_fini: libsycl-ext is not initialised");
     }
     if (--init_refs == 0) {
-        atomic_store_explicit(&sxi_init_done, false, memory_order_seq_cst);
+        atomic_store_explicit(&sxi_initialized_flag, false, memory_order_seq_cst);
         /* Launches racing the last sx_fini (application misuse, but no
          * crash): those inside a reader section finish before anything is
          * released; later ones see the flag there (sxi_slot_for). A first

@@ -6,8 +6,9 @@
 
 #include "sx-internal.h"
 
-static sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device_s *d, uint32_t dims,
-                             const size_t *global, const size_t *local)
+/* Names what is wrong with a shape shape_ok refused. */
+static __attribute__((noinline, cold)) sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device_s *d,
+                                                             uint32_t dims, const size_t *global, const size_t *local)
 {
     if (dims < 1 || dims > 3)
         return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "launch of '%s': %u dimensions (want 1, 2 or 3)", k->name, dims);
@@ -35,6 +36,29 @@ static sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device
                          "launch of '%s': work-group of %zu work-items exceeds %s's limit of %zu", k->name, total,
                          d->name, d->max_work_group_size);
     return SX_SUCCESS;
+}
+
+/* The shape test of every launch, without the messages: no division when
+ * the local size is a power of two (the usual case). */
+static inline bool shape_ok(const struct sx_device_s *d, uint32_t dims, const size_t *global, const size_t *local)
+{
+    if (dims - 1 > 2)
+        return false;
+    size_t total = 1;
+    for (uint32_t i = 0; i < dims; i++) {
+        size_t g = global[i];
+        if (g == 0)
+            return false;
+        if (!local)
+            continue;
+        size_t l = local[i];
+        if (l == 0 || l > d->max_work_item_sizes[i])
+            return false;
+        if (!d->nonuniform_groups && ((l & (l - 1)) == 0 ? g & (l - 1) : g % l))
+            return false;
+        total *= l;
+    }
+    return !local || total <= d->max_work_group_size;
 }
 
 /* Every backend parameter given exactly once, with the kind and size the
@@ -105,42 +129,49 @@ static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *si
     return r;
 }
 
+/* The launch once the slot is known; inlined into the cached launch
+ * (sx_queue_launch) so that it is one function down to the adapter call. */
+static inline __attribute__((always_inline)) sx_result
+launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims, const size_t *offset,
+            const size_t *global, const size_t *local, uint32_t num_args, const sx_arg *args, bool args_checked,
+            uint32_t num_events, const sx_event *wait_list, sx_event *event)
+{
+    sx_result r;
+    if (SXI_UNLIKELY(!shape_ok(q->device, dims, global, local)) &&
+        (r = check_shape(k, q->device, dims, global, local)) != SX_SUCCESS)
+        return r;
+    if (!args_checked && (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS)
+        return r;
+    sxa_event stack[16], *waits = NULL, out = NULL;
+    uint32_t nwaits = 0;
+    if (num_events && (r = sxi_wait_list(q->adapter, num_events, wait_list, stack, &waits, &nwaits)) != SX_SUCCESS)
+        return r;
+    /* The event exists before the command: after it, only the handle is stored. */
+    struct sx_event_s *e = NULL;
+    if (event && !(e = sxi_event_prepare(q))) {
+        sxi_wait_list_free(waits, stack);
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "launch of '%s': out of memory for its event", k->name);
+    }
+    r = SXA_CALL(q->adapter, enqueue, kernel_launch, q->handle, s->handle, dims, offset, global, local, num_args, args,
+                 nwaits, waits, event ? &out : NULL);
+    if (SXI_UNLIKELY(waits != NULL))
+        sxi_wait_list_free(waits, stack);
+    if (SXI_UNLIKELY(r != SX_SUCCESS)) {
+        if (e)
+            sxi_event_abandon(e);
+        sxi_error_prefix("launch of '%s' on %s", k->name, q->device->name);
+        return r;
+    }
+    return e ? sxi_event_publish(e, out, event) : SX_SUCCESS;
+}
+
 sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
                           const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
                           const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
                           sx_event *event)
 {
-    sx_result r;
-    if ((r = check_shape(k, q->device, dims, global, local)) != SX_SUCCESS ||
-        (!args_checked && (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS))
-        return r;
-    sxa_event stack[16], *waits, out = NULL;
-    uint32_t nwaits;
-    if ((r = sxi_wait_list(q->adapter, num_events, wait_list, stack, &waits, &nwaits)) != SX_SUCCESS)
-        return r;
-    r = SXA_CALL(q->adapter, enqueue, kernel_launch, q->handle, s->handle, dims, offset, global, local, num_args, args,
-                 nwaits, waits, event ? &out : NULL);
-    sxi_wait_list_free(waits, stack);
-    if (r != SX_SUCCESS) {
-        sxi_error_prefix("launch of '%s' on %s", k->name, q->device->name);
-        return r;
-    }
-    return event ? sxi_event_wrap(q, out, event) : SX_SUCCESS;
-}
-
-sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t dims, const size_t *offset,
-                     const size_t *global, const size_t *local, uint32_t num_args, const sx_arg *args,
-                     uint32_t num_events, const sx_event *wait_list, sx_event *event)
-{
-    sxi_kernel_slot *s;
-    /* The slot and its adapter kernel stay valid until the section ends,
-     * whatever other threads unregister or release meanwhile. */
-    sxi_read_lock();
-    sx_result r = sxi_slot_for(q, k, &s);
-    if (r == SX_SUCCESS)
-        r = sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list, event);
-    sxi_read_unlock();
-    return r;
+    return launch_slot(q, k, s, dims, offset, global, local, num_args, args, args_checked, num_events, wait_list,
+                       event);
 }
 
 SX_API sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
@@ -154,5 +185,13 @@ SX_API sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const s
     if (num_args && !args)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_queue_launch(%s): args is NULL with %u arguments", k->name,
                          num_args);
-    return sxi_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    sxi_kernel_slot *s;
+    /* The slot and its adapter kernel stay valid until the section ends,
+     * whatever other threads unregister or release meanwhile. */
+    sxi_section sec = sxi_read_lock();
+    sx_result r = sxi_slot_for(q, k, &sec, &s);
+    if (SXI_LIKELY(r == SX_SUCCESS))
+        r = launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list, event);
+    sxi_read_unlock(sec);
+    return r;
 }

@@ -178,8 +178,12 @@ struct sx_device_s {
     char *name;
 };
 
-bool sxi_initialized(void);
-extern _Atomic bool sxi_init_done;  /* what sxi_initialized reads (init.c) */
+/* Between sx_init and the last sx_fini (init.c); read by every call. */
+extern _Atomic bool sxi_initialized_flag;
+static inline bool sxi_initialized(void)
+{
+    return atomic_load_explicit(&sxi_initialized_flag, memory_order_acquire);
+}
 /* Finding every adapter (sx_init) and unloading them (loader.c). */
 sx_result sxi_adapters_load(void);
 void sxi_adapters_unload(void);
@@ -273,6 +277,14 @@ struct sx_event_s {
  * may be NULL: the event is complete). On allocation failure the adapter
  * event is waited on and released and the error returned. */
 sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event handle, sx_event *out);
+/* The same in two steps, so that the allocation happens before the
+ * command is enqueued and nothing slow runs between the enqueue and the
+ * caller's wait (with a CPU driver, even 100 ns there cost a wait 0.4 us):
+ * prepare (NULL: out of memory), then publish with the adapter event, or
+ * abandon when the command failed. */
+struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q);
+sx_result sxi_event_publish(struct sx_event_s *e, sxa_event handle, sx_event *out);
+void sxi_event_abandon(struct sx_event_s *e);
 /* Translate a public wait list (checked) into adapter events of `a`,
  * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
@@ -558,25 +570,33 @@ void sxi_kernels_drop_all(void);
 
 struct sxi_epoch_rec {
     _Atomic uint64_t epoch;   /* the epoch a reader entered in; 0 outside */
-    uint32_t depth;           /* nesting */
     _Atomic bool in_use;
     struct sxi_epoch_rec *next;
 } __attribute__((aligned(64)));
 extern _Atomic uint64_t sxi_global_epoch;
 extern _Atomic bool sxi_epoch_asymmetric;  /* membarrier(2) works: readers need no fence */
-extern __attribute__((tls_model("initial-exec"))) _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
+extern _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
 struct sxi_epoch_rec *sxi_epoch_register(void);
 void sxi_epoch_prepare(void);  /* sx_init: membarrier registration while it is cheap */
 /* Wait until every reader section that was open when it was called has
  * ended. Never call it inside a reader section. */
 void sxi_epoch_synchronize(void);
 
-static inline void sxi_read_lock(void)
+/* An open reader section: the thread's record and the epoch it held before
+ * (0 outside any section), which leaving restores. Sections nest: an inner
+ * one keeps the outer one's (older) epoch. */
+typedef struct sxi_section {
+    struct sxi_epoch_rec *rec;
+    uint64_t prev;
+} sxi_section;
+
+static inline sxi_section sxi_read_lock(void)
 {
     struct sxi_epoch_rec *r = sxi_epoch_me;
     if (SXI_UNLIKELY(!r))
         r = sxi_epoch_register();
-    if (r->depth++ == 0) {
+    uint64_t prev = atomic_load_explicit(&r->epoch, memory_order_relaxed);
+    if (SXI_LIKELY(prev == 0)) {
         uint64_t e = atomic_load_explicit(&sxi_global_epoch, memory_order_acquire);
         /* With membarrier the writer supplies the full barrier (epoch.c);
          * without it the store is sequentially consistent. */
@@ -587,13 +607,12 @@ static inline void sxi_read_lock(void)
             atomic_store_explicit(&r->epoch, e, memory_order_seq_cst);
         }
     }
+    return (sxi_section){r, prev};
 }
 
-static inline void sxi_read_unlock(void)
+static inline void sxi_read_unlock(sxi_section s)
 {
-    struct sxi_epoch_rec *r = sxi_epoch_me;
-    if (--r->depth == 0)
-        atomic_store_explicit(&r->epoch, 0, memory_order_release);
+    atomic_store_explicit(&s.rec->epoch, s.prev, memory_order_release);
 }
 
 /* ---------------------------------------------------------- device globals */
@@ -613,12 +632,13 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p);
 /* The slot of (queue's context, device) for a kernel: one lock-free scan
  * when cached, else built (sxi_kernel_slot_get). Call inside a reader
  * section (sxi_read_lock); the slot stays valid until it ends. */
-static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_kernel_slot **out)
+static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec,
+                                     sxi_kernel_slot **out)
 {
     sxi_kernel *k = h->k;
     for (;;) {
         /* Inside the section: the last sx_fini waits for it (init.c). */
-        if (SXI_UNLIKELY(!atomic_load_explicit(&sxi_init_done, memory_order_relaxed))) {
+        if (SXI_UNLIKELY(!atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed))) {
             *out = NULL;
             return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
         }
@@ -631,9 +651,9 @@ static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h
         }
         /* Build outside the section (it takes locks), then look again: a
          * slot dropped meanwhile is built again or reported unsupported. */
-        sxi_read_unlock();
+        sxi_read_unlock(*sec);
         sx_result r = sxi_kernel_slot_get(h, q);
-        sxi_read_lock();
+        *sec = sxi_read_lock();
         if (r != SX_SUCCESS)
             return r;
     }
@@ -646,9 +666,4 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                           const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
                           const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
                           sx_event *event);
-sx_result sxi_launch(struct sx_queue_s *q, struct sx_kernel_s *k, uint32_t work_dim,
-                     const size_t *offset, const size_t *global, const size_t *local,
-                     uint32_t num_args, const sx_arg *args, uint32_t num_events,
-                     const sx_event *wait_list, sx_event *event);
-
 #endif /* SX_INTERNAL_H */

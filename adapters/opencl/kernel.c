@@ -27,6 +27,10 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
         return sxo_fail(err, "clGetKernelInfo", "(CL_KERNEL_NUM_ARGS) for '%s'", name);
     }
     struct sxa_kernel_s *kr = calloc(1, sizeof *kr);
+    if (kr && n && !(kr->memo = calloc(n, sizeof *kr->memo))) {
+        free(kr);
+        kr = NULL;
+    }
     if (!kr) {
         sxo_cl.clReleaseKernel(k);
         return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: kernel '%s'", name);
@@ -46,6 +50,7 @@ static sx_result kernel_release(sxa_kernel kernel)
         return SX_ERROR_INVALID_NULL_HANDLE;
     sxo_cl.clReleaseKernel(kernel->k);
     pthread_mutex_destroy(&kernel->lock);
+    free(kernel->memo);
     free(kernel);
     return SX_SUCCESS;
 }
@@ -134,12 +139,38 @@ static sx_result check_args(const struct sxa_kernel_s *k, uint32_t num_args, con
     return rc;
 }
 
+/* Is argument `a` already set to this (memo), else remember it (bytes are
+ * compared for values of up to SXO_MEMO_BYTES, pointers by value, local
+ * memory by size). Called with the kernel's lock held. */
+static int arg_unchanged(struct sxo_arg_memo *m, const sx_arg *a, unsigned long frees)
+{
+    const void *bytes = a->type == SX_ARG_VALUE ? a->value : a->type == SX_ARG_POINTER ? (const void *)&a->value : NULL;
+    size_t n = a->type == SX_ARG_VALUE ? a->size : a->type == SX_ARG_POINTER ? sizeof(void *) : 0;
+    if (n > SXO_MEMO_BYTES) {
+        m->type = 0;
+        return 0;
+    }
+    if (m->type == a->type + 1u && m->size == a->size && (n == 0 || memcmp(m->bytes, bytes, n) == 0) &&
+        (a->type != SX_ARG_POINTER || m->frees == frees))
+        return 1;
+    m->type = a->type + 1u;
+    m->size = (uint32_t)a->size;
+    m->frees = frees;
+    if (n)
+        memcpy(m->bytes, bytes, n);
+    return 0;
+}
+
 /* Called with the kernel's lock held. */
 static sx_result set_args(struct sxa_kernel_s *k, struct sxa_device_s *d, uint32_t num_args,
                           const sx_arg *args)
 {
+    unsigned long frees = atomic_load(&sxo_usm_frees);
     for (uint32_t i = 0; i < num_args; i++) {
         const sx_arg *a = &args[i];
+        struct sxo_arg_memo *m = &k->memo[a->index];
+        if (a->size <= UINT32_MAX && arg_unchanged(m, a, frees))
+            continue;
         cl_int err;
         const char *call = "clSetKernelArg";
         switch (a->type) {
@@ -160,15 +191,18 @@ static sx_result set_args(struct sxa_kernel_s *k, struct sxa_device_s *d, uint32
                 /* A NULL global pointer is a NULL buffer everywhere. */
                 err = sxo_cl.clSetKernelArg(k->k, a->index, sizeof(cl_mem), NULL);
             } else {
+                m->type = 0;
                 return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE,
                                  "opencl: '%s' has no USM or SVM: pointer argument %u (%p) "
                                  "cannot be passed", d->name, a->index, a->value);
             }
             break;
         }
-        if (err != CL_SUCCESS)
+        if (err != CL_SUCCESS) {
+            m->type = 0; /* what the kernel holds now is unknown */
             return sxo_fail(err, call, "for argument %u (%zu bytes, type %u) of kernel %p",
                             a->index, a->size, a->type, (void *)k);
+        }
     }
     return SX_SUCCESS;
 }
@@ -208,12 +242,19 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
                              "multiple of local %zu in dimension %u",
                              d->name, global_size[i], local_size[i], i);
     }
-    cl_event buf[16], *list, ev = NULL;
-    rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
-    if (rc != SX_SUCCESS)
+    cl_event buf[16], *list = NULL, ev = NULL;
+    if (num_events && (rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list)) != SX_SUCCESS)
         return rc;
     cl_event *evp = out_event ? &ev : NULL;
     cl_int err;
+    /* The event's wrapper is made before the enqueue: after it, nothing
+     * slow may delay the caller's wait (a CPU driver's worker then takes
+     * the command, and the wait costs several times more). */
+    struct sxa_event_s *w = NULL;
+    if (out_event && !empty && !(w = malloc(sizeof *w))) {
+        sxo_wait_list_free(list, buf);
+        return sxo_error(SX_ERROR_OUT_OF_HOST_MEMORY, "opencl: event wrapper of a launch");
+    }
     if (empty) {
         /* Nothing runs; OpenCL 1.2 would refuse a 0 size, so order only. */
         err = sxo_cl.clEnqueueMarkerWithWaitList(queue->q, num_events, list, evp);
@@ -222,7 +263,10 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
             return sxo_fail(err, "clEnqueueMarkerWithWaitList", "for an empty launch");
         return sxo_event_out(ev, out_event);
     }
-    pthread_mutex_lock(&kernel->lock);
+    /* Without arguments there is nothing to keep together with the
+     * enqueue (clEnqueueNDRangeKernel itself is thread-safe). */
+    if (num_args)
+        pthread_mutex_lock(&kernel->lock);
     rc = set_args(kernel, d, num_args, args);
     if (rc == SX_SUCCESS) {
         err = sxo_cl.clEnqueueNDRangeKernel(queue->q, kernel->k, work_dim, global_offset,
@@ -232,9 +276,17 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
                           "for kernel %p on '%s' (%u-D, global %zu, local %zu)", (void *)kernel,
                           d->name, work_dim, global_size[0], local_size ? local_size[0] : 0);
     }
-    pthread_mutex_unlock(&kernel->lock);
+    if (num_args)
+        pthread_mutex_unlock(&kernel->lock);
     sxo_wait_list_free(list, buf);
-    if (rc != SX_SUCCESS)
+    if (rc != SX_SUCCESS) {
+        free(w);
         return rc;
-    return sxo_event_out(ev, out_event);
+    }
+    if (w) {
+        w->base.dispatch = sxo_svc->dispatch;
+        w->ev = ev;
+        *out_event = w;
+    }
+    return SX_SUCCESS;
 }

@@ -62,6 +62,13 @@ static sx_result event_wait(uint32_t count, const sxa_event *events)
     cl_event buf[16], *list;
     if (count == 0)
         return SX_SUCCESS;
+    if (count == 1 && events && events[0]) {
+        /* the usual wait for one command: straight to the driver */
+        cl_int err = sxo_cl.clWaitForEvents(1, &events[0]->ev);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clWaitForEvents", "on 1 event");
+        return SX_SUCCESS;
+    }
     sx_result rc = sxo_wait_list(count, events, buf, SXO_ARRAY_SIZE(buf), &list);
     if (rc != SX_SUCCESS)
         return rc;
@@ -191,6 +198,8 @@ static sx_result context_release(sxa_context context)
     if (!context)
         return SX_ERROR_INVALID_NULL_HANDLE;
     /* Allocations the caller never freed go with the context. */
+    if (context->aligned)
+        atomic_fetch_add(&sxo_usm_frees, 1);
     for (sxo_aligned *a = context->aligned, *next; a; a = next) {
         next = a->next;
         sxo_cl.clSVMFree(context->ctx, a->base);
@@ -403,12 +412,17 @@ static sx_result usm_alloc(sxa_context context, sxa_device device, sx_usm_type t
     return SX_SUCCESS;
 }
 
+_Atomic unsigned long sxo_usm_frees;
+
 static sx_result usm_free(sxa_context context, void *ptr)
 {
     if (!context)
         return SX_ERROR_INVALID_NULL_HANDLE;
     if (!ptr)
         return SX_SUCCESS;
+    /* Before the free: a launch that gets this address back from a later
+     * allocation sees the count moved and sets its pointer arguments again. */
+    atomic_fetch_add(&sxo_usm_frees, 1);
     switch (sxo_context_usm(context)) {
     case SXO_USM_INTEL: {
         /* Blocking: the memory may still be used by enqueued commands. */

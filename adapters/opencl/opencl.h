@@ -182,7 +182,27 @@ struct sxa_kernel_s {
      * shared cl_kernel, and the ABI lets many threads launch one kernel
      * with different arguments: set-args + enqueue run under this lock. */
     pthread_mutex_t lock;
+    /* What each argument was last set to (under the lock): a launch that
+     * passes the same value skips its clSetKernelArg*, as a program that
+     * sets arguments once would (num_args entries; NULL with none). */
+    struct sxo_arg_memo *memo;
 };
+
+/* One argument as last set: type + 1 (0: unknown, set it), its size, and
+ * a value of up to SXO_MEMO_BYTES bytes (a pointer for SX_ARG_POINTER).
+ * A pointer is the same argument only while no USM/SVM memory was freed
+ * since it was set: drivers resolve the allocation when it is set (Intel's
+ * refuses the launch, or crashes, when a freed allocation's address has
+ * come back as a new one). */
+#define SXO_MEMO_BYTES 32
+struct sxo_arg_memo {
+    uint32_t type;
+    uint32_t size;
+    unsigned long frees;  /* sxo_usm_frees when a pointer was set */
+    unsigned char bytes[SXO_MEMO_BYTES];
+};
+/* USM/SVM frees so far in this process (memory.c), counted before each free. */
+extern _Atomic unsigned long sxo_usm_frees;
 
 struct sxa_event_s {
     sxa_object base;

@@ -282,6 +282,40 @@ START_TEST(double_release_is_invalid_handle)
 }
 END_TEST
 
+/* Released handles wait in a quarantine (handle.c) that grows past its
+ * first ring when many are released at once, keeps them in order, and
+ * hands out only the oldest: the newest released stays caught. */
+START_TEST(quarantine_grows_in_order)
+{
+    enum { MANY = 3000, MORE = 1500 };
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    static sx_event ev[MANY], more[MORE];
+    int x = 1;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    size_t g = 1;
+    for (int i = 0; i < MANY; i++)
+        CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev[i]));
+    CK_OK(sx_event_wait(MANY, ev));
+    for (int i = 0; i < MANY; i++)
+        CK_OK(sx_event_release(ev[i]));
+    CK_ERR(sx_event_release(ev[0]), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_event_release(ev[MANY - 1]), SX_ERROR_INVALID_HANDLE);
+    for (int i = 0; i < MORE; i++) {
+        CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &more[i]));
+        ck_assert_ptr_ne(more[i], ev[MANY - 1]);
+    }
+    CK_ERR(sx_event_wait(1, &ev[MANY - 1]), SX_ERROR_INVALID_HANDLE);
+    CK_OK(sx_event_wait(MORE, more));
+    for (int i = 0; i < MORE; i++)
+        CK_OK(sx_event_release(more[i]));
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
 /* Each sx_kernel_get is a handle of its own: releasing one twice is an
  * error and leaves the other working (before: it freed the other). */
 START_TEST(kernel_handles_counted_per_get)
@@ -345,6 +379,7 @@ static Suite *suite(void)
     tc = tcase_create("handles");
     tcase_add_test(tc, double_release_is_invalid_handle);
     tcase_add_test(tc, kernel_handles_counted_per_get);
+    tcase_add_test(tc, quarantine_grows_in_order);
     tcase_add_test(tc, fini_releases_live_events);
     tcase_add_test(tc, context_teardown_flows_down_in_order);
     suite_add_tcase(s, tc);

@@ -163,15 +163,15 @@ static sx_result run_on(sx_queue on, const char *name, int x, int *result, sxi_p
     sx_arg a = {.index = 0, .type = SX_ARG_VALUE, .size = sizeof(int), .value = &x};
     r = sx_queue_launch(on, k, 1, NULL, &g, NULL, strcmp(name, "construct") ? 1 : 0, &a, 0, NULL, NULL);
     sxi_kernel_slot *s = NULL;
-    sxi_read_lock();
+    sxi_section sec = sxi_read_lock();
     if (r == SX_SUCCESS)
-        r = sxi_slot_for(on, k, &s);
+        r = sxi_slot_for(on, k, &sec, &s);
     if (r == SX_SUCCESS && result)
         r = SXA_CALL(on->adapter, enqueue, global_read, on->handle, s->program->handle, "result", 1, sizeof(int), 0,
                      result, 0, NULL, NULL);
     if (r == SX_SUCCESS && prog)
         *prog = s->program;
-    sxi_read_unlock();
+    sxi_read_unlock(sec);
     sx_kernel_release(k);
     return r;
 }

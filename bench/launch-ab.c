@@ -1,0 +1,135 @@
+/* launch-ab: the cached sx_queue_launch of two builds of libsycl-ext in ONE
+ * process. Each library is dlopen'ed (RTLD_LOCAL: two separate copies of the
+ * core, each with its built-in native adapter) and runs the same empty
+ * 1-work-item kernel on its own queue; rounds alternate which side goes
+ * first and time each side by this thread's CPU time (a single work-group
+ * runs inline on the native adapter, so that is all of it; a round that is
+ * preempted is not charged). Prints the median of the per-round ratios B/A
+ * and their range. Used to compare a build against the pre-epoch one.
+ * Not run by make check; only the public API (doc/abi.md) is used, so any
+ * two builds of libsycl-ext.so.1 can be compared.
+ * Usage: launch-ab LIB_A LIB_B IMAGE.sximg [ROUNDS] [LAUNCHES_PER_ROUND]
+ * SX_AB_BUILTINS_A / _B: each side's SX_NATIVE_BUILTINS (set around its
+ * first launch); SX_DEVICE_SELECTOR picks the device for both. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct side {
+    const char *path;
+    void *dl;
+    sx_result (*launch)(sx_queue, sx_kernel, uint32_t, const size_t *, const size_t *, const size_t *, uint32_t,
+                        const sx_arg *, uint32_t, const sx_event *, sx_event *);
+    sx_result (*wait)(sx_queue);
+    sx_queue q;
+    sx_kernel k;
+} side;
+
+#define SYM(s, name) load_sym((s), #name)
+static void *load_sym(side *s, const char *name)
+{
+    void *p = dlsym(s->dl, name);
+    if (!p) {
+        fprintf(stderr, "launch-ab: %s: no %s\n", s->path, name);
+        exit(1);
+    }
+    return p;
+}
+
+static int x = 1;
+static sx_arg args[1] = {{SX_ARG_VALUE, 0, sizeof(int), &x}};
+static const size_t g[1] = {1}, l[1] = {1};
+
+#define SIDE_CHECK(s, call)                                                                          \
+    do {                                                                                             \
+        sx_result r_ = (call);                                                                       \
+        if (r_ != SX_SUCCESS) {                                                                      \
+            fprintf(stderr, "%s: %s failed: %d: %s\n", (s)->path, #call, (int)r_, last_error());    \
+            exit(1);                                                                                 \
+        }                                                                                            \
+    } while (0)
+
+static void open_side(side *s, const char *path, const char *image, const char *builtins_env)
+{
+    s->path = path;
+    if (!(s->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+        fprintf(stderr, "launch-ab: %s\n", dlerror());
+        exit(1);
+    }
+    const char *(*last_error)(void) = SYM(s, sx_last_error);
+    sx_result (*init)(uint32_t) = SYM(s, sx_init);
+    sx_result (*load)(const char *, sx_image_file *) = SYM(s, sx_image_file_load);
+    sx_result (*dev_default)(sx_device *) = SYM(s, sx_device_get_default);
+    sx_result (*ctx_create)(uint32_t, const sx_device *, sx_context *) = SYM(s, sx_context_create);
+    sx_result (*q_create)(sx_context, sx_device, uint32_t, sx_queue *) = SYM(s, sx_queue_create);
+    sx_result (*get_ff)(const char *, sx_kernel *) = SYM(s, sx_kernel_get_free_function);
+    s->launch = SYM(s, sx_queue_launch);
+    s->wait = SYM(s, sx_queue_wait);
+    const char *b = getenv(builtins_env);
+    if (b)
+        setenv("SX_NATIVE_BUILTINS", b, 1);
+    sx_image_file f;
+    sx_device d;
+    sx_context c;
+    SIDE_CHECK(s, load(image, &f));
+    SIDE_CHECK(s, init(0));
+    SIDE_CHECK(s, dev_default(&d));
+    SIDE_CHECK(s, ctx_create(1, &d, &c));
+    SIDE_CHECK(s, q_create(c, d, 0, &s->q));
+    SIDE_CHECK(s, get_ff("empty", &s->k));
+    SIDE_CHECK(s, s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, NULL)); /* build, cache */
+    SIDE_CHECK(s, s->wait(s->q));
+    /* Objects stay until exit: each library is torn down with the process. */
+}
+
+static double run(side *s, long n)
+{
+    double t0 = bench_cpu_now();
+    for (long i = 0; i < n; i++)
+        if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, NULL) != SX_SUCCESS) {
+            fprintf(stderr, "%s: launch failed\n", s->path);
+            exit(1);
+        }
+    if (s->wait(s->q) != SX_SUCCESS)
+        exit(1);
+    return bench_cpu_now() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: launch-ab LIB_A LIB_B IMAGE.sximg [ROUNDS] [LAUNCHES_PER_ROUND]\n");
+        return 2;
+    }
+    int rounds = argc > 4 ? atoi(argv[4]) : 201;
+    long n = argc > 5 ? atol(argv[5]) : 20000;
+    if (rounds < 1 || rounds > 100000 || n < 1)
+        return 2;
+    side a, b;
+    open_side(&a, argv[1], argv[3], "SX_AB_BUILTINS_A");
+    open_side(&b, argv[2], argv[3], "SX_AB_BUILTINS_B");
+    double *ratio = calloc((size_t)rounds, sizeof(double)), ta = 1e9, tb = 1e9;
+    if (!ratio)
+        return 1;
+    for (int r = 0; r < rounds; r++) {
+        double t[2];
+        for (int i = 0; i < 2; i++) {
+            int which = (i ^ r) & 1;
+            t[which] = run(which ? &b : &a, n);
+        }
+        ratio[r] = t[1] / t[0];
+        if (t[0] < ta)
+            ta = t[0];
+        if (t[1] < tb)
+            tb = t[1];
+    }
+    printf("launch-ab: %d rounds of %ld launches each side (thread CPU time)\n", rounds, n);
+    printf("  A %s: best %.1f ns/launch\n  B %s: best %.1f ns/launch\n", a.path, ta / n * 1e9, b.path,
+           tb / n * 1e9);
+    bench_print_ratio("  B/A", ratio, rounds);
+    free(ratio);
+    return 0;
+}
