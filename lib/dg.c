@@ -62,8 +62,8 @@ typedef struct {
     const char *symbol;        /* while the generation holds: see sxi_dg_remove_image) */
     uint32_t size, access;
 } copy_memo;
-/* initial-exec: no __tls_get_addr call on the copy path (a few dozen bytes of
- * static TLS, which glibc keeps spare even for a dlopen'ed library). */
+/* Per thread; the core is built with TLS descriptors (SX_TLS_CFLAGS), so
+ * the copy path pays no __tls_get_addr call and the library still dlopens. */
 static _Thread_local copy_memo memo;
 
 static dg *find_host(const void *p)
@@ -610,32 +610,21 @@ static sx_result copy_image_scope(const char *uid, uint32_t size, uint32_t acces
 }
 
 /* A copy to or from an instance (device USM of this queue's context, or
- * memory the adapter owns): straight to the adapter, inside a reader
- * section, so the instance cannot be freed under the copy (instances are
- * retired, then freed after a grace period: unlock_and_reclaim()). `gen`: the
- * generation `inst` was resolved under; if it has moved on by the time the
- * section is entered, nothing is done and *stale says so (the caller
- * resolves again). 0: the caller entered the section itself, under
- * dg_lock, so the instance is known alive; the section is left here. */
+ * memory the adapter owns): straight to the adapter, inside the reader
+ * section `sec` the caller entered (and this leaves), so the instance
+ * cannot be freed under the copy (instances are retired, then freed after
+ * a grace period: unlock_and_reclaim()). */
 static inline __attribute__((always_inline)) sx_result copy_instance(const copy_req *c, char *inst, bool adapter_owned,
-                                                                  uint64_t gen, bool *stale)
+                                                                  sxi_section sec)
 {
     struct sx_queue_s *q = c->q;
-    if (gen) {
-        sxi_read_lock();
-        if (SXI_UNLIKELY(atomic_load_explicit(&dg_generation, memory_order_acquire) != gen)) {
-            sxi_read_unlock();
-            *stale = true;
-            return SX_SUCCESS;
-        }
-    }
     sx_result r = SX_SUCCESS;
     if (SXI_LIKELY(c->nw == 0 && !c->ev && !adapter_owned)) {
         /* the repeated blocking copy: one adapter call */
         if (c->bytes)
             r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking, c->write ? inst + c->offset : c->host,
                          c->write ? (const void *)c->host : inst + c->offset, c->bytes, 0, NULL, NULL);
-        sxi_read_unlock();
+        sxi_read_unlock(sec);
         return r;
     }
     sxa_event stack[16], *waits, out = NULL;
@@ -650,7 +639,7 @@ static inline __attribute__((always_inline)) sx_result copy_instance(const copy_
                          c->bytes, nwaits, waits, c->ev ? &out : NULL);
         sxi_wait_list_free(waits, stack);
     }
-    sxi_read_unlock();
+    sxi_read_unlock(sec);
     if (r == SX_SUCCESS && c->ev)
         r = sxi_event_wrap(q, out, c->ev);
     return r;
@@ -676,18 +665,23 @@ static sx_result copy(const copy_req *c)
     if (memo_covers(c)) {
         sx_result r;
         bool stale = false;
-        if (memo.usm) {
-            r = copy_instance(c, memo.usm, false, memo.generation, &stale);
+        /* `memo` holds while the generation does, inside the section: a
+         * removal bumps it, then waits for a grace period before freeing. */
+        sxi_section sec = sxi_read_lock();
+        stale = memo.generation != atomic_load_explicit(&dg_generation, memory_order_acquire);
+        if (stale) {
+            sxi_read_unlock(sec);
+            r = SX_SUCCESS;
+        } else if (memo.usm) {
+            r = copy_instance(c, memo.usm, false, sec);
         } else {
             /* The program and the symbol (image memory) stay while the
              * generation holds, for as long as the reader section lasts:
              * unregistration bumps it, then waits for a grace period
              * before programs and images go (sxi_dg_remove_image). A
              * context's programs go only once no queue of it is left. */
-            sxi_read_lock();
-            stale = memo.generation != atomic_load_explicit(&dg_generation, memory_order_acquire);
-            r = stale ? SX_SUCCESS : copy_program_variable(c, memo.program, memo.symbol);
-            sxi_read_unlock();
+            r = copy_program_variable(c, memo.program, memo.symbol);
+            sxi_read_unlock(sec);
         }
         if (!stale && r == SX_SUCCESS)
             return r;
@@ -731,10 +725,9 @@ static sx_result copy(const copy_req *c)
         memo = (copy_memo){gen, c->global, q->context, q->device, in->usm, NULL, NULL, size, access};
     /* Into the reader section before dg_lock goes: a removal that unlinks
      * the instance after this waits for the copy before freeing it. */
-    sxi_read_lock();
+    sxi_section sec = sxi_read_lock();
     pthread_mutex_unlock(&dg_lock);
-    bool stale = false;
-    r = copy_instance(c, in->usm, in->adapter_owned, 0, &stale);
+    r = copy_instance(c, in->usm, in->adapter_owned, sec);
     if (r != SX_SUCCESS)
         sxi_error_prefix("device_global '%s': %s of %zu bytes on %s", uid, what, c->bytes, q->device->name);
     return r;
