@@ -82,14 +82,19 @@ SX_API sx_result sx_context_retain(sx_context c)
     return SX_SUCCESS;
 }
 
-void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d)
+static void dep_link_locked(struct sx_context_s *c, sxi_dep *d)
 {
-    pthread_mutex_lock(&c->lock);
     d->prev = NULL;
     d->next = c->deps;
     if (c->deps)
         c->deps->prev = d;
     c->deps = d;
+}
+
+void sxi_context_dep_add(struct sx_context_s *c, sxi_dep *d)
+{
+    pthread_mutex_lock(&c->lock);
+    dep_link_locked(c, d);
     pthread_mutex_unlock(&c->lock);
 }
 
@@ -140,14 +145,14 @@ sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*dr
     o->context = c;
     o->drop = drop;
     pthread_mutex_lock(&c->lock);
-    if (c->dep_once & (1u << order)) { /* another thread was first */
-        pthread_mutex_unlock(&c->lock);
-        free(o);
-        return SX_SUCCESS;
+    have = c->dep_once & (1u << order); /* another thread may have been first */
+    if (!have) {
+        c->dep_once |= 1u << order;
+        dep_link_locked(c, &o->dep);
     }
-    c->dep_once |= 1u << order;
     pthread_mutex_unlock(&c->lock);
-    sxi_context_dep_add(c, &o->dep);
+    if (have)
+        free(o);
     return SX_SUCCESS;
 }
 

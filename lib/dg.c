@@ -663,15 +663,13 @@ static sx_result copy(const copy_req *c)
     /* The repeated copy: this thread's last resolution, still valid. A
      * failing copy takes the slow path, which says what is wrong. */
     if (memo_covers(c)) {
-        sx_result r;
-        bool stale = false;
+        sx_result r = SX_SUCCESS;
         /* `memo` holds while the generation does, inside the section: a
          * removal bumps it, then waits for a grace period before freeing. */
         sxi_section sec = sxi_read_lock();
-        stale = memo.generation != atomic_load_explicit(&dg_generation, memory_order_acquire);
+        bool stale = memo.generation != atomic_load_explicit(&dg_generation, memory_order_acquire);
         if (stale) {
             sxi_read_unlock(sec);
-            r = SX_SUCCESS;
         } else if (memo.usm) {
             r = copy_instance(c, memo.usm, false, sec);
         } else {

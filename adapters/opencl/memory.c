@@ -59,20 +59,15 @@ sx_result sxo_event_out(cl_event ev, sxa_event *out)
 
 static sx_result event_wait(uint32_t count, const sxa_event *events)
 {
-    cl_event buf[16], *list;
+    cl_event buf[16], *list = NULL;
     if (count == 0)
         return SX_SUCCESS;
-    if (count == 1 && events && events[0]) {
-        /* the usual wait for one command: straight to the driver */
-        cl_int err = sxo_cl.clWaitForEvents(1, &events[0]->ev);
-        if (err != CL_SUCCESS)
-            return sxo_fail(err, "clWaitForEvents", "on 1 event");
-        return SX_SUCCESS;
-    }
-    sx_result rc = sxo_wait_list(count, events, buf, SXO_ARRAY_SIZE(buf), &list);
+    /* One event (the usual wait for one command): no list to build. */
+    int one = count == 1 && events && events[0];
+    sx_result rc = one ? SX_SUCCESS : sxo_wait_list(count, events, buf, SXO_ARRAY_SIZE(buf), &list);
     if (rc != SX_SUCCESS)
         return rc;
-    cl_int err = sxo_cl.clWaitForEvents(count, list);
+    cl_int err = sxo_cl.clWaitForEvents(count, one ? &events[0]->ev : list);
     sxo_wait_list_free(list, buf);
     if (err != CL_SUCCESS)
         return sxo_fail(err, "clWaitForEvents", "on %u events", count);
