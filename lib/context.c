@@ -132,10 +132,8 @@ static void once_destroy(sxi_dep *d)
 
 sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*drop)(struct sx_context_s *c))
 {
-    pthread_mutex_lock(&c->lock);
-    bool have = c->dep_once & (1u << order);
-    pthread_mutex_unlock(&c->lock);
-    if (have)
+    /* registered already: one load (every event asks) */
+    if (atomic_load_explicit(&c->dep_once, memory_order_acquire) & (1u << order))
         return SX_SUCCESS;
     once_dep *o = calloc(1, sizeof(*o));
     if (!o)
@@ -145,9 +143,9 @@ sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*dr
     o->context = c;
     o->drop = drop;
     pthread_mutex_lock(&c->lock);
-    have = c->dep_once & (1u << order); /* another thread may have been first */
+    bool have = atomic_load(&c->dep_once) & (1u << order); /* another thread may have been first */
     if (!have) {
-        c->dep_once |= 1u << order;
+        atomic_fetch_or(&c->dep_once, 1u << order);
         dep_link_locked(c, &o->dep);
     }
     pthread_mutex_unlock(&c->lock);

@@ -61,6 +61,7 @@ _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
 static void thread_gone(void *arg)
 {
     struct sxi_epoch_rec *r = arg;
+    sxi_epoch_me = NULL; /* a later call in this thread's end registers again */
     atomic_store_explicit(&r->epoch, 0, memory_order_release);
     atomic_store_explicit(&r->in_use, false, memory_order_release);
 }

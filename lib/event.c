@@ -13,26 +13,35 @@ static sx_result event_destroy(struct sx_event_s *e)
     return r;
 }
 
-/* sx_fini with the event still there: its context goes without it. */
-static void event_destroy_dep(sxi_dep *d)
+/* A context's teardown (sx_fini with events the application left): every
+ * live event of it is released here, found among the handles' memory. */
+static void event_drop_one(void *object, void *arg)
 {
-    struct sx_event_s *e = (struct sx_event_s *)((char *)d - offsetof(struct sx_event_s, dep));
-    atomic_store(&e->tag, (uint32_t)SXI_TAG_DEAD);
+    struct sx_event_s *e = object;
+    if (atomic_load_explicit(&e->tag, memory_order_acquire) != SXI_TAG_EVENT || e->context != arg)
+        return;
+    if (!sxi_handle_kill(&e->tag, SXI_TAG_EVENT))
+        return; /* released meanwhile */
     if (event_destroy(e) != SX_SUCCESS)
         SXI_LOG(SX_LOG_WARN, "context teardown: %s", sx_last_error());
 }
 
+static void events_drop_context(struct sx_context_s *c)
+{
+    sxi_handle_foreach(sizeof(struct sx_event_s), event_drop_one, c);
+}
+
 struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
 {
+    struct sx_context_s *c = q->context;
+    if (sxi_context_dep_once(c, SXI_DEP_EVENTS, events_drop_context) != SX_SUCCESS)
+        return NULL;
     struct sx_event_s *e = sxi_handle_new(sizeof(*e));
     if (!e)
         return NULL;
     e->adapter = q->adapter;
-    e->context = q->context;
-    atomic_fetch_add(&q->context->refs, 1);
-    e->dep.destroy = event_destroy_dep;
-    e->dep.order = SXI_DEP_COMMANDS;
-    sxi_context_dep_add(q->context, &e->dep);
+    e->context = c;
+    atomic_fetch_add(&c->refs, 1);
     return e;
 }
 
@@ -48,7 +57,6 @@ sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_event *out)
 void sxi_event_abandon(struct sx_event_s *e)
 {
     struct sx_context_s *c = e->context;
-    sxi_context_dep_remove(c, &e->dep);
     sxi_handle_free(e, sizeof(*e));
     (void)sxi_context_release(c); /* a queue of it holds another reference */
 }
@@ -169,7 +177,6 @@ SX_API sx_result sx_event_release(sx_event e)
     if (!sxi_handle_kill(&e->tag, SXI_TAG_EVENT))
         return SXI_DEAD_HANDLE(e, "event");
     struct sx_context_s *c = e->context;
-    sxi_context_dep_remove(c, &e->dep);
     sx_result r = event_destroy(e);
     sx_result r2 = sxi_context_release(c);
     return r != SX_SUCCESS ? r : r2;

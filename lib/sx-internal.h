@@ -67,6 +67,19 @@ enum sxi_tag {
  * and valgrind) until many later releases have recycled it. */
 void *sxi_handle_new(size_t size);
 void sxi_handle_free(void *h, size_t size);
+/* Calls fn on every object of size's class ever handed out, live or not
+ * (read its tag atomically; never-used memory reads 0). */
+void sxi_handle_foreach(size_t size, void (*fn)(void *object, void *arg), void *arg);
+/* A thread's quarantine and spare objects of one size class (handle.c),
+ * kept in its epoch record. */
+#define SXI_HANDLE_CLASSES 4
+#define SXI_HANDLE_BATCH 32  /* objects moved at once between a thread and the shared pool */
+struct sxi_handle_cache {
+    void **ring;            /* released objects, oldest at head */
+    uint32_t head, count, cap;
+    uint32_t ready;         /* spare[0..ready) may be handed out */
+    void *spare[SXI_HANDLE_BATCH];
+};
 /* Mark a live handle dead: true for the one caller that saw it live with
  * `tagv` (a second, or concurrent, release gets false). */
 static inline bool sxi_handle_kill(_Atomic uint32_t *tag, uint32_t tagv)
@@ -227,7 +240,7 @@ struct sxi_kernel_slot;
  * through its own callback, in `order`: commands before the kernels that
  * run them, kernels before their programs, programs before the instances
  * written into them. Teardown flows down: context.c names none of them. */
-enum sxi_dep_order { SXI_DEP_COMMANDS, SXI_DEP_KERNELS, SXI_DEP_PROGRAMS, SXI_DEP_GLOBALS, SXI_DEP_ORDERS_ };
+enum sxi_dep_order { SXI_DEP_EVENTS, SXI_DEP_COMMANDS, SXI_DEP_KERNELS, SXI_DEP_PROGRAMS, SXI_DEP_GLOBALS, SXI_DEP_ORDERS_ };
 typedef struct sxi_dep {
     struct sxi_dep *next, *prev;
     void (*destroy)(struct sxi_dep *d);  /* called unlinked, context lock not held */
@@ -251,7 +264,7 @@ struct sx_context_s {
     struct sxi_program *programs;  /* list of built programs */
     sxi_ptrmap usm;              /* live allocations: ptr -> size/type */
     sxi_dep *deps;               /* its dependents: released at teardown (queues, events: if the app did not) */
-    uint32_t dep_once;           /* orders registered by sxi_context_dep_once (bit = order; lock) */
+    _Atomic uint32_t dep_once;   /* orders registered by sxi_context_dep_once (bit = order; set under lock) */
     struct sx_context_s *next, *prev;  /* live contexts (for unregistration) */
 };
 
@@ -270,7 +283,6 @@ struct sx_event_s {
     struct sx_adapter_s *adapter;
     struct sx_context_s *context;  /* retained: an event keeps its context alive */
     sxa_event handle;
-    sxi_dep dep;                   /* in the context's list */
 };
 
 /* Wrap an adapter event of a queue's command into a public one (handle
@@ -572,6 +584,8 @@ struct sxi_epoch_rec {
     _Atomic uint64_t epoch;   /* the epoch a reader entered in; 0 outside */
     _Atomic bool in_use;
     struct sxi_epoch_rec *next;
+    /* not the epoch's, but per thread too: the owner's alone, on lines of their own */
+    struct sxi_handle_cache handles[SXI_HANDLE_CLASSES] __attribute__((aligned(64)));
 } __attribute__((aligned(64)));
 extern _Atomic uint64_t sxi_global_epoch;
 extern _Atomic bool sxi_epoch_asymmetric;  /* membarrier(2) works: readers need no fence */

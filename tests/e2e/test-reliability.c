@@ -2,6 +2,9 @@
  * released handles staying caught, sx_fini with live objects (issue 15,
  * points 1 to 3), on the native adapter with the e2e free-function image. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -227,7 +230,7 @@ START_TEST(context_teardown_flows_down_in_order)
     unsetenv("SX_TRACE");
     long queue = at("queue.release"), event = at("event.release"), kernel = at("kernel.release"),
          program = at("program.release"), instance = at("usm.free"), context = at("context.release");
-    ck_assert_msg(queue < kernel && event < kernel && kernel < program && program < instance && instance < context,
+    ck_assert_msg(event < queue && queue < kernel && kernel < program && program < instance && instance < context,
                   "teardown out of order:\n%s", trace_log);
     CK_OK(sx_kernel_release(k));
     CK_OK(sx_image_file_release(t.file));
@@ -316,6 +319,69 @@ START_TEST(quarantine_grows_in_order)
 }
 END_TEST
 
+/* One thread makes events, another releases them: the released ones,
+ * once past their quarantine, come back to the maker through the shared
+ * pool, so the memory behind events stays bounded (before the pool, a
+ * per-thread quarantine would have grown without end here). */
+typedef struct {
+    sx_event ring[64];
+    _Atomic unsigned made, released;
+} handoff;
+
+static void *release_handed(void *arg)
+{
+    handoff *h = arg;
+    for (unsigned i = 0; i < 20000; i++) {
+        while (atomic_load(&h->made) <= i)
+            sched_yield();
+        CK_OK(sx_event_wait(1, &h->ring[i % 64]));
+        CK_OK(sx_event_release(h->ring[i % 64]));
+        atomic_store(&h->released, i + 1);
+    }
+    return NULL;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(events_made_and_released_on_two_threads_reuse_memory)
+{
+    enum { N = 20000 };
+    e2e t;
+    e2e_open(&t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    int x = 1;
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    size_t g = 1;
+    static handoff h;
+    static uintptr_t seen[N];
+    atomic_store(&h.made, 0);
+    atomic_store(&h.released, 0);
+    pthread_t th;
+    ck_assert_int_eq(pthread_create(&th, NULL, release_handed, &h), 0);
+    for (unsigned i = 0; i < N; i++) {
+        while (i - atomic_load(&h.released) >= 64)
+            sched_yield();
+        CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &h.ring[i % 64]));
+        seen[i] = (uintptr_t)h.ring[i % 64];
+        atomic_store(&h.made, i + 1);
+    }
+    pthread_join(th, NULL);
+    qsort(seen, N, sizeof(seen[0]), cmp_ptr);
+    unsigned distinct = 0;
+    for (unsigned i = 0; i < N; i++)
+        distinct += i == 0 || seen[i] != seen[i - 1];
+    /* the releasing thread's quarantine (1024 + 32) and what is in flight */
+    ck_assert_msg(distinct < 2048, "%u distinct event addresses for %u events", distinct, (unsigned)N);
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
 /* Each sx_kernel_get is a handle of its own: releasing one twice is an
  * error and leaves the other working (before: it freed the other). */
 START_TEST(kernel_handles_counted_per_get)
@@ -380,6 +446,7 @@ static Suite *suite(void)
     tcase_add_test(tc, double_release_is_invalid_handle);
     tcase_add_test(tc, kernel_handles_counted_per_get);
     tcase_add_test(tc, quarantine_grows_in_order);
+    tcase_add_test(tc, events_made_and_released_on_two_threads_reuse_memory);
     tcase_add_test(tc, fini_releases_live_events);
     tcase_add_test(tc, context_teardown_flows_down_in_order);
     suite_add_tcase(s, tc);
