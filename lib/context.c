@@ -130,11 +130,8 @@ static void once_destroy(sxi_dep *d)
     free(o);
 }
 
-sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*drop)(struct sx_context_s *c))
+static SXI_COLD sx_result dep_once_register(struct sx_context_s *c, uint32_t order, void (*drop)(struct sx_context_s *c))
 {
-    /* registered already: one load (every event asks) */
-    if (atomic_load_explicit(&c->dep_once, memory_order_acquire) & (1u << order))
-        return SX_SUCCESS;
     once_dep *o = calloc(1, sizeof(*o));
     if (!o)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "context %p: out of memory", (void *)c);
@@ -152,6 +149,14 @@ sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*dr
     if (have)
         free(o);
     return SX_SUCCESS;
+}
+
+SXI_HOT sx_result sxi_context_dep_once(struct sx_context_s *c, uint32_t order, void (*drop)(struct sx_context_s *c))
+{
+    /* registered already: one load (every event asks) */
+    if (SXI_LIKELY(atomic_load_explicit(&c->dep_once, memory_order_acquire) & (1u << order)))
+        return SX_SUCCESS;
+    return dep_once_register(c, order, drop);
 }
 
 /* Unlink the first dependent of `order` (NULL if none). */
@@ -202,7 +207,7 @@ static void unlink_context(struct sx_context_s *c)
         c->next->prev = c->prev;
 }
 
-sx_result sxi_context_release(struct sx_context_s *c)
+SXI_HOT sx_result sxi_context_release(struct sx_context_s *c)
 {
     uint32_t refs = atomic_load(&c->refs);
     do {

@@ -4,7 +4,7 @@
 
 #include "sx-internal.h"
 
-static sx_result event_destroy(struct sx_event_s *e)
+static SXI_HOT sx_result event_destroy(struct sx_event_s *e)
 {
     sx_result r = SX_SUCCESS;
     if (e->handle && (r = SXA_CALL(e->adapter, event, release, e->handle)) != SX_SUCCESS)
@@ -31,7 +31,7 @@ static void events_drop_context(struct sx_context_s *c)
     sxi_handle_foreach(sizeof(struct sx_event_s), event_drop_one, c);
 }
 
-struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
+SXI_HOT struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
 {
     struct sx_context_s *c = q->context;
     if (sxi_context_dep_once(c, SXI_DEP_EVENTS, events_drop_context) != SX_SUCCESS)
@@ -45,7 +45,7 @@ struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
     return e;
 }
 
-sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_event *out)
+SXI_HOT sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_event *out)
 {
     e->handle = h;
     /* release: whoever gets the handle from this thread sees it whole */
@@ -125,7 +125,7 @@ void sxi_wait_list_free(sxa_event *list, sxa_event *stack)
         free(list);
 }
 
-SX_API sx_result sx_event_wait(uint32_t count, const sx_event *events)
+SX_API SXI_HOT sx_result sx_event_wait(uint32_t count, const sx_event *events)
 {
     SXI_CHECK_INIT();
     if (count == 0)
@@ -170,7 +170,7 @@ SX_API sx_result sx_event_get_profiling(sx_event e, sx_profiling_info param, uin
     return SXA_CALL(e->adapter, event, get_profiling, e->handle, param, value);
 }
 
-SX_API sx_result sx_event_release(sx_event e)
+SX_API SXI_HOT sx_result sx_event_release(sx_event e)
 {
     if (!e)
         return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_event_release: event is NULL");

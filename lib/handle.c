@@ -32,7 +32,7 @@
 #define BATCH SXI_HANDLE_BATCH
 #define SLAB_BYTES 4096u  /* objects of one slab: SLAB_BYTES / size, at least 8 */
 
-static const size_t classes[SXI_HANDLE_CLASSES] = {64, 128, 256, 512};
+static const size_t classes[SXI_HANDLE_CLASSES] = {64, 128, 256, 512}; /* sxi_handle_class's */
 
 /* A slab: this header (one line) then its objects, each on its own lines. */
 typedef struct slab {
@@ -53,14 +53,6 @@ static struct {
     {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0},
     {PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0, 0},
 };
-
-static inline int class_of(size_t size)
-{
-    for (int i = 0; i < SXI_HANDLE_CLASSES; i++)
-        if (size <= classes[i])
-            return i;
-    return -1;
-}
 
 static uint32_t slab_objects(int c)
 {
@@ -99,6 +91,15 @@ static uint32_t take_locked(int c, void **out, uint32_t want)
     return n;
 }
 
+/* A batch of spare objects for a thread whose quarantine is young. */
+static SXI_COLD uint32_t refill(int c, struct sxi_handle_cache *h)
+{
+    pthread_mutex_lock(&cls[c].lock);
+    uint32_t n = take_locked(c, h->spare, BATCH);
+    pthread_mutex_unlock(&cls[c].lock);
+    return n;
+}
+
 /* The calling thread's cache of class c (its epoch record's). */
 static inline struct sxi_handle_cache *my_cache(int c)
 {
@@ -108,11 +109,8 @@ static inline struct sxi_handle_cache *my_cache(int c)
     return &r->handles[c];
 }
 
-void *sxi_handle_new(size_t size)
+SXI_HOT void *sxi_handle_new_class(int c)
 {
-    int c = class_of(size);
-    if (c < 0)
-        return calloc(1, size); /* no public object is that large (kept for safety) */
     struct sxi_handle_cache *h = my_cache(c);
     void *p;
     if (h->count > QUARANTINE) {
@@ -122,23 +120,24 @@ void *sxi_handle_new(size_t size)
         if (--h->count > QUARANTINE)
             __builtin_prefetch(h->ring[h->head], 1);
     } else {
-        if (!h->ready) {
-            pthread_mutex_lock(&cls[c].lock);
-            h->ready = take_locked(c, h->spare, BATCH);
-            pthread_mutex_unlock(&cls[c].lock);
-            if (!h->ready)
-                return NULL;
-        }
+        if (SXI_UNLIKELY(!h->ready) && !(h->ready = refill(c, h)))
+            return NULL;
         p = h->spare[--h->ready];
     }
-    memset((char *)p + sizeof(uint32_t), 0, classes[c] - sizeof(uint32_t));
     atomic_store_explicit((_Atomic uint32_t *)p, (uint32_t)SXI_TAG_DEAD, memory_order_relaxed);
     return p;
 }
 
-/* The BATCH oldest of a full ring go to the pool: they are past their age. */
-static void ring_spill(int c, struct sxi_handle_cache *h)
+/* Room in a thread's ring: its first, or the BATCH oldest of a full one
+ * go to the pool (they are past their age). False: no ring (no memory). */
+static SXI_COLD bool ring_room(int c, struct sxi_handle_cache *h)
 {
+    if (!h->ring) {
+        if (!(h->ring = malloc((QUARANTINE + BATCH) * sizeof(*h->ring))))
+            return false;
+        h->cap = QUARANTINE + BATCH;
+        return true;
+    }
     pthread_mutex_lock(&cls[c].lock);
     if (cls[c].pooled + BATCH > cls[c].pool_cap) {
         uint32_t cap = cls[c].pool_cap ? cls[c].pool_cap * 2 : 4 * BATCH;
@@ -156,27 +155,15 @@ static void ring_spill(int c, struct sxi_handle_cache *h)
     }
     h->count -= BATCH;
     pthread_mutex_unlock(&cls[c].lock);
+    return true;
 }
 
-void sxi_handle_free(void *p, size_t size)
+SXI_HOT void sxi_handle_free_class(void *p, int c)
 {
-    if (!p)
-        return;
-    int c = class_of(size);
     atomic_store_explicit((_Atomic uint32_t *)p, (uint32_t)SXI_TAG_DEAD, memory_order_release);
-    if (c < 0) {
-        free(p);
-        return;
-    }
     struct sxi_handle_cache *h = my_cache(c);
-    if (SXI_UNLIKELY(!h->ring)) {
-        /* out of memory for the ring: the object stays dead and unused */
-        if (!(h->ring = malloc((QUARANTINE + BATCH) * sizeof(*h->ring))))
-            return;
-        h->cap = QUARANTINE + BATCH;
-    }
-    if (h->count == h->cap)
-        ring_spill(c, h);
+    if (SXI_UNLIKELY(h->count == h->cap) && !ring_room(c, h))
+        return; /* out of memory for a ring: the object stays dead and unused */
     uint32_t tail = h->head + h->count;
     h->ring[tail >= h->cap ? tail - h->cap : tail] = p;
     h->count++;
@@ -184,7 +171,7 @@ void sxi_handle_free(void *p, size_t size)
 
 void sxi_handle_foreach(size_t size, void (*fn)(void *object, void *arg), void *arg)
 {
-    int c = class_of(size);
+    int c = sxi_handle_class(size);
     if (c < 0)
         return;
     for (slab *s = atomic_load_explicit(&cls[c].slabs, memory_order_acquire); s; s = s->next)

@@ -7,7 +7,7 @@
 #include "sx-internal.h"
 
 /* Names what is wrong with a shape shape_ok refused. */
-static __attribute__((noinline, cold)) sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device_s *d,
+static SXI_COLD sx_result check_shape(const struct sx_kernel_s *k, const struct sx_device_s *d,
                                                              uint32_t dims, const size_t *global, const size_t *local)
 {
     if (dims < 1 || dims > 3)
@@ -62,8 +62,9 @@ static inline bool shape_ok(const struct sx_device_s *d, uint32_t dims, const si
 }
 
 /* Every backend parameter given exactly once, with the kind and size the
- * signature says. Kernels without a signature are left to the adapter. */
-static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *sig, uint32_t n, const sx_arg *args)
+ * signature says. Kernels without a signature are left to the adapter.
+ * Names what is wrong (args_ok is the test of every launch). */
+static SXI_COLD sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *sig, uint32_t n, const sx_arg *args)
 {
     if (!sig->known)
         return SX_SUCCESS;
@@ -129,6 +130,40 @@ static sx_result check_args(const struct sx_kernel_s *k, const sxi_signature *si
     return r;
 }
 
+/* check_args's test without the messages, for up to 64 parameters. */
+static inline bool args_ok(const sxi_signature *sig, uint32_t n, const sx_arg *args)
+{
+    if (!sig->known)
+        return true;
+    if (n != sig->num_params || n > 64)
+        return false;
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const sx_arg *a = &args[i];
+        if (a->index >= n || (seen & (1ull << a->index)))
+            return false;
+        seen |= 1ull << a->index;
+        const sxa_kernel_param *p = &sig->params[a->index];
+        switch (a->type) {
+        case SX_ARG_VALUE:
+            if ((p->kind != SX_PARAM_VALUE && p->kind != SX_PARAM_STRUCT) || a->size != p->size || !a->value)
+                return false;
+            break;
+        case SX_ARG_POINTER:
+            if (p->kind != SX_PARAM_POINTER || (a->size != sizeof(void *) && a->size != 0))
+                return false;
+            break;
+        case SX_ARG_LOCAL:
+            if (p->kind != SX_PARAM_LOCAL || a->size == 0)
+                return false;
+            break;
+        default:
+            return false;
+        }
+    }
+    return true;
+}
+
 /* The launch once the slot is known; inlined into the cached launch
  * (sx_queue_launch) so that it is one function down to the adapter call. */
 static inline __attribute__((always_inline)) sx_result
@@ -140,7 +175,8 @@ launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uin
     if (SXI_UNLIKELY(!shape_ok(q->device, dims, global, local)) &&
         (r = check_shape(k, q->device, dims, global, local)) != SX_SUCCESS)
         return r;
-    if (!args_checked && (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS)
+    if (!args_checked && SXI_UNLIKELY(!args_ok(s->sig, num_args, args)) &&
+        (r = check_args(k, s->sig, num_args, args)) != SX_SUCCESS)
         return r;
     sxa_event stack[16], *waits = NULL, out = NULL;
     uint32_t nwaits = 0;
@@ -174,7 +210,7 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                        event);
 }
 
-SX_API sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
+SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
                                  const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
                                  const sx_event *wait_list, sx_event *event)
 {

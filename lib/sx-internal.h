@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <sycl-ext/adapter.h>
 #include <sycl-ext/sx.h>
@@ -18,15 +20,21 @@
 #define SXI_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define SXI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SXI_LIKELY(x) __builtin_expect(!!(x), 1)
+/* The functions of a cached launch, wait and release: GCC puts them side
+ * by side (.text.hot), so the few lines of code a launch runs stay few
+ * (between two launches a driver's own code evicts them from the
+ * instruction cache: those misses, not the instructions, were the cost). */
+#define SXI_HOT __attribute__((hot))
+#define SXI_COLD __attribute__((cold, noinline))
 #define SXI_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* ------------------------------------------------------------ errors, log */
 
 /* Set the calling thread's last-error message; returns `code`. */
-sx_result sxi_error(sx_result code, const char *fmt, ...) SXI_PRINTF(2, 3);
+sx_result sxi_error(sx_result code, const char *fmt, ...) SXI_PRINTF(2, 3) __attribute__((cold));
 sx_result sxi_verror(sx_result code, const char *fmt, va_list ap);
 /* Prefix the current last-error message ("ctx: " + old message). */
-void sxi_error_prefix(const char *fmt, ...) SXI_PRINTF(1, 2);
+void sxi_error_prefix(const char *fmt, ...) SXI_PRINTF(1, 2) __attribute__((cold));
 
 extern _Atomic sx_log_level sxi_log_level;
 void sxi_log(sx_log_level level, const char *fmt, ...) SXI_PRINTF(2, 3);
@@ -65,14 +73,39 @@ enum sxi_tag {
  * one keeps its memory, tagged dead by an atomic store, in a quarantine, so
  * a stale handle reads SXI_TAG_DEAD (never freed memory, also under ASan
  * and valgrind) until many later releases have recycled it. */
-void *sxi_handle_new(size_t size);
-void sxi_handle_free(void *h, size_t size);
+#define SXI_HANDLE_CLASSES 4
+/* The size class of an object of `size` bytes (64 << class), -1 past 512:
+ * folded at compile time, so a new or a release is one call without a
+ * size test, and the zeroing below is a few inline stores. */
+static inline int sxi_handle_class(size_t size)
+{
+    return size <= 64 ? 0 : size <= 128 ? 1 : size <= 256 ? 2 : size <= 512 ? 3 : -1;
+}
+void *sxi_handle_new_class(int c);     /* tagged dead, not zeroed */
+void sxi_handle_free_class(void *h, int c);
+static inline void *sxi_handle_new(size_t size)
+{
+    int c = sxi_handle_class(size);
+    if (c < 0)
+        return calloc(1, size); /* no public object is that large (kept for safety) */
+    void *p = sxi_handle_new_class(c);
+    if (p)
+        memset((char *)p + sizeof(uint32_t), 0, ((size_t)64 << c) - sizeof(uint32_t));
+    return p;
+}
+static inline void sxi_handle_free(void *h, size_t size)
+{
+    int c = sxi_handle_class(size);
+    if (c < 0)
+        free(h);
+    else if (h)
+        sxi_handle_free_class(h, c);
+}
 /* Calls fn on every object of size's class ever handed out, live or not
  * (read its tag atomically; never-used memory reads 0). */
 void sxi_handle_foreach(size_t size, void (*fn)(void *object, void *arg), void *arg);
 /* A thread's quarantine and spare objects of one size class (handle.c),
  * kept in its epoch record. */
-#define SXI_HANDLE_CLASSES 4
 #define SXI_HANDLE_BATCH 32  /* objects moved at once between a thread and the shared pool */
 struct sxi_handle_cache {
     void **ring;            /* released objects, oldest at head */
@@ -153,7 +186,7 @@ struct sx_adapter_s {
 
 /* Adapter calls go through this so SX_TRACE can log each with its result
  * and duration. `a` is the struct sx_adapter_s *, `tbl` the table, `fn` the entry. */
-sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r, uint64_t t0);
+sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r, uint64_t t0) __attribute__((cold));
 uint64_t sxi_now_ns(void);
 #define SXA_CALL(a, tbl, fn, ...)                                                 \
     (SXI_UNLIKELY((a)->trace) ? ({                                                \
