@@ -64,7 +64,8 @@
     X(cuFuncSetAttribute)                                                          \
     X(cuLaunchKernel)                                                              \
     O(cuFuncGetParamInfo)                                                          \
-    O(cuEventElapsedTime_v2)
+    O(cuEventElapsedTime_v2)                                                       \
+    O(cuStreamQuery)
 
 typedef struct sxc_driver {
 #define SXC_DECLARE(field) __typeof__(field) *field;
@@ -88,6 +89,7 @@ typedef struct sxc_device_s {
     int ordinal;
     char name[256];
     int cc_major, cc_minor;
+    int driver_version;     /* cuDriverGetVersion at init: the persistent cache's key asks for it */
     int max_threads;        /* per block */
     int max_block[3];
     int max_grid[3];
@@ -96,6 +98,9 @@ typedef struct sxc_device_s {
     int managed, concurrent_managed, pageable_access, host_atomics;
     /* Small writes as copies, not memsets (enqueue.c): SX_CUDA_SMALL_WRITES=copy. */
     _Atomic int small_copy;
+    /* Blocking commands poll cuStreamQuery a while before cuStreamSynchronize
+     * (enqueue.c, end_cmd): SX_CUDA_WAIT=spin; =sync: synchronize at once. */
+    int spin_wait;
     size_t total_mem;
     /* Primary context, retained on first use and released at fini. */
     pthread_mutex_t lock;

@@ -7,6 +7,7 @@
  *
  *   dg-copy-cuda [COPIES-PER-ROUND] [ROUNDS]   (SX_TEST_BUILDDIR, SXC_TEST_DATA
  *                                               as for bench-cuda-core)
+ * SX_CUDA_WAIT=spin|sync chooses how the adapter's blocking copies wait.
  * SX_CUDA_SMALL_WRITES=copy makes the adapter copy 1-4 byte writes instead
  * of writing them as memsets: run both to compare. Not in make check. */
 #include <dlfcn.h>
@@ -123,6 +124,16 @@ static void w_sx_scope(void)
     int v = value;
     for (long i = 0; i < n_ops; i++)
         CHECK(sx_queue_device_global_write(q, &hg_scope, &v, 4, 0, 1, 0, NULL, NULL));
+}
+/* The adapter's own blocking memcpy, past the core (the core's share is
+ * the difference to w_sx_usm). */
+static void w_adapter_usm(void)
+{
+    int v = value;
+    for (long i = 0; i < n_ops; i++)
+        if (q->adapter->dispatch.enqueue.usm_memcpy(q->handle, 1, (void *)(uintptr_t)usm_inst, &v, 4, 0, NULL, NULL) !=
+            SX_SUCCESS)
+            exit(1);
 }
 static void w_sx_memcpy(void)
 {
@@ -247,9 +258,10 @@ int main(int argc, char **argv)
         {"raw cuMemsetD32Async + cuStreamSynchronize", w_memset_sync, 0},
         {"raw cuPointerGetAttribute + that memset", w_attr_memset_sync, 0},
         {"raw cuMemsetD32Async + cuStreamQuery spin", w_spin, 0},
+        {"adapter usm_memcpy, past the core", w_adapter_usm, 0},
         {"raw cuMemcpyHtoD_ptds (per-thread stream)", cu.htod_ptds ? w_ptds : NULL, 0},
         {"raw cuMemcpyDtoH", r_raw, -1},
-        {"sx device_global read, USM instance", r_sx_usm, 12},
+        {"sx device_global read, USM instance", r_sx_usm, 13},
     };
     enum { NW = sizeof(ways) / sizeof(ways[0]) };
     static double t[NW][MAX_ROUNDS];
@@ -289,6 +301,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    const char *wait = getenv("SX_CUDA_WAIT");
+    printf("adapter waits: %s\n", wait ? wait : "(default)");
     const char *small = getenv("SX_CUDA_SMALL_WRITES");
     printf("GPU: %s, driver %d.%d; 4-byte blocking copies, %d alternating rounds of %ld; adapter 1-4 byte "
            "writes as %s\n",

@@ -1,13 +1,15 @@
 /* first-launch: the first launch of a one-image PTX kernel in a fresh
  * process (the second process of an application: caches warm), ours
  * against the raw driver, each sample in its own forked child, the kinds
- * alternating round by round:
+ * taking turns round by round (the order turning by one each round):
  *   raw         cuModuleLoadDataEx(PTX) + cuModuleGetFunction + cuLaunchKernel + sync
  *   sx, no cache  the first sx_queue_launch waited for, SX_CACHE=0 (the adapter's
  *               cuModuleLoadDataEx; the driver's JIT cache warm)
  *   sx          the same with the persistent cache (cubin from get_binary)
  *   sx, JIT off   the persistent cache, CUDA_CACHE_DISABLE=1
  *   raw, JIT off  cuModuleLoadDataEx with CUDA_CACHE_DISABLE=1
+ *   raw again   raw once more: its ratio to raw is the measure's own spread
+ *               (A/A); a ratio of ours means little where it is inside that
  * The kernel, set42(int *p), is one PTX module with nothing else (no
  * device globals: both sides do the same work). Each child sets up its
  * context, queue (ours: registered image) and a device int first; the
@@ -24,7 +26,7 @@
  *   Before either clock: cuInit, the primary context, the device int; for
  *   ours also sx_init, the registration and the queue (its stream).
  * bench/cuda/first-launch-parts splits both step by step.
- * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
+ * Usage: first-launch [ROUNDS]  (default 31; SX_CACHE_DIR: a cache directory) */
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,13 +38,13 @@
 #include "../bench.h"
 #include "set42.h"
 
-enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_LOGS, KINDS };
+enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_AGAIN, KINDS };
 static const char *const kind_name[KINDS] = {"raw cuModuleLoadDataEx", "sx, persistent cache off",
                                              "sx, persistent cache", "sx, cache, driver JIT cache off",
-                                             "raw, driver JIT cache off", "raw, with JIT log buffers"};
+                                             "raw, driver JIT cache off", "raw again (A/A control)"};
 #define CU(call) SET42_CU(call)
 
-static double raw(int logs)
+static double raw(void)
 {
     void *cu = dlopen("libcuda.so.1", RTLD_NOW);
     if (!cu)
@@ -57,12 +59,7 @@ static double raw(int logs)
     double t0 = bench_now();
     CUmodule m;
     CUfunction fn;
-    /* The adapter asks for the JIT's logs (for its error messages). */
-    static char info[16384], err[16384];
-    CUjit_option keys[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[4] = {info, (void *)(uintptr_t)sizeof(info), err, (void *)(uintptr_t)sizeof(err)};
-    CU(load(&m, set42_ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
+    CU(load(&m, set42_ptx, 0, NULL, NULL));
     CU(getfn(&fn, m, SET42_NAME));
     void *params[] = {&d};
     CU(launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
@@ -102,12 +99,12 @@ static double run_kind(int kind)
         setenv("SX_CACHE", "0", 1);
     if (kind == SX_NOJIT || kind == RAW_NOJIT)
         setenv("CUDA_CACHE_DISABLE", "1", 1);
-    return kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
+    return kind == RAW || kind == RAW_NOJIT || kind == RAW_AGAIN ? raw() : ours();
 }
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 15;
+    int rounds = argc > 1 ? atoi(argv[1]) : 31;
     if (rounds < 1 || rounds > 1000)
         return 2;
     set42_adapter_env();
@@ -136,12 +133,17 @@ int main(int argc, char **argv)
     }
     unsetenv("SX_TRACE");
     unsetenv("SX_LOG");
+    /* The order turns by one kind each round: no kind always runs first or
+     * always follows the same one (the machine's state after a child,
+     * e.g. after the 15 ms JIT of RAW_NOJIT, would favour one side). */
     for (int i = 0; i < rounds; i++)
-        for (int k = 0; k < KINDS; k++)
+        for (int j = 0; j < KINDS; j++) {
+            int k = (i + j) % KINDS;
             if ((t[k][i] = bench_in_child(run_kind, k)) < 0) {
                 fprintf(stderr, "first-launch: a %s sample failed\n", kind_name[k]);
                 return 1;
             }
+        }
     for (int i = 0; i < rounds; i++)
         for (int k = 0; k < KINDS; k++)
             ratio[k][i] = t[k][i] / t[k == SX_NOJIT || k == RAW_NOJIT ? RAW_NOJIT : RAW][i];
@@ -153,6 +155,7 @@ int main(int argc, char **argv)
     bench_print_ratio("  sx, persistent cache off / raw:         ", ratio[SX_NOCACHE], rounds);
     bench_print_ratio("  sx, persistent cache / raw:             ", ratio[SX_CACHE], rounds);
     bench_print_ratio("  sx, cache / raw, both driver JIT off:   ", ratio[SX_NOJIT], rounds);
-    bench_print_ratio("  raw with JIT log buffers / raw:         ", ratio[RAW_LOGS], rounds);
+    /* Two samples of the same raw kind: how far the measure itself strays. */
+    bench_print_ratio("  raw again / raw (A/A: the noise):       ", ratio[RAW_AGAIN], rounds);
     return 0;
 }
