@@ -79,8 +79,6 @@ static sx_result adapter_init(const sxa_services *services, sxa_adapter *out)
              * memsets (enqueue.c), to compare or to rule them out. */
             const char *small = services->getenv ? services->getenv("SX_CUDA_SMALL_WRITES") : NULL;
             atomic_init(&d->small_copy, small && strcmp(small, "copy") == 0);
-            const char *wait = services->getenv ? services->getenv("SX_CUDA_WAIT") : NULL;
-            d->spin_wait = wait && strcmp(wait, "spin") == 0;
             if (sxc_cu.cuDriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
                 d->driver_version = 0;
             if (sxc_cu.cuDeviceTotalMem_v2(&d->total_mem, d->cu) != CUDA_SUCCESS)

@@ -294,34 +294,12 @@ static sx_result begin_cmd(sxc_queue_t *q, uint32_t num_events, const sxa_event 
     return rc;
 }
 
-/* How long a blocking command polls before it synchronizes (SX_CUDA_WAIT=spin). */
-#define SPIN_NS 20000
-
-/* Wait until the queue's stream has drained. */
-static CUresult stream_wait(sxc_queue_t *q)
-{
-    if (q->device->spin_wait && sxc_cu.cuStreamQuery) {
-        uint64_t until = 0;
-        for (;;) {
-            CUresult r = sxc_cu.cuStreamQuery(q->stream);
-            if (r != CUDA_ERROR_NOT_READY)
-                return r;
-            uint64_t now = sxc_now_ns();
-            if (!until)
-                until = now + SPIN_NS;
-            else if (now > until)
-                break;
-        }
-    }
-    return sxc_cu.cuStreamSynchronize(q->stream);
-}
-
 static sx_result end_cmd(sxc_queue_t *q, int blocking, sxc_event_t *ev, sxa_event *out_event,
                          const char *what)
 {
     sx_result rc = ev ? sxc_event_end(q, ev, out_event) : SX_SUCCESS;
     if (rc == SX_SUCCESS && blocking) {
-        CUresult r = stream_wait(q);
+        CUresult r = sxc_cu.cuStreamSynchronize(q->stream);
         if (r != CUDA_SUCCESS)
             rc = sxc_error(SX_SUCCESS, r, "cuStreamSynchronize after %s on queue %p", what,
                            (void *)q);

@@ -197,9 +197,11 @@ static CUjitInputType jit_input(int cls)
 
 static sxc_program_t *program_new(sxc_context_t *c, sxc_device_t *d)
 {
+    static _Atomic uint64_t serials;
     sxc_program_t *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
+    p->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
     p->base.dispatch = SXC_DISPATCH();
     p->context = c;
     p->device = d;
@@ -527,12 +529,48 @@ static sx_result program_get_binary(sxa_program program, sx_image_kind *kind, si
     return rc;
 }
 
+/* This thread's last variable found: a repeated copy of one variable (the
+ * usual loop) needs no lock and no search. The caller keeps `p` alive for
+ * the call; the serial tells it from a later program at the same address,
+ * and a variable's address is fixed for its module's life. */
+typedef struct {
+    const sxc_program_t *program;
+    uint64_t serial;
+    CUdeviceptr ptr;
+    size_t size;
+    char name[64];
+} global_memo;
+static _Thread_local global_memo last_global;
+
+static sx_result program_global_find(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size);
+
 sx_result sxc_program_global(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size)
 {
     if (!name)
         return sxc_services->error(SX_ERROR_INVALID_NULL_POINTER, "global name is NULL");
     if (p->state != SXC_PROG_EXECUTABLE)
         return sxc_services->error(SX_ERROR_INVALID_OPERATION, "program %p is not built", (void *)p);
+    global_memo *m = &last_global;
+    if (m->program == p && m->serial == p->serial && strcmp(m->name, name) == 0) {
+        *ptr = m->ptr;
+        *size = m->size;
+        return SX_SUCCESS;
+    }
+    CUdeviceptr dp = 0;
+    size_t bytes = 0;
+    sx_result rc = program_global_find(p, name, &dp, &bytes);
+    if (rc == SX_SUCCESS && strlen(name) < sizeof(m->name)) {
+        *m = (global_memo){p, p->serial, dp, bytes, ""};
+        memcpy(m->name, name, strlen(name) + 1);
+    }
+    *ptr = dp;
+    *size = bytes;
+    return rc;
+}
+
+/* The variable's address and size: the program's list, else the driver. */
+static sx_result program_global_find(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size)
+{
     pthread_mutex_lock(&p->lock);
     for (uint32_t i = 0; i < p->num_globals; i++) {
         if (!strcmp(p->globals[i].name, name)) {

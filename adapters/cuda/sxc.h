@@ -64,8 +64,7 @@
     X(cuFuncSetAttribute)                                                          \
     X(cuLaunchKernel)                                                              \
     O(cuFuncGetParamInfo)                                                          \
-    O(cuEventElapsedTime_v2)                                                       \
-    O(cuStreamQuery)
+    O(cuEventElapsedTime_v2)
 
 typedef struct sxc_driver {
 #define SXC_DECLARE(field) __typeof__(field) *field;
@@ -98,9 +97,6 @@ typedef struct sxc_device_s {
     int managed, concurrent_managed, pageable_access, host_atomics;
     /* Small writes as copies, not memsets (enqueue.c): SX_CUDA_SMALL_WRITES=copy. */
     _Atomic int small_copy;
-    /* Blocking commands poll cuStreamQuery a while before cuStreamSynchronize
-     * (enqueue.c, end_cmd): SX_CUDA_WAIT=spin; =sync: synchronize at once. */
-    int spin_wait;
     size_t total_mem;
     /* Primary context, retained on first use and released at fini. */
     pthread_mutex_t lock;
@@ -184,6 +180,7 @@ typedef struct sxc_program_s {
     uint32_t num_entries;
     sxc_image_entry *entries;
     size_t text_len;         /* PTX: its length without the NUL, once indexed */
+    uint64_t serial;         /* unique in the process: tells a program from a later one at its address */
 } sxc_program_t;
 
 typedef struct sxc_kernel_s {

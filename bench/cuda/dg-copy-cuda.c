@@ -7,7 +7,6 @@
  *
  *   dg-copy-cuda [COPIES-PER-ROUND] [ROUNDS]   (SX_TEST_BUILDDIR, SXC_TEST_DATA
  *                                               as for bench-cuda-core)
- * SX_CUDA_WAIT=spin|sync chooses how the adapter's blocking copies wait.
  * SX_CUDA_SMALL_WRITES=copy makes the adapter copy 1-4 byte writes instead
  * of writing them as memsets: run both to compare. Not in make check. */
 #include <dlfcn.h>
@@ -301,8 +300,6 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    const char *wait = getenv("SX_CUDA_WAIT");
-    printf("adapter waits: %s\n", wait ? wait : "(default)");
     const char *small = getenv("SX_CUDA_SMALL_WRITES");
     printf("GPU: %s, driver %d.%d; 4-byte blocking copies, %d alternating rounds of %ld; adapter 1-4 byte "
            "writes as %s\n",
