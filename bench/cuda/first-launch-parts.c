@@ -47,11 +47,13 @@ static const char *const kind_name[KINDS] = {"raw",
  * names, the rest of the clock ("core, rest": untraced core work and the
  * trace's own output); syscalls: the persistent cache's system calls timed
  * one by one in a fresh process, the first time and again, and page faults. */
-enum { STEPS = 12 };
-static const char *const raw_step[STEPS] = {"load", "getfn", "launch", "sync", "total", "faults"};
+enum { STEPS = 19, PAGES = 12 }; /* PAGES: the first of the page counts (pages_*) */
+#define PAGE_NAMES "pages: libsycl-ext", "sx-adapter-cuda", "libcuda", "other files", "heap", "stack", "anonymous"
+static const char *const raw_step[STEPS] = {"load", "getfn", "launch", "sync", "total", "faults", [PAGES] = PAGE_NAMES};
 static const char *const sx_step[STEPS] = {"pcache.dir",   "pcache.key",      "pcache.load", "program.create",
                                            "program.build", "kernel.create",  "enqueue.kernel_launch",
-                                           "queue.finish",  "other calls",    "core, rest", "total", "faults"};
+                                           "queue.finish",  "other calls",    "core, rest", "total", "faults",
+                                           PAGE_NAMES};
 static const char *const sys_step[STEPS] = {"stat dir",     "geteuid",      "lstat absent", "open entry",
                                             "fstat",        "read",         "close",        "again: stat dir",
                                             "again: open+fstat+read+close", "anon fault",   "file fault", "-"};
@@ -92,6 +94,97 @@ static long faults_now(void)
     return ru.ru_minflt + ru.ru_majflt;
 }
 
+/* Which pages the clock made present, by mapping (/proc/self/pagemap's
+ * present bit, which needs no privilege): where the page faults went. A
+ * file fault maps its neighbours too (fault-around), so pages >= faults.
+ * Mappings over 64 MiB (the driver's reserved address space) are left out. */
+enum { MAX_MAPS = 4096, MAX_PAGES = 1 << 18 };
+static struct {
+    uintptr_t start, end;
+    int group; /* 0-6 as PAGE_NAMES */
+} maps[MAX_MAPS];
+static int nmaps;
+static uint64_t pm_before[MAX_PAGES], pm_after[MAX_PAGES];
+static char maps_text[1 << 20];
+
+static int page_group(const char *name)
+{
+    if (strstr(name, "libsycl-ext"))
+        return 0;
+    if (strstr(name, "sx-adapter-cuda"))
+        return 1;
+    if (strstr(name, "libcuda"))
+        return 2;
+    if (*name == '/')
+        return 3;
+    if (!strcmp(name, "[heap]"))
+        return 4;
+    if (!strcmp(name, "[stack]"))
+        return 5;
+    return 6;
+}
+
+/* Read the present bits of every kept mapping into `pm`; returns pages read. */
+static size_t pages_read(uint64_t *pm)
+{
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    size_t n = 0;
+    long pg = sysconf(_SC_PAGESIZE);
+    for (int i = 0; fd >= 0 && i < nmaps; i++) {
+        size_t np = (maps[i].end - maps[i].start) / (size_t)pg;
+        if (n + np > MAX_PAGES)
+            break;
+        if (pread(fd, pm + n, np * 8, (off_t)(maps[i].start / (size_t)pg * 8)) != (ssize_t)(np * 8))
+            memset(pm + n, 0, np * 8);
+        n += np;
+    }
+    if (fd >= 0)
+        close(fd);
+    return n;
+}
+
+static void pages_before(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    ssize_t len = fd >= 0 ? read(fd, maps_text, sizeof(maps_text) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    nmaps = 0;
+    if (len <= 0)
+        return;
+    maps_text[len] = 0;
+    for (char *line = maps_text; line && *line && nmaps < MAX_MAPS;) {
+        char *next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        unsigned long a, b;
+        int off = 0;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &a, &b, &off) >= 2 && b > a && b - a <= (64ul << 20)) {
+            maps[nmaps].start = a;
+            maps[nmaps].end = b;
+            maps[nmaps].group = page_group(off ? line + off : "");
+            nmaps++;
+        }
+        line = next;
+    }
+    size_t n = pages_read(pm_before);
+    memset(pm_after, 0, n * 8); /* touched now, not under the clock */
+}
+
+static void pages_after(double *part)
+{
+    size_t n = pages_read(pm_after), k = 0;
+    long pg = sysconf(_SC_PAGESIZE);
+    for (int g = 0; g < 7; g++)
+        part[PAGES + g] = 0;
+    for (int i = 0; i < nmaps; i++) {
+        size_t np = (maps[i].end - maps[i].start) / (size_t)pg;
+        for (size_t j = 0; j < np && k < n; j++, k++)
+            if ((pm_after[k] >> 63) && !(pm_before[k] >> 63))
+                part[PAGES + maps[i].group]++;
+    }
+}
+
 static int raw(int kind, double *part)
 {
     SYM(dtoh, cuMemcpyDtoH_v2);
@@ -111,6 +204,8 @@ static int raw(int kind, double *part)
     if (kind == RAW_QUERIED)
         CU(squery(s));
     double t[5];
+    memset(part, 0, STEPS * sizeof(double));
+    pages_before();
     long f0 = faults_now();
     t[0] = bench_now();
     CUmodule m;
@@ -125,11 +220,11 @@ static int raw(int kind, double *part)
     CU(own_stream ? ssync(s) : sync());
     t[4] = bench_now();
     long f1 = faults_now();
-    memset(part, 0, STEPS * sizeof(double));
     for (int i = 0; i < 4; i++)
         part[i] = (t[i + 1] - t[i]) * 1e6;
     part[4] = (t[4] - t[0]) * 1e6;
     part[5] = (double)(f1 - f0);
+    pages_after(part);
     int back = 0;
     CU(dtoh(&back, d, sizeof(back)));
     return back == 42 ? 0 : -1;
@@ -184,6 +279,7 @@ static int ours(int kind, double *part)
     int *d;
     CHECK(set42_sx_setup(&q, &d));
     long from = lseek(2, 0, SEEK_CUR);
+    pages_before();
     long f0 = faults_now();
     double t0 = bench_now();
     CHECK(sx_kernel_get(SET42_NAME, &k));
@@ -201,6 +297,7 @@ static int ours(int kind, double *part)
     part[SX_REST] = us - known;
     part[SX_TOTAL] = us;
     part[SX_FAULTS] = (double)(f1 - f0);
+    pages_after(part);
     int back = 0;
     CHECK(sx_queue_memcpy(q, 1, &back, d, sizeof(back), 0, NULL, NULL));
     return back == 42 ? 0 : -1;
