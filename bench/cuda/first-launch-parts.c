@@ -12,7 +12,8 @@
  *   sx (untraced)       the same without the trace: the true total
  *   syscalls            the persistent cache's system calls one by one in a fresh process, and
  *                       the cost of a page fault there
- * Every kind also counts its page faults (minor + major) inside the clock.
+ * Every kind also counts its page faults (minor + major) inside the clock,
+ * and the pages it made present there, by mapping (pages_before/after).
  * Prints the median of each step per kind.
  * Usage: first-launch-parts [ROUNDS] */
 #include <dirent.h>
