@@ -635,7 +635,8 @@ void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_i
 }
 
 /* Markers in the cache directory that spare later processes hashing and
- * lookups for nothing:
+ * lookups for nothing (for inputs over 256 KiB; smaller ones are looked up
+ * first, and the marker only decides whether to store: program.c):
  *   ".nobinary-<adapter>-<version>": no binary of a linked program;
  *   ".nobinary-<adapter>-<version>-k<kind>": a one-image program of that
  *   image kind has no binary, or its binary is the image itself. */

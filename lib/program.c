@@ -209,13 +209,28 @@ static sx_result link_all(sxi_program *p, const char *who)
     return r;
 }
 
+/* SX_TRACE: the persistent cache's steps, timed like the adapter calls
+ * (bench/cuda/first-launch-parts reads them). */
+static inline uint64_t trace_start(const struct sx_adapter_s *a)
+{
+    return SXI_UNLIKELY(a->trace) ? sxi_now_ns() : 0;
+}
+static inline void trace_end(struct sx_adapter_s *a, const char *step, uint64_t t0)
+{
+    if (SXI_UNLIKELY(a->trace))
+        sxi_trace_result(a, step, SX_SUCCESS, t0);
+}
+
 /* The persistent cache: a hit is create + build of the stored binary. */
 static bool from_disk(sxi_program *p, const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
     sx_image_kind kind;
     void *data;
     size_t size;
-    if (sxi_pcache_load(dir, key, &kind, &data, &size) != SX_SUCCESS)
+    uint64_t t0 = trace_start(p->context->adapter);
+    sx_result lr = sxi_pcache_load(dir, key, &kind, &data, &size);
+    trace_end(p->context->adapter, "pcache.load", t0);
+    if (lr != SX_SUCCESS)
         return false;
     sx_result r = create(p, p->images, p->num_images, kind, data, size, &p->handle);
     if (r == SX_SUCCESS)
@@ -301,6 +316,12 @@ static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_dir 
     free(data);
 }
 
+/* Inputs up to this many bytes are hashed and looked up before the
+ * no-binary marker is asked for (a hit needs no marker, and hashing them
+ * costs less than the marker's lookup); bigger ones ask the marker first,
+ * so an adapter that gives no binary does not make every process hash them. */
+#define HASH_BEFORE_MARKER (256u << 10)
+
 /* Build from the persistent cache when it has the program, else create and
  * build (one image) or link (several), then store the adapter's binary. */
 static sx_result build(sxi_program *p, const char *who)
@@ -309,11 +330,22 @@ static sx_result build(sxi_program *p, const char *who)
     sxi_pcache_dir dir; /* found and checked once for the whole build */
     struct sx_adapter_s *a = p->context->adapter;
     sx_image_kind kind = p->num_images == 1 ? p->images[0]->kind : SX_IMAGE_KIND_UNKNOWN;
-    bool disk = gives_binaries(a, kind) && sxi_pcache_dir_get(&dir) && !sxi_pcache_adapter_refuses(&dir, a, kind);
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < p->num_images; i++)
+        bytes += p->images[i]->size;
+    bool small = bytes <= HASH_BEFORE_MARKER;
+    uint64_t t0 = trace_start(a);
+    bool disk = gives_binaries(a, kind) && sxi_pcache_dir_get(&dir) &&
+                (small || !sxi_pcache_adapter_refuses(&dir, a, kind));
+    trace_end(a, "pcache.dir", t0);
     if (disk) {
+        t0 = trace_start(a);
         sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
+        trace_end(a, "pcache.key", t0);
         if (from_disk(p, &dir, &key))
             return SX_SUCCESS;
+        /* A miss: now the marker, if not asked yet, decides whether to store. */
+        disk = !small || !sxi_pcache_adapter_refuses(&dir, a, kind);
     }
     sx_result r = p->num_images == 1 ? build_single(p) : link_all(p, who);
     if (r == SX_SUCCESS && disk)

@@ -562,7 +562,7 @@ void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key);
 /* An adapter (name and version) that gives no binary of a linked program
  * (kind SX_IMAGE_KIND_UNKNOWN), or none worth keeping of a one-image
  * program of `kind`: remembered in the cache directory, so later processes
- * do not hash and look up for nothing. */
+ * do not hash and look up for nothing (big inputs; see build in program.c). */
 bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind);
 void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind);
 

@@ -79,6 +79,8 @@ static sx_result adapter_init(const sxa_services *services, sxa_adapter *out)
              * memsets (enqueue.c), to compare or to rule them out. */
             const char *small = services->getenv ? services->getenv("SX_CUDA_SMALL_WRITES") : NULL;
             atomic_init(&d->small_copy, small && strcmp(small, "copy") == 0);
+            if (sxc_cu.cuDriverGetVersion(&d->driver_version) != CUDA_SUCCESS)
+                d->driver_version = 0;
             if (sxc_cu.cuDeviceTotalMem_v2(&d->total_mem, d->cu) != CUDA_SUCCESS)
                 d->total_mem = 0;
             pthread_mutex_init(&d->lock, NULL);
@@ -236,8 +238,7 @@ static sx_result device_get_info(sxa_device dev, sx_device_info param, size_t si
     case SX_DEVICE_INFO_VENDOR:
         return sxa_info_string("NVIDIA Corporation", size, value, size_ret);
     case SX_DEVICE_INFO_DRIVER_VERSION: {
-        int v = 0;
-        sxc_cu.cuDriverGetVersion(&v);
+        int v = d->driver_version;
         char s[64];
         snprintf(s, sizeof(s), "%d.%d (sm_%d%d)", v / 1000, (v % 1000) / 10, d->cc_major,
                  d->cc_minor);

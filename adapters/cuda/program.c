@@ -24,13 +24,16 @@
 
 #define LOG_SIZE 16384
 #define MAX_JIT_OPTS 12
+#define JIT_LOG_OPTS 4
 
+/* Small enough for the stack: the two log buffers are allocated only when
+ * a log is wanted (a link, a failed load, -v), so a load that succeeds,
+ * such as every cubin from the persistent cache, costs no 32 KiB to touch. */
 typedef struct jit_opts {
     CUjit_option keys[MAX_JIT_OPTS];
     void *values[MAX_JIT_OPTS];
     unsigned n;
-    char info[LOG_SIZE];
-    char err[LOG_SIZE];
+    char *logs; /* info log, then error log, LOG_SIZE each; NULL until wanted */
 } jit_opts;
 
 static void jit_add(jit_opts *o, CUjit_option k, uintptr_t v)
@@ -118,25 +121,45 @@ static void jit_parse(jit_opts *o, const char *options)
     }
 }
 
+/* The log options come first (JIT_LOG_OPTS of them); their buffers are
+ * set by jit_want_logs. */
 static void jit_init(jit_opts *o, const char *a, const char *b)
 {
     o->n = 0;
-    o->info[0] = o->err[0] = 0;
-    jit_add(o, CU_JIT_INFO_LOG_BUFFER, (uintptr_t)o->info);
+    o->logs = NULL;
+    jit_add(o, CU_JIT_INFO_LOG_BUFFER, 0);
     jit_add(o, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, LOG_SIZE);
-    jit_add(o, CU_JIT_ERROR_LOG_BUFFER, (uintptr_t)o->err);
+    jit_add(o, CU_JIT_ERROR_LOG_BUFFER, 0);
     jit_add(o, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, LOG_SIZE);
     jit_parse(o, a);
     jit_parse(o, b);
 }
 
+/* Give the log options their buffers; false when out of memory. */
+static int jit_want_logs(jit_opts *o)
+{
+    if (!o->logs && !(o->logs = calloc(2, LOG_SIZE)))
+        return 0;
+    o->values[0] = o->logs;
+    o->values[2] = o->logs + LOG_SIZE;
+    return 1;
+}
+
+static void jit_fini(jit_opts *o)
+{
+    free(o->logs);
+    o->logs = NULL;
+}
+
 /* The error log, else the info log, for messages. */
 static const char *jit_log(const jit_opts *o)
 {
-    if (o->err[0])
-        return o->err;
-    if (o->info[0])
-        return o->info;
+    if (!o->logs)
+        return "(no log)";
+    if (o->logs[LOG_SIZE])
+        return o->logs + LOG_SIZE;
+    if (o->logs[0])
+        return o->logs;
     return "(empty log)";
 }
 
@@ -174,9 +197,11 @@ static CUjitInputType jit_input(int cls)
 
 static sxc_program_t *program_new(sxc_context_t *c, sxc_device_t *d)
 {
+    static _Atomic uint64_t serials;
     sxc_program_t *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
+    p->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
     p->base.dispatch = SXC_DISPATCH();
     p->context = c;
     p->device = d;
@@ -242,11 +267,10 @@ static sx_result program_create(sxa_context ctx, sxa_device dev, sx_image_kind k
     return SX_SUCCESS;
 }
 
-/* The log buffers are jit_init's first four options. Asking for them costs
- * the driver's JIT-cache hit about a tenth (H100), so a load goes without
- * them and only a failed one is retried with them, for its message
- * (unless -v asked for the log). */
-#define JIT_LOG_OPTS 4
+/* The log buffers are jit_init's first JIT_LOG_OPTS options. Asking for
+ * them costs the driver's JIT-cache hit about a tenth (H100), so a load
+ * goes without them and only a failed one is retried with them, for its
+ * message (unless -v asked for the log). */
 
 static sx_result load_module(sxc_program_t *p, jit_opts *o)
 {
@@ -256,8 +280,11 @@ static sx_result load_module(sxc_program_t *p, jit_opts *o)
     CUresult r = verbose ? CUDA_ERROR_UNKNOWN
                          : sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n - JIT_LOG_OPTS,
                                                      o->keys + JIT_LOG_OPTS, o->values + JIT_LOG_OPTS);
-    if (r != CUDA_SUCCESS)
+    if (r != CUDA_SUCCESS) {
+        if (!jit_want_logs(o))
+            return SX_ERROR_OUT_OF_HOST_MEMORY;
         r = sxc_cu.cuModuleLoadDataEx(&p->module, p->image, o->n, o->keys, o->values);
+    }
     if (r != CUDA_SUCCESS) {
         p->module = NULL;
         return sxc_error(SX_ERROR_BUILD_FAILURE, r, "cuModuleLoadDataEx for program %p (%s, %zu bytes): %s",
@@ -273,10 +300,10 @@ static sx_result link_cubin(const void *who, uint32_t n, sxc_program_t *const *i
                             const char *options2, sx_result fail_code, unsigned char **cubin_out,
                             size_t *size_out)
 {
-    jit_opts *o = malloc(sizeof(*o));
-    if (!o)
-        return SX_ERROR_OUT_OF_HOST_MEMORY;
+    jit_opts opts, *o = &opts;
     jit_init(o, options, options2);
+    if (!jit_want_logs(o))
+        return SX_ERROR_OUT_OF_HOST_MEMORY;
     CUlinkState ls = NULL;
     sx_result rc = SX_SUCCESS;
     CUresult r = sxc_cu.cuLinkCreate_v2(o->n, o->keys, o->values, &ls);
@@ -315,7 +342,7 @@ static sx_result link_cubin(const void *who, uint32_t n, sxc_program_t *const *i
 done:
     if (ls)
         sxc_cu.cuLinkDestroy(ls);
-    free(o);
+    jit_fini(o);
     return rc;
 }
 
@@ -333,14 +360,12 @@ static sx_result link_into(sxc_program_t *out, uint32_t n, sxc_program_t *const 
     out->image_size = size;
     out->kind = SX_IMAGE_KIND_CUBIN;
     /* The JIT already ran at link time: load with the logs only. */
-    jit_opts *o = malloc(sizeof(*o));
-    if (!o)
-        return SX_ERROR_OUT_OF_HOST_MEMORY;
-    jit_init(o, NULL, NULL);
-    rc = load_module(out, o);
+    jit_opts o;
+    jit_init(&o, NULL, NULL);
+    rc = load_module(out, &o);
     if (rc == SX_SUCCESS)
         out->state = SXC_PROG_EXECUTABLE;
-    free(o);
+    jit_fini(&o);
     return rc;
 }
 
@@ -384,23 +409,19 @@ static sx_result program_build(sxa_program program, const char *options)
         return rc;
     int cls = binary_class(p);
     if (cls == BIN_CUBIN_EXEC || cls == BIN_FATBIN) {
-        jit_opts *o = malloc(sizeof(*o));
-        if (!o)
-            return SX_ERROR_OUT_OF_HOST_MEMORY;
-        jit_init(o, options, NULL);
-        rc = load_module(p, o);
-        free(o);
+        jit_opts o;
+        jit_init(&o, options, NULL);
+        rc = load_module(p, &o);
+        jit_fini(&o);
         if (rc == SX_SUCCESS)
             p->state = SXC_PROG_EXECUTABLE;
         return rc;
     }
     if (cls == BIN_PTX && !ptx_has_extern(p)) {
-        jit_opts *o = malloc(sizeof(*o));
-        if (!o)
-            return SX_ERROR_OUT_OF_HOST_MEMORY;
-        jit_init(o, options, p->link_options_desc);
-        rc = load_module(p, o);
-        free(o);
+        jit_opts o;
+        jit_init(&o, options, p->link_options_desc);
+        rc = load_module(p, &o);
+        jit_fini(&o);
         if (rc == SX_SUCCESS) {
             p->build_options = options && *options ? strdup(options) : NULL;
             if (options && *options && !p->build_options) {
@@ -508,12 +529,48 @@ static sx_result program_get_binary(sxa_program program, sx_image_kind *kind, si
     return rc;
 }
 
+/* This thread's last variable found: a repeated copy of one variable (the
+ * usual loop) needs no lock and no search. The caller keeps `p` alive for
+ * the call; the serial tells it from a later program at the same address,
+ * and a variable's address is fixed for its module's life. */
+typedef struct {
+    const sxc_program_t *program;
+    uint64_t serial;
+    CUdeviceptr ptr;
+    size_t size;
+    char name[64];
+} global_memo;
+static _Thread_local global_memo last_global;
+
+static sx_result program_global_find(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size);
+
 sx_result sxc_program_global(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size)
 {
     if (!name)
         return sxc_services->error(SX_ERROR_INVALID_NULL_POINTER, "global name is NULL");
     if (p->state != SXC_PROG_EXECUTABLE)
         return sxc_services->error(SX_ERROR_INVALID_OPERATION, "program %p is not built", (void *)p);
+    global_memo *m = &last_global;
+    if (m->program == p && m->serial == p->serial && strcmp(m->name, name) == 0) {
+        *ptr = m->ptr;
+        *size = m->size;
+        return SX_SUCCESS;
+    }
+    CUdeviceptr dp = 0;
+    size_t bytes = 0;
+    sx_result rc = program_global_find(p, name, &dp, &bytes);
+    if (rc == SX_SUCCESS && strlen(name) < sizeof(m->name)) {
+        *m = (global_memo){p, p->serial, dp, bytes, ""};
+        memcpy(m->name, name, strlen(name) + 1);
+    }
+    *ptr = dp;
+    *size = bytes;
+    return rc;
+}
+
+/* The variable's address and size: the program's list, else the driver. */
+static sx_result program_global_find(sxc_program_t *p, const char *name, CUdeviceptr *ptr, size_t *size)
+{
     pthread_mutex_lock(&p->lock);
     for (uint32_t i = 0; i < p->num_globals; i++) {
         if (!strcmp(p->globals[i].name, name)) {

@@ -88,6 +88,7 @@ typedef struct sxc_device_s {
     int ordinal;
     char name[256];
     int cc_major, cc_minor;
+    int driver_version;     /* cuDriverGetVersion at init: the persistent cache's key asks for it */
     int max_threads;        /* per block */
     int max_block[3];
     int max_grid[3];
@@ -179,6 +180,7 @@ typedef struct sxc_program_s {
     uint32_t num_entries;
     sxc_image_entry *entries;
     size_t text_len;         /* PTX: its length without the NUL, once indexed */
+    uint64_t serial;         /* unique in the process: tells a program from a later one at its address */
 } sxc_program_t;
 
 typedef struct sxc_kernel_s {

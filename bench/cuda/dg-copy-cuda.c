@@ -124,6 +124,16 @@ static void w_sx_scope(void)
     for (long i = 0; i < n_ops; i++)
         CHECK(sx_queue_device_global_write(q, &hg_scope, &v, 4, 0, 1, 0, NULL, NULL));
 }
+/* The adapter's own blocking memcpy, past the core (the core's share is
+ * the difference to w_sx_usm). */
+static void w_adapter_usm(void)
+{
+    int v = value;
+    for (long i = 0; i < n_ops; i++)
+        if (q->adapter->dispatch.enqueue.usm_memcpy(q->handle, 1, (void *)(uintptr_t)usm_inst, &v, 4, 0, NULL, NULL) !=
+            SX_SUCCESS)
+            exit(1);
+}
 static void w_sx_memcpy(void)
 {
     int v = value;
@@ -247,9 +257,10 @@ int main(int argc, char **argv)
         {"raw cuMemsetD32Async + cuStreamSynchronize", w_memset_sync, 0},
         {"raw cuPointerGetAttribute + that memset", w_attr_memset_sync, 0},
         {"raw cuMemsetD32Async + cuStreamQuery spin", w_spin, 0},
+        {"adapter usm_memcpy, past the core", w_adapter_usm, 0},
         {"raw cuMemcpyHtoD_ptds (per-thread stream)", cu.htod_ptds ? w_ptds : NULL, 0},
         {"raw cuMemcpyDtoH", r_raw, -1},
-        {"sx device_global read, USM instance", r_sx_usm, 12},
+        {"sx device_global read, USM instance", r_sx_usm, 13},
     };
     enum { NW = sizeof(ways) / sizeof(ways[0]) };
     static double t[NW][MAX_ROUNDS];

@@ -1,13 +1,15 @@
 /* first-launch: the first launch of a one-image PTX kernel in a fresh
  * process (the second process of an application: caches warm), ours
  * against the raw driver, each sample in its own forked child, the kinds
- * alternating round by round:
+ * taking turns round by round (the order turning by one each round):
  *   raw         cuModuleLoadDataEx(PTX) + cuModuleGetFunction + cuLaunchKernel + sync
  *   sx, no cache  the first sx_queue_launch waited for, SX_CACHE=0 (the adapter's
  *               cuModuleLoadDataEx; the driver's JIT cache warm)
  *   sx          the same with the persistent cache (cubin from get_binary)
  *   sx, JIT off   the persistent cache, CUDA_CACHE_DISABLE=1
  *   raw, JIT off  cuModuleLoadDataEx with CUDA_CACHE_DISABLE=1
+ *   raw again   raw once more: its ratio to raw is the measure's own spread
+ *               (A/A); a ratio of ours means little where it is inside that
  * The kernel, set42(int *p), is one PTX module with nothing else (no
  * device globals: both sides do the same work). Each child sets up its
  * context, queue (ours: registered image) and a device int first; the
@@ -24,8 +26,10 @@
  *   Before either clock: cuInit, the primary context, the device int; for
  *   ours also sx_init, the registration and the queue (its stream).
  * bench/cuda/first-launch-parts splits both step by step.
- * Usage: first-launch [ROUNDS]  (SX_CACHE_DIR: a cache directory) */
+ * Usage: first-launch [ROUNDS [quick]]  (default 31; quick: raw, ours and the
+ * A/A control only; SX_CACHE_DIR: a cache directory) */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +40,13 @@
 #include "../bench.h"
 #include "set42.h"
 
-enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_LOGS, KINDS };
+enum { RAW, SX_NOCACHE, SX_CACHE, SX_NOJIT, RAW_NOJIT, RAW_AGAIN, KINDS };
 static const char *const kind_name[KINDS] = {"raw cuModuleLoadDataEx", "sx, persistent cache off",
                                              "sx, persistent cache", "sx, cache, driver JIT cache off",
-                                             "raw, driver JIT cache off", "raw, with JIT log buffers"};
+                                             "raw, driver JIT cache off", "raw again (A/A control)"};
 #define CU(call) SET42_CU(call)
 
-static double raw(int logs)
+static double raw(void)
 {
     void *cu = dlopen("libcuda.so.1", RTLD_NOW);
     if (!cu)
@@ -57,12 +61,7 @@ static double raw(int logs)
     double t0 = bench_now();
     CUmodule m;
     CUfunction fn;
-    /* The adapter asks for the JIT's logs (for its error messages). */
-    static char info[16384], err[16384];
-    CUjit_option keys[4] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[4] = {info, (void *)(uintptr_t)sizeof(info), err, (void *)(uintptr_t)sizeof(err)};
-    CU(load(&m, set42_ptx, logs ? 4 : 0, logs ? keys : NULL, logs ? values : NULL));
+    CU(load(&m, set42_ptx, 0, NULL, NULL));
     CU(getfn(&fn, m, SET42_NAME));
     void *params[] = {&d};
     CU(launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL));
@@ -102,14 +101,21 @@ static double run_kind(int kind)
         setenv("SX_CACHE", "0", 1);
     if (kind == SX_NOJIT || kind == RAW_NOJIT)
         setenv("CUDA_CACHE_DISABLE", "1", 1);
-    return kind == RAW || kind == RAW_NOJIT || kind == RAW_LOGS ? raw(kind == RAW_LOGS) : ours();
+    return kind == RAW || kind == RAW_NOJIT || kind == RAW_AGAIN ? raw() : ours();
 }
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : 15;
+    int rounds = argc > 1 ? atoi(argv[1]) : 31;
     if (rounds < 1 || rounds > 1000)
         return 2;
+    /* "quick": only the kinds of the goal (raw, ours, the A/A control), so
+     * that many more rounds fit in the same time. */
+    bool quick = argc > 2 && strcmp(argv[2], "quick") == 0;
+    int kinds[KINDS], nk = 0;
+    for (int k = 0; k < KINDS; k++)
+        if (!quick || k == RAW || k == SX_NOCACHE || k == SX_CACHE || k == RAW_AGAIN)
+            kinds[nk++] = k;
     set42_adapter_env();
     unsetenv("CUDA_CACHE_DISABLE");
     unsetenv("SX_CACHE");
@@ -117,6 +123,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < KINDS; k++) {
         t[k] = calloc((size_t)rounds, sizeof(double));
         ratio[k] = calloc((size_t)rounds, sizeof(double));
+    }
+    for (int n = 0; n < nk; n++) {
+        int k = kinds[n];
         double w = bench_in_child(run_kind, k); /* warms the driver's JIT cache and ours */
         if (w == -77) {
             printf("SKIP: no CUDA GPU\n");
@@ -130,29 +139,38 @@ int main(int argc, char **argv)
     /* One traced child of each of ours (stderr): where the time goes. */
     setenv("SX_TRACE", "1", 1);
     setenv("SX_LOG", "debug", 1);
-    for (int k = SX_NOCACHE; k <= SX_NOJIT; k++) {
+    for (int k = SX_NOCACHE; k <= SX_NOJIT && !quick; k++) {
         fprintf(stderr, "---- traced: %s\n", kind_name[k]);
         bench_in_child(run_kind, k);
     }
     unsetenv("SX_TRACE");
     unsetenv("SX_LOG");
+    /* The order turns by one kind each round: no kind always runs first or
+     * always follows the same one (the machine's state after a child,
+     * e.g. after the 15 ms JIT of RAW_NOJIT, would favour one side). */
     for (int i = 0; i < rounds; i++)
-        for (int k = 0; k < KINDS; k++)
+        for (int j = 0; j < nk; j++) {
+            int k = kinds[(i + j) % nk];
             if ((t[k][i] = bench_in_child(run_kind, k)) < 0) {
                 fprintf(stderr, "first-launch: a %s sample failed\n", kind_name[k]);
                 return 1;
             }
+        }
     for (int i = 0; i < rounds; i++)
         for (int k = 0; k < KINDS; k++)
             ratio[k][i] = t[k][i] / t[k == SX_NOJIT || k == RAW_NOJIT ? RAW_NOJIT : RAW][i];
-    printf("first launch of a one-image PTX kernel in a fresh process (%d alternating rounds, wall time):\n", rounds);
-    for (int k = 0; k < KINDS; k++) {
+    printf("first launch of a one-image PTX kernel in a fresh process (%d rounds, the order turning, wall time):\n",
+           rounds);
+    for (int n = 0; n < nk; n++) {
+        int k = kinds[n];
         double m = bench_median(t[k], rounds);
         printf("  %-34s median %8.3f ms (range %.3f-%.3f)\n", kind_name[k], m, t[k][0], t[k][rounds - 1]);
     }
     bench_print_ratio("  sx, persistent cache off / raw:         ", ratio[SX_NOCACHE], rounds);
     bench_print_ratio("  sx, persistent cache / raw:             ", ratio[SX_CACHE], rounds);
-    bench_print_ratio("  sx, cache / raw, both driver JIT off:   ", ratio[SX_NOJIT], rounds);
-    bench_print_ratio("  raw with JIT log buffers / raw:         ", ratio[RAW_LOGS], rounds);
+    if (!quick)
+        bench_print_ratio("  sx, cache / raw, both driver JIT off:   ", ratio[SX_NOJIT], rounds);
+    /* Two samples of the same raw kind: how far the measure itself strays. */
+    bench_print_ratio("  raw again / raw (A/A: the noise):       ", ratio[RAW_AGAIN], rounds);
     return 0;
 }

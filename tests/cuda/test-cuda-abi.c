@@ -412,6 +412,54 @@ static void test_globals(sxa_program p)
     OK(T.usm.free(ctx, d));
 }
 
+/* The adapter remembers each thread's last variable (program, name ->
+ * address) so that a repeated write finds it without a lock: writes that
+ * alternate between two programs' variables of one name, and a program
+ * released and replaced by a new one (often at the same address), must
+ * still land in the right module. Read back through the driver's own
+ * address of each (get_global + a USM copy), not through the memo. */
+static void test_global_memo(void)
+{
+    for (int round = 0; round < 4; round++) {
+        sxa_program a = build_file("kernels.ptx", SX_IMAGE_KIND_PTX), b = build_file("kernels.ptx", SX_IMAGE_KIND_PTX);
+        if (!a || !b)
+            return;
+        void *pa = NULL, *pb = NULL;
+        size_t sa = 0, sb = 0;
+        OK(T.program.get_global(a, "dg_counter", &sa, &pa));
+        OK(T.program.get_global(b, "dg_counter", &sb, &pb));
+        CHECK(pa && pb && pa != pb && sa == sizeof(int) && sb == sizeof(int), "two modules' dg_counter: %p %p", pa, pb);
+        for (int i = 0; i < 6; i++) {
+            int va = 1000 * round + 10 * i + 1, vb = 1000 * round + 10 * i + 2, got[2] = {0, 0};
+            OK(T.enqueue.global_write(q, a, "dg_counter", 1, sizeof(int), 0, &va, 0, NULL, NULL));
+            OK(T.enqueue.global_write(q, b, "dg_counter", 1, sizeof(int), 0, &vb, 0, NULL, NULL));
+            OK(T.enqueue.usm_memcpy(q, 1, &got[0], pa, sizeof(int), 0, NULL, NULL));
+            OK(T.enqueue.usm_memcpy(q, 1, &got[1], pb, sizeof(int), 0, NULL, NULL));
+            CHECK(got[0] == va && got[1] == vb, "round %d write %d: a %d (want %d), b %d (want %d)", round, i, got[0],
+                  va, got[1], vb);
+        }
+        /* b goes; its successor (maybe at b's address) has its own variable */
+        OK(T.program.release(b));
+        sxa_program c = build_file("kernels.ptx", SX_IMAGE_KIND_PTX);
+        if (!c) {
+            OK(T.program.release(a));
+            return;
+        }
+        void *pc = NULL;
+        OK(T.program.get_global(c, "dg_counter", &sb, &pc));
+        int vc = -round - 5, zero = 0, got = 1;
+        OK(T.enqueue.usm_memcpy(q, 1, pc, &zero, sizeof(int), 0, NULL, NULL));
+        OK(T.enqueue.global_write(q, c, "dg_counter", 1, sizeof(int), 0, &vc, 0, NULL, NULL));
+        OK(T.enqueue.usm_memcpy(q, 1, &got, pc, sizeof(int), 0, NULL, NULL));
+        CHECK(got == vc, "round %d: the successor program's variable reads %d, want %d", round, got, vc);
+        int ra = 0;
+        OK(T.enqueue.global_read(q, a, "dg_counter", 1, sizeof(int), 0, &ra, 0, NULL, NULL));
+        CHECK(ra == 1000 * round + 51, "round %d: a's variable reads %d after c's write", round, ra);
+        OK(T.program.release(c));
+        OK(T.program.release(a));
+    }
+}
+
 static int run_link_kernel(sxa_program p, const char *what)
 {
     sxa_kernel k = NULL;
@@ -769,6 +817,8 @@ int main(void)
         test_dims(p);
         printf("# -- test_globals\n");
         test_globals(p);
+        printf("# -- test_global_memo\n");
+        test_global_memo();
         printf("# -- test_events\n");
         test_events(p);
         printf("# -- test_threads\n");
