@@ -272,15 +272,28 @@ static const sxa_device_table device_table = {
     } while (0)
 #define QSERIAL(q) ((q) && (q)->device->platform->serialize)
 
-static sx_result s_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
+static __attribute__((noinline, cold)) sx_result
+s_kernel_launch_serial(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim, const size_t *global_offset,
+                       const size_t *global_size, const size_t *local_size, uint32_t num_args,
+                       const sx_arg *args, uint32_t num_events, const sxa_event *wait_list,
+                       sxa_event *out_event)
+{
+    SERIAL(1, sxo_kernel_launch(queue, kernel, work_dim, global_offset, global_size, local_size,
+                                num_args, args, num_events, wait_list, out_event));
+}
+
+/* The hot entries keep the locked case out of line: a jump, not a frame. */
+static __attribute__((hot)) sx_result s_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
                                  const size_t *global_offset, const size_t *global_size,
                                  const size_t *local_size, uint32_t num_args, const sx_arg *args,
                                  uint32_t num_events, const sxa_event *wait_list,
                                  sxa_event *out_event)
 {
-    SERIAL(QSERIAL(queue), sxo_kernel_launch(queue, kernel, work_dim, global_offset, global_size,
-                                             local_size, num_args, args, num_events, wait_list,
-                                             out_event));
+    if (__builtin_expect(QSERIAL(queue), 0))
+        return s_kernel_launch_serial(queue, kernel, work_dim, global_offset, global_size, local_size,
+                                      num_args, args, num_events, wait_list, out_event);
+    return sxo_kernel_launch(queue, kernel, work_dim, global_offset, global_size, local_size, num_args,
+                             args, num_events, wait_list, out_event);
 }
 
 static sx_result s_usm_memcpy(sxa_queue queue, int blocking, void *dst, const void *src,
@@ -335,9 +348,16 @@ static sx_result s_queue_finish(sxa_queue queue)
 }
 
 /* Events do not know their platform: any serialised platform serialises waits. */
-static sx_result s_event_wait(uint32_t count, const sxa_event *events)
+static __attribute__((noinline, cold)) sx_result s_event_wait_serial(uint32_t count, const sxa_event *events)
 {
-    SERIAL(sxo_serialize_any, sxo_event_table.wait(count, events));
+    SERIAL(1, sxo_event_table.wait(count, events));
+}
+
+static __attribute__((hot)) sx_result s_event_wait(uint32_t count, const sxa_event *events)
+{
+    if (__builtin_expect(sxo_serialize_any, 0))
+        return s_event_wait_serial(count, events);
+    return sxo_event_table.wait(count, events);
 }
 
 static sx_result s_event_get_status(sxa_event event, sx_event_status *status)

@@ -57,7 +57,7 @@ sx_result sxo_event_out(cl_event ev, sxa_event *out)
     return SX_SUCCESS;
 }
 
-static sx_result event_wait(uint32_t count, const sxa_event *events)
+static __attribute__((hot)) sx_result event_wait(uint32_t count, const sxa_event *events)
 {
     cl_event buf[16], *list = NULL;
     if (count == 0)
@@ -95,7 +95,7 @@ static sx_result event_get_status(sxa_event event, sx_event_status *status)
     return SX_SUCCESS;
 }
 
-static sx_result event_release(sxa_event event)
+static __attribute__((hot)) sx_result event_release(sxa_event event)
 {
     if (!event)
         return SX_ERROR_INVALID_NULL_HANDLE;
