@@ -201,6 +201,33 @@ launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uin
     return e ? sxi_event_publish(e, out, event) : SX_SUCCESS;
 }
 
+/* sxi_slot_for's miss: the slot is built outside the section (it takes
+ * locks), then looked up again; a slot dropped meanwhile is built again
+ * or reported unsupported. */
+SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec,
+                                  sxi_kernel_slot **out)
+{
+    sxi_kernel *k = h->k;
+    for (;;) {
+        if (!atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed)) {
+            *out = NULL;
+            return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
+        }
+        sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
+        while (s && (s->context != q->context || s->device != q->device))
+            s = atomic_load_explicit(&s->next, memory_order_acquire);
+        if (s != NULL) {
+            *out = s;
+            return SX_SUCCESS;
+        }
+        sxi_read_unlock(*sec);
+        sx_result r = sxi_kernel_slot_get(h, q);
+        *sec = sxi_read_lock();
+        if (r != SX_SUCCESS)
+            return r;
+    }
+}
+
 sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
                           const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
                           const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
@@ -226,8 +253,14 @@ SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims,
      * whatever other threads unregister or release meanwhile. */
     sxi_section sec = sxi_read_lock();
     sx_result r = sxi_slot_for(q, k, &sec, &s);
-    if (SXI_LIKELY(r == SX_SUCCESS))
-        r = launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list, event);
+    if (SXI_LIKELY(r == SX_SUCCESS)) {
+        /* without a wait list the inlined launch has no list code at all */
+        if (SXI_LIKELY(num_events == 0))
+            r = launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, 0, NULL, event);
+        else
+            r = sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list,
+                                event);
+    }
     sxi_read_unlock(sec);
     return r;
 }

@@ -679,16 +679,13 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p);
 /* The slot of (queue's context, device) for a kernel: one lock-free scan
  * when cached, else built (sxi_kernel_slot_get). Call inside a reader
  * section (sxi_read_lock); the slot stays valid until it ends. */
+sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec, sxi_kernel_slot **out);
 static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec,
                                      sxi_kernel_slot **out)
 {
     sxi_kernel *k = h->k;
-    for (;;) {
-        /* Inside the section: the last sx_fini waits for it (init.c). */
-        if (SXI_UNLIKELY(!atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed))) {
-            *out = NULL;
-            return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
-        }
+    /* Inside the section: the last sx_fini waits for it (init.c). */
+    if (SXI_LIKELY(atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed))) {
         sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
         while (s && (s->context != q->context || s->device != q->device))
             s = atomic_load_explicit(&s->next, memory_order_acquire);
@@ -696,14 +693,8 @@ static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h
             *out = s;
             return SX_SUCCESS;
         }
-        /* Build outside the section (it takes locks), then look again: a
-         * slot dropped meanwhile is built again or reported unsupported. */
-        sxi_read_unlock(*sec);
-        sx_result r = sxi_kernel_slot_get(h, q);
-        *sec = sxi_read_lock();
-        if (r != SX_SUCCESS)
-            return r;
     }
+    return sxi_slot_build(q, h, sec, out);
 }
 
 /* The one launch path: checks the launch shape (and, unless the caller
