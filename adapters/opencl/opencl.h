@@ -173,19 +173,34 @@ struct sxa_program_s {
     _Atomic(sxo_global *) globals; /* read without the lock: records are only prepended, freed with the program */
 };
 
-struct sxa_kernel_s {
-    sxa_object base;
-    struct sxa_program_s *program;
-    cl_kernel k;
-    cl_uint num_args;
-    /* clSetKernelArg is the one OpenCL call that is not thread-safe on a
-     * shared cl_kernel, and the ABI lets many threads launch one kernel
-     * with different arguments: set-args + enqueue run under this lock. */
+/* One cl_kernel of a kernel and what its arguments hold. clSetKernelArg
+ * is the one OpenCL call that is not thread-safe on a shared cl_kernel, and
+ * the ABI lets many threads launch one kernel with different arguments:
+ * set-args + enqueue run under the slot's lock. */
+struct sxo_kernel_slot {
     pthread_mutex_t lock;
+    cl_kernel k;
     /* What each argument was last set to (under the lock): a launch that
      * passes the same value skips its clSetKernelArg*, as a program that
      * sets arguments once would (num_args entries; NULL with none). */
     struct sxo_arg_memo *memo;
+};
+
+/* Threads that launch one kernel at once each get a cl_kernel of their own
+ * (made from the program when every existing one is busy), up to this
+ * many; past it they wait for one, as with a single kernel. */
+#define SXO_KERNEL_SLOTS 16
+
+struct sxa_kernel_s {
+    sxa_object base;
+    struct sxa_program_s *program;
+    cl_kernel k;                 /* slots[0]->k: the one info queries use */
+    cl_uint num_args;
+    char *name;                  /* for clCreateKernel of more slots */
+    pthread_mutex_t grow;        /* adding a slot */
+    /* Slots are only appended (published by num_slots) and freed with the kernel. */
+    _Atomic uint32_t num_slots;
+    struct sxo_kernel_slot *slots[SXO_KERNEL_SLOTS];
 };
 
 /* One argument as last set: type + 1 (0: unknown, set it), its size, and
