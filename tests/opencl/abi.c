@@ -649,7 +649,8 @@ END_TEST
 /* A launch held inside the driver (the interposer holds its
  * clSetKernelArg) does not stop another thread launching the same kernel:
  * that one gets a cl_kernel of its own (before, it waited on the kernel's
- * one lock), and each launch computes with its own arguments. */
+ * one lock), and each launch computes with its own arguments. (t_threads
+ * runs 4 threads on what may be fewer cl_kernels: the waiting path.) */
 enum { HOLD_SCALE = 0x5eed01, HOLD_SECONDS = 30 };
 typedef struct {
     sxa_kernel kernel;
@@ -681,6 +682,11 @@ static void *held_launcher(void *arg)
 
 START_TEST(t_threads_not_serialised)
 {
+    /* The adapter gives a kernel at most a cl_kernel per processor. */
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        printf("skipped: threads not serialised: one processor\n");
+        return;
+    }
     char shim[4096];
     const char *b = getenv("SX_TEST_BUILDDIR");
     snprintf(shim, sizeof shim, "%s/tests/opencl/.libs/cl-hold-interposer.so", b ? b : ".");
