@@ -200,10 +200,11 @@ static void wide_hash(const void *data, size_t n, uint64_t tag, uint8_t out[32])
 
 /* ---------------------------------------------------------- the directory */
 
-/* The cache directory, created 0700 when missing; false when the cache is
- * off or unusable (logged). */
-static bool cache_dir(char *dir, size_t size)
+/* The cache directory, created 0700 when missing (with `create`; else
+ * *missing says so); false when the cache is off or unusable (logged). */
+static bool cache_dir(char *dir, size_t size, bool create, bool *missing)
 {
+    *missing = false;
     const char *off = sxi_getenv("SX_CACHE");
     if (off && strcmp(off, "0") == 0)
         return false;
@@ -225,6 +226,11 @@ static bool cache_dir(char *dir, size_t size)
         return false;
     struct stat st;
     if (stat(dir, &st) != 0) { /* one call when it is there, which is nearly always */
+        if (!create && errno == ENOENT) {
+            /* Nothing to read: made when an entry is written (off the build's thread). */
+            *missing = true;
+            return true;
+        }
         if (*parent && mkdir(parent, 0700) != 0 && errno != EEXIST)
             return false;
         if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
@@ -243,7 +249,15 @@ static bool cache_dir(char *dir, size_t size)
 
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir)
 {
-    return cache_dir(dir->path, sizeof(dir->path));
+    return cache_dir(dir->path, sizeof(dir->path), false, &dir->missing);
+}
+
+/* Before writing into a directory found missing: create it (and check it). */
+static bool dir_made(const sxi_pcache_dir *dir)
+{
+    char path[sizeof(dir->path)];
+    bool missing;
+    return !dir->missing || cache_dir(path, sizeof(path), true, &missing);
 }
 
 static void entry_path(const sxi_pcache_dir *dir, const sxi_pcache_key *key, char *path, size_t size)
@@ -326,6 +340,10 @@ static uint32_t rd32(const uint8_t *p)
 sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind *kind, void **data,
                           size_t *size)
 {
+    if (sxi_pcache_pending(dir, key, kind, data, size))
+        return SX_SUCCESS;
+    if (dir->missing)
+        return SX_ERROR_INVALID_VALUE;
     char path[4200];
     entry_path(dir, key, path, sizeof(path));
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -588,7 +606,7 @@ void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_i
                       size_t size)
 {
     char path[4200], tmp[4300];
-    if ((uint64_t)size > MAX_PAYLOAD)
+    if ((uint64_t)size > MAX_PAYLOAD || !dir_made(dir))
         return;
     entry_path(dir, key, path, sizeof(path));
     uint64_t limit = sxi_pcache_max_size(), total = (uint64_t)size + HEADER_SIZE;
@@ -654,6 +672,8 @@ bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapt
 {
     char path[4300];
     struct stat st;
+    if (dir->missing)
+        return false;
     marker_path(dir, a, kind, path, sizeof(path));
     return lstat(path, &st) == 0;
 }
@@ -661,6 +681,8 @@ bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapt
 void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
     char path[4300];
+    if (!dir_made(dir))
+        return;
     marker_path(dir, a, kind, path, sizeof(path));
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)
@@ -670,6 +692,9 @@ void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapt
 void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
     char path[4200];
+    if (dir->missing)
+        return;
+    sxi_pcache_flush(); /* an entry waiting to be written is written first, then goes */
     entry_path(dir, key, path, sizeof(path));
     unlink(path);
 }

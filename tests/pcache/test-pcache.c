@@ -1,6 +1,7 @@
 /* test-pcache.c: the persistent program cache's directory: the size bound
  * and least-recently-used eviction, several processes filling it at once,
- * the file size limit (ulimit -f) and temporary files of dead writers. */
+ * the file size limit (ulimit -f), temporary files of dead writers, the
+ * directory made by the first write, and the writer thread. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -56,6 +57,30 @@ static void store(unsigned who, unsigned i)
     sxi_pcache_dir d;
     ck_assert(sxi_pcache_dir_get(&d));
     sxi_pcache_store(&d, &k, SX_IMAGE_KIND_CUBIN, payload, sizeof(payload));
+}
+
+/* The same entry handed to the writer thread (the payload taken over). */
+static void store_later(unsigned who, unsigned i)
+{
+    unsigned char *payload = malloc(1000);
+    ck_assert_ptr_nonnull(payload);
+    memset(payload, (int)(who * 31 + i), 1000);
+    sxi_pcache_key k = key_of(who, i);
+    sxi_pcache_dir d;
+    ck_assert(sxi_pcache_dir_get(&d));
+    sxi_pcache_store_later(&d, &k, SX_IMAGE_KIND_CUBIN, payload, 1000);
+}
+
+/* Is entry (who, i)'s file in the directory? */
+static bool on_disk(unsigned who, unsigned i)
+{
+    sxi_pcache_key k = key_of(who, i);
+    char p[600];
+    int w = snprintf(p, sizeof(p), "%s/", dir);
+    for (int b = 0; b < 32; b++)
+        w += snprintf(p + w, sizeof(p) - (size_t)w, "%02x", k.digest[b]);
+    snprintf(p + w, sizeof(p) - (size_t)w, ".bin");
+    return access(p, F_OK) == 0;
 }
 
 /* Is entry (who, i) there and whole? */
@@ -300,6 +325,76 @@ START_TEST(dead_writers_files_removed)
 }
 END_TEST
 
+/* A missing directory is not made by a lookup (which misses at once), only
+ * by the first write into it. */
+START_TEST(missing_directory_made_by_first_write)
+{
+    sxi_pcache_dir d;
+    ck_assert(sxi_pcache_dir_get(&d));
+    ck_assert(d.missing);
+    ck_assert(!loads(3, 0));
+    ck_assert_int_ne(access(dir, F_OK), 0);
+    store(3, 0);
+    struct stat st;
+    ck_assert_int_eq(stat(dir, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+    ck_assert(sxi_pcache_dir_get(&d) && !d.missing);
+    ck_assert(loads(3, 0));
+}
+END_TEST
+
+/* Handing an entry to the writer never waits for the disk: while another
+ * open file holds the eviction lock (the writer waits on it after its
+ * first entry), three entries are handed over (a build that wrote them
+ * itself would wait here until SIGALRM), read back at once from the
+ * queue, and all written once the lock goes. */
+START_TEST(entries_written_off_the_builders_thread)
+{
+    store(0, 0); /* makes the directory */
+    char lockpath[600];
+    snprintf(lockpath, sizeof(lockpath), "%s/.lock", dir);
+    int lk = open(lockpath, O_RDWR | O_CREAT, 0600);
+    ck_assert_int_ge(lk, 0);
+    ck_assert_int_eq(flock(lk, LOCK_EX), 0);
+    alarm(30);
+    for (unsigned i = 1; i <= 3; i++)
+        store_later(1, i);
+    alarm(0);
+    for (unsigned i = 1; i <= 3; i++)
+        ck_assert(loads(1, i));
+    ck_assert(!on_disk(1, 3)); /* the writer waits for the lock after entry 1 */
+    ck_assert_int_eq(flock(lk, LOCK_UN), 0);
+    close(lk);
+    sxi_pcache_flush();
+    for (unsigned i = 1; i <= 3; i++)
+        ck_assert(on_disk(1, i) && loads(1, i));
+    sxi_program_stats s;
+    sxi_program_stats_get(&s);
+    ck_assert_uint_eq(s.disk_writes, 4);
+}
+END_TEST
+
+/* A child of fork has no writer thread (the parent's is running): its own
+ * entries are still written (a new writer), and flushing does not hang. */
+START_TEST(writer_after_fork)
+{
+    store_later(2, 0);
+    sxi_pcache_flush();
+    pid_t kid = fork();
+    ck_assert_int_ge(kid, 0);
+    if (kid == 0) {
+        alarm(30);
+        store_later(2, 1);
+        sxi_pcache_flush();
+        _exit(on_disk(2, 1) ? 0 : 3);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(kid, &st, 0), kid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: status %d", st);
+    ck_assert(on_disk(2, 0) && loads(2, 1));
+}
+END_TEST
+
 static Suite *pcache_suite(void)
 {
     Suite *s = suite_create("persistent cache");
@@ -310,6 +405,9 @@ static Suite *pcache_suite(void)
     tcase_add_test(t, two_processes_fill_at_once);
     tcase_add_test(t, file_size_limit_is_not_fatal);
     tcase_add_test(t, dead_writers_files_removed);
+    tcase_add_test(t, missing_directory_made_by_first_write);
+    tcase_add_test(t, entries_written_off_the_builders_thread);
+    tcase_add_test(t, writer_after_fork);
     suite_add_tcase(s, t);
     return s;
 }
