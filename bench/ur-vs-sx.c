@@ -358,8 +358,9 @@ static double dg_write(int side)
  * calls (extracted to bench/kernels/ur-bench-vf/image<N>.spv: 0 the
  * kernel, 1 the default set, 2 set_fp64, 3 set_fp64's dummy). Cold: from
  * SPIR-V to the result of the first launch, each side on a fresh context
- * (ours) or fresh programs; ours resolves the sets itself and writes its
- * persistent cache (on by default) into a fresh directory each round.
+ * and fresh programs; ours resolves the sets itself and hands its
+ * persistent cache entry (on by default) for a fresh directory each round
+ * to its writer thread.
  * Cached (a second process): from each one's cache: ours from
  * SX_CACHE_DIR, UR and OpenCL from the linked binary the first process
  * saved (what DPC++'s persistent cache does over UR). */
@@ -416,6 +417,23 @@ static void vf_contexts_release(int side)
     }
 }
 
+/* A first launch is timed from its first call to its result, read back:
+ * what comes after (saving a binary, releasing the program and kernel, the
+ * context) is not, on any side. */
+static double vf_t0, vf_c0, vf_wall, vf_cpu;
+
+static void vf_start(void)
+{
+    vf_c0 = bench_cpu_now();
+    vf_t0 = bench_now();
+}
+
+static void vf_stop(void)
+{
+    vf_wall = bench_now() - vf_t0;
+    vf_cpu = bench_cpu_now() - vf_c0;
+}
+
 static void vf_check(int side, int v)
 {
     if (v != VF_WANT)
@@ -448,6 +466,7 @@ static void cl_vf_finish(cl_program linked, int cached)
     CLK(p_clSetKernelArg(k, 0, sizeof x, &x));
     CLK(p_clEnqueueNDRangeKernel(vf_cl.q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
     CLK(cl.read(vf_cl.q, linked, "ur_vf_result", CL_TRUE, sizeof v, 0, &v, 0, NULL, NULL));
+    vf_stop();
     vf_check(RAW, v);
     if (!cached && vf_round == 0) {
         size_t n = 0;
@@ -471,6 +490,7 @@ static void ur_vf_finish(ur_program_handle_t linked, int cached)
     URK(p_urEnqueueKernelLaunch(vf_ur.q, k, 1, NULL, &one, NULL, NULL, 0, NULL, NULL));
     URK(p_urEnqueueDeviceGlobalVariableRead(vf_ur.q, linked, "ur_vf_result", true, sizeof v, 0, &v,
                                             0, NULL, NULL));
+    vf_stop();
     vf_check(UR, v);
     if (!cached && vf_round == 0) {
         size_t n = 0;
@@ -496,21 +516,21 @@ static double sx_vf_first(const char *cache)
     int x = VF_X, v = -1;
     size_t one = 1;
     sx_arg a = {.type = SX_ARG_VALUE, .index = 0, .size = sizeof x, .value = &x};
-    double t0 = bench_now();
+    vf_start();
     CHECK(sx_queue_launch(q, sx.vf, 1, NULL, &one, NULL, 1, &a, 0, NULL, NULL));
     CHECK(sx_queue_device_global_read(q, &v, &sx_vf_result, sizeof v, 0, 1, 0, NULL, NULL));
-    double t = bench_now() - t0;
+    vf_stop();
     vf_check(SX, v);
     CHECK(sx_queue_release(q));
     CHECK(sx_context_release(c));
-    return t;
+    return vf_wall;
 }
 
 static double vf_cold(int side)
 {
     vf_contexts_make(side);
-    double t0 = bench_now(), t;
     if (side == RAW) {
+        vf_start();
         cl_program p[VF_IMAGES];
         cl_int err;
         for (int i = 0; i < VF_IMAGES; i++) {
@@ -524,8 +544,8 @@ static double vf_cold(int side)
         for (int i = 0; i < VF_IMAGES; i++)
             p_clReleaseProgram(p[i]);
         cl_vf_finish(linked, 0);
-        t = bench_now() - t0;
     } else if (side == UR) {
+        vf_start();
         ur_program_handle_t p[VF_IMAGES], linked;
         for (int i = 0; i < VF_IMAGES; i++) {
             URK(p_urProgramCreateWithIL(vf_ur.ctx, vf_spv[i], vf_size[i], NULL, &p[i]));
@@ -535,21 +555,20 @@ static double vf_cold(int side)
         for (int i = 0; i < VF_IMAGES; i++)
             p_urProgramRelease(p[i]);
         ur_vf_finish(linked, 0);
-        t = bench_now() - t0;
     } else {
         char cache[300];
         snprintf(cache, sizeof cache, "%s/sx-cache-%d", tmpdir, vf_round);
-        t = sx_vf_first(cache);
+        sx_vf_first(cache); /* starts the clock after its context is made */
     }
     vf_contexts_release(side);
-    return t;
+    return vf_wall;
 }
 
 static double vf_cached(int side)
 {
     vf_contexts_make(side);
-    double t0 = bench_now(), t;
     if (side == RAW) {
+        vf_start();
         size_t n;
         const unsigned char *bin = load("cl.bin", &n);
         cl_int err, st;
@@ -557,24 +576,23 @@ static double vf_cached(int side)
         CLK(err);
         CLK(p_clBuildProgram(p, 1, &cl.dev, "", NULL, NULL));
         cl_vf_finish(p, 1);
-        t = bench_now() - t0;
         free((void *)bin);
     } else if (side == UR) {
+        vf_start();
         size_t n;
         const uint8_t *bin = load("ur.bin", &n);
         ur_program_handle_t p;
         URK(p_urProgramCreateWithBinary(vf_ur.ctx, 1, &ur.dev, &n, &bin, NULL, &p));
         URK(p_urProgramBuild(vf_ur.ctx, p, ""));
         ur_vf_finish(p, 1);
-        t = bench_now() - t0;
         free((void *)bin);
     } else {
         char cache[300];
         snprintf(cache, sizeof cache, "%s/sx-cache-0", tmpdir);
-        t = sx_vf_first(cache);
+        sx_vf_first(cache); /* starts the clock after its context is made */
     }
     vf_contexts_release(side);
-    return t;
+    return vf_wall;
 }
 
 typedef struct {
@@ -643,7 +661,8 @@ static void measure(const bench_line *l)
             int side = order[r % 6][k];
             double c0 = thread_cpu();
             t[side][r] = l->run(side);
-            cpu[side][r] = (thread_cpu() - c0) / l->ops;
+            /* a first launch times itself (vf_start, vf_stop) */
+            cpu[side][r] = l->ops > 1 ? (thread_cpu() - c0) / l->ops : vf_cpu;
         }
         vf_round++;
     }
