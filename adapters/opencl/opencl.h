@@ -101,6 +101,11 @@ struct sxa_device_s {
     cl_device_svm_capabilities svm;
     cl_command_queue_properties queue_props;
     int global_access;           /* cl_intel_global_variable_access usable */
+    /* A CPU device whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY)
+     * with clEnqueueSVMMemcpy: a variable's address from
+     * cl_intel_global_variable_pointers is host memory, copied by
+     * clEnqueueSVMMemcpy (see globals.c). */
+    int host_copies;
     /* Whether program-scope variables are shared by the kernels of a
      * program (PoCL 3.1 keeps one copy per kernel): probed once, lazily. */
     pthread_mutex_t dg_lock;
@@ -156,6 +161,7 @@ typedef struct sxo_global {
     struct sxo_global *next;
     char *name;
     size_t size;
+    void *ptr;                   /* its address (cl_intel_global_variable_pointers), or NULL */
     cl_kernel read, write;       /* NULL with the Intel extension */
     int single;                  /* read == write == the one __sx_dg_access_ kernel */
     pthread_mutex_t lock;        /* clSetKernelArg + enqueue of the accessors */

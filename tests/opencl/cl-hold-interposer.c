@@ -2,15 +2,18 @@
  * OpenCL adapter in place of the ICD loader (SX_OPENCL_LOADER), it is
  * linked with the real loader, so every entry point it does not define
  * resolves there (dlsym searches a library's dependencies). It defines
- * clSetKernelArg only: a call that sets a 4-byte argument to the armed
- * value waits inside the driver call until the test releases it, so a test
- * can hold one launch half-way and see what another thread can do then. */
+ * two entry points. clSetKernelArg: a call that sets a 4-byte argument to
+ * the armed value waits inside the driver call until the test releases it,
+ * so a test can hold one launch half-way and see what another thread can
+ * do then. clEnqueueSVMMemcpy: counted, so a test sees which way a copy
+ * went. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -19,6 +22,7 @@
 EXPORT void sxt_hold_arm(int v);
 EXPORT int sxt_hold_wait_held(int seconds);
 EXPORT void sxt_hold_release(void);
+EXPORT int sxt_svm_memcpy_calls(void);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -84,4 +88,21 @@ EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel k, cl_uint index, size_t size
     }
     pthread_mutex_unlock(&lock);
     return real(k, index, size, v);
+}
+
+static atomic_int svm_memcpys;
+
+EXPORT int sxt_svm_memcpy_calls(void) { return atomic_load(&svm_memcpys); }
+
+EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue q, cl_bool blocking, void *dst,
+                                             const void *src, size_t size, cl_uint n,
+                                             const cl_event *list, cl_event *ev)
+{
+    static __typeof__(&clEnqueueSVMMemcpy) real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "clEnqueueSVMMemcpy");
+    if (!real)
+        return CL_INVALID_OPERATION;
+    atomic_fetch_add(&svm_memcpys, 1);
+    return real(q, blocking, dst, src, size, n, list, ev);
 }
