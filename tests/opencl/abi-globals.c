@@ -226,14 +226,10 @@ END_TEST
  * non-blocking one still goes through the driver's variable entry points. */
 START_TEST(t_host_copies)
 {
-    char shim[4096];
-    const char *b = getenv("SX_TEST_BUILDDIR");
-    snprintf(shim, sizeof shim, "%s/tests/opencl/.libs/cl-hold-interposer.so", b ? b : ".");
-    void *lib = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(lib, "cannot load the test interposer %s: %s", shim, dlerror());
+    void *lib = load_interposer();
+    ck_assert_ptr_nonnull(lib);
     int (*calls)(void) = (int (*)(void))dlsym(lib, "sxt_svm_memcpy_calls");
     ck_assert_ptr_nonnull(calls);
-    setenv("SX_OPENCL_LOADER", shim, 1);
     env_up(0);
     sxa_program p = build_program("ocl-globals");
     size_t size = 0;

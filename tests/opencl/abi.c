@@ -687,17 +687,12 @@ START_TEST(t_threads_not_serialised)
         printf("skipped: threads not serialised: one processor\n");
         return;
     }
-    char shim[4096];
-    const char *b = getenv("SX_TEST_BUILDDIR");
-    snprintf(shim, sizeof shim, "%s/tests/opencl/.libs/cl-hold-interposer.so", b ? b : ".");
-    void *lib = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(lib, "cannot load the test interposer %s: %s", shim, dlerror());
+    void *lib = load_interposer();
+    ck_assert_ptr_nonnull(lib);
     void (*arm)(int) = (void (*)(int))dlsym(lib, "sxt_hold_arm");
     int (*wait_held)(int) = (int (*)(int))dlsym(lib, "sxt_hold_wait_held");
     void (*release)(void) = (void (*)(void))dlsym(lib, "sxt_hold_release");
     ck_assert(arm && wait_held && release);
-    /* The adapter loads the interposer (the same instance) as its loader. */
-    setenv("SX_OPENCL_LOADER", shim, 1);
     env_up(SXA_QUEUE_OUT_OF_ORDER);
     sxa_program prog = build_program("ocl-basic");
     sxa_kernel k = make_kernel(prog, "ocl_axpb");

@@ -71,15 +71,21 @@ static void store_later(unsigned who, unsigned i)
     sxi_pcache_store_later(&d, &k, SX_IMAGE_KIND_CUBIN, payload, 1000);
 }
 
+/* The file of entry (who, i). */
+static void entry_file(unsigned who, unsigned i, char *p, size_t size)
+{
+    sxi_pcache_key k = key_of(who, i);
+    int w = snprintf(p, size, "%s/", dir);
+    for (int b = 0; b < 32; b++)
+        w += snprintf(p + w, size - (size_t)w, "%02x", k.digest[b]);
+    snprintf(p + w, size - (size_t)w, ".bin");
+}
+
 /* Is entry (who, i)'s file in the directory? */
 static bool on_disk(unsigned who, unsigned i)
 {
-    sxi_pcache_key k = key_of(who, i);
     char p[600];
-    int w = snprintf(p, sizeof(p), "%s/", dir);
-    for (int b = 0; b < 32; b++)
-        w += snprintf(p + w, sizeof(p) - (size_t)w, "%02x", k.digest[b]);
-    snprintf(p + w, sizeof(p) - (size_t)w, ".bin");
+    entry_file(who, i, p, sizeof(p));
     return access(p, F_OK) == 0;
 }
 
@@ -128,12 +134,8 @@ static unsigned scan(uint64_t *bytes, unsigned *tmps)
 /* Make an entry look used `age` seconds ago. */
 static void age_entry(unsigned who, unsigned i, int age)
 {
-    sxi_pcache_key k = key_of(who, i);
     char p[600];
-    int w = snprintf(p, sizeof(p), "%s/", dir);
-    for (int b = 0; b < 32; b++)
-        w += snprintf(p + w, sizeof(p) - (size_t)w, "%02x", k.digest[b]);
-    snprintf(p + w, sizeof(p) - (size_t)w, ".bin");
+    entry_file(who, i, p, sizeof(p));
     struct timespec t[2];
     clock_gettime(CLOCK_REALTIME, &t[0]);
     t[0].tv_sec -= age;
