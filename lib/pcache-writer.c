@@ -20,6 +20,7 @@ typedef struct job {
     sx_image_kind kind;
     void *data;
     size_t size;
+    uint64_t limit; /* SX_CACHE_MAX_SIZE, read by the builder: the writer reads no environment */
 } job;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,7 +43,7 @@ static void *writer_main(void *arg)
         /* Stays queued while written: a lookup finds it until the file is there. */
         job *j = head;
         pthread_mutex_unlock(&lock);
-        sxi_pcache_store(&j->dir, &j->key, j->kind, j->data, j->size);
+        sxi_pcache_store_bounded(&j->dir, &j->key, j->kind, j->data, j->size, j->limit);
         pthread_mutex_lock(&lock);
         head = j->next;
         if (!head)
@@ -93,11 +94,12 @@ void sxi_pcache_store_later(const sxi_pcache_dir *dir, const sxi_pcache_key *key
                             size_t size)
 {
     pthread_once(&fork_once, fork_handlers);
+    uint64_t limit = sxi_pcache_max_size();
     job *j = malloc(sizeof(*j));
     pthread_mutex_lock(&lock);
     bool later = j && !stopping && queued_bytes + size <= MAX_QUEUED_BYTES && (running || start());
     if (later) {
-        *j = (job){NULL, *dir, *key, kind, data, size};
+        *j = (job){NULL, *dir, *key, kind, data, size, limit};
         if (tail)
             tail->next = j;
         else
@@ -109,7 +111,7 @@ void sxi_pcache_store_later(const sxi_pcache_dir *dir, const sxi_pcache_key *key
     pthread_mutex_unlock(&lock);
     if (!later) {
         free(j);
-        sxi_pcache_store(dir, key, kind, data, size);
+        sxi_pcache_store_bounded(dir, key, kind, data, size, limit);
         free(data);
     }
 }

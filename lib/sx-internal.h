@@ -500,6 +500,7 @@ typedef struct sxi_pcache_key {
 typedef struct sxi_pcache_dir {
     char path[4096];
     bool missing;
+    bool make_parent; /* the XDG or ~/.cache directory above it is made too */
 } sxi_pcache_dir;
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir);
 void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
@@ -513,6 +514,10 @@ sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, 
  * failures (a full disk, the file size limit) are logged only. */
 void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind, const void *data,
                       size_t size);
+/* The same with the bound given (sxi_pcache_max_size() read by the caller):
+ * reads no environment, for the writer thread. */
+void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind,
+                              const void *data, size_t size, uint64_t limit);
 /* pcache-writer.c: sxi_pcache_store on a writer thread, so that a first
  * launch does not wait for the disk: `data` (malloc'ed) is taken over.
  * Written at once instead when the thread cannot start or too many bytes

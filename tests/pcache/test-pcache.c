@@ -376,6 +376,42 @@ START_TEST(entries_written_off_the_builders_thread)
 }
 END_TEST
 
+/* The writer takes everything from the hand-over, not from the
+ * environment, which the application may change meanwhile (and reading it
+ * while another thread sets it is a race): an entry handed over for a
+ * missing directory is written there, and made, after SX_CACHE_DIR names
+ * another and SX_CACHE=0. */
+START_TEST(writer_reads_no_environment)
+{
+    store(0, 0);
+    char lockpath[600], other[sizeof(dir) + 1], later[sizeof(dir) - 1];
+    snprintf(lockpath, sizeof(lockpath), "%s/.lock", dir);
+    int lk = open(lockpath, O_RDWR | O_CREAT, 0600);
+    ck_assert_int_ge(lk, 0);
+    ck_assert_int_eq(flock(lk, LOCK_EX), 0);
+    store_later(4, 0); /* the writer waits for the lock after it */
+    char first[sizeof(dir)];
+    memcpy(first, dir, sizeof(dir));
+    ck_assert_uint_lt(strlen(first) + 2, sizeof(later));
+    snprintf(later, sizeof(later), "%.*s2", (int)sizeof(later) - 2, first);
+    snprintf(dir, sizeof(dir), "%s", later);
+    setenv("SX_CACHE_DIR", dir, 1);
+    store_later(4, 1); /* for a directory not there yet */
+    ck_assert_int_ne(access(later, F_OK), 0);
+    snprintf(other, sizeof(other), "%.*s3", (int)sizeof(later) - 2, first);
+    setenv("SX_CACHE_DIR", other, 1);
+    setenv("SX_CACHE", "0", 1);
+    ck_assert_int_eq(flock(lk, LOCK_UN), 0);
+    close(lk);
+    sxi_pcache_flush();
+    ck_assert(on_disk(4, 1)); /* dir is `later` */
+    ck_assert_int_ne(access(other, F_OK), 0);
+    snprintf(dir, sizeof(dir), "%s", first);
+    ck_assert(on_disk(4, 0));
+    unsetenv("SX_CACHE");
+}
+END_TEST
+
 /* A child of fork has no writer thread (the parent's is running): its own
  * entries are still written (a new writer), and flushing does not hang. */
 START_TEST(writer_after_fork)
@@ -410,6 +446,7 @@ static Suite *pcache_suite(void)
     tcase_add_test(t, missing_directory_made_by_first_write);
     tcase_add_test(t, entries_written_off_the_builders_thread);
     tcase_add_test(t, writer_after_fork);
+    tcase_add_test(t, writer_reads_no_environment);
     suite_add_tcase(s, t);
     return s;
 }
