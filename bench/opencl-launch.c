@@ -6,8 +6,8 @@
  * must when arguments can change between launches; the sx side passes the
  * argument array. Then the same from 4 threads with their own queues:
  * direct with a clCloneKernel'd kernel per thread (no lock needed), sx
- * with one shared kernel (the adapter's per-kernel lock): that compares
- * the two ways to make launches of one kernel thread-safe. Run from the build tree after `make check` built the
+ * with one shared kernel (the adapter gives each thread that launches it
+ * at once a cl_kernel of its own). Run from the build tree after `make check` built the
  * kernels:  bench/opencl-launch [N [ROUNDS]]   (OCL_ICD_VENDORS picks the driver).
  * The two sides alternate round by round (which goes first too), so load
  * from elsewhere on the machine hits both alike; the median of the
@@ -74,8 +74,8 @@ enum { THREADS = 4 };
 
 /* One launcher: a queue and a kernel of either side. Threads have their
  * own queue and, on the direct side, their own clCloneKernel'd kernel (no
- * lock needed); on the sx side they share one kernel (the adapter's
- * per-kernel lock). */
+ * lock needed); on the sx side they share one kernel (the adapter's pool
+ * of cl_kernels). */
 typedef struct worker {
     pthread_t th;
     int n;
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
     printf("    ratio sx/direct: %.3f [%.3f..%.3f]\n", r1[rounds / 2], r1[0], r1[rounds - 1]);
     printf("  %d threads, a queue each:\n", THREADS);
     printf("    direct, a clCloneKernel'd kernel per thread: %8.3f us/launch\n", cln / n * 1e6);
-    printf("    sx, one kernel shared (per-kernel lock):     %8.3f us/launch\n", sxn / n * 1e6);
+    printf("    sx, one kernel shared (a cl_kernel a thread): %8.3f us/launch\n", sxn / n * 1e6);
     printf("    ratio sx/direct: %.3f [%.3f..%.3f]\n", rn[rounds / 2], rn[0], rn[rounds - 1]);
     free(r1);
     free(rn);

@@ -7,6 +7,7 @@
  *   bench/ur-vs-sx [N]      from the build tree after `make check` built
  *                           bench/kernels/ur-bench.{spv,sximg}
  *   UR_VS_SX_ROUNDS=R       R rounds for the per-operation lines (default 15)
+ *   UR_VS_SX_VF_ROUNDS=R    R rounds for the first-launch lines (default 15)
  *
  * Lines: empty-kernel launch + wait; enqueue only (N launches, one finish);
  * a 4-byte device_global write (blocking); the first launch of a kernel
@@ -357,8 +358,9 @@ static double dg_write(int side)
  * calls (extracted to bench/kernels/ur-bench-vf/image<N>.spv: 0 the
  * kernel, 1 the default set, 2 set_fp64, 3 set_fp64's dummy). Cold: from
  * SPIR-V to the result of the first launch, each side on a fresh context
- * (ours) or fresh programs; ours resolves the sets itself and writes its
- * persistent cache (on by default) into a fresh directory each round.
+ * and fresh programs; ours resolves the sets itself and hands its
+ * persistent cache entry (on by default) for a fresh directory each round
+ * to its writer thread.
  * Cached (a second process): from each one's cache: ours from
  * SX_CACHE_DIR, UR and OpenCL from the linked binary the first process
  * saved (what DPC++'s persistent cache does over UR). */
@@ -375,6 +377,61 @@ static void vf_load(void)
         snprintf(rel, sizeof rel, "bench/kernels/ur-bench-vf/image%d.spv", i);
         vf_spv[i] = slurp(rel, &vf_size[i]);
     }
+}
+
+/* Every side's first launch runs on a context and queue made for it,
+ * untimed: Intel's runtime links ~8% slower in a fresh context than in one
+ * that has built before, and ours needs a fresh one (its programs are
+ * cached per context), so the others get one too. */
+static struct {
+    cl_context ctx;
+    cl_command_queue q;
+} vf_cl;
+static struct {
+    ur_context_handle_t ctx;
+    ur_queue_handle_t q;
+} vf_ur;
+
+static void vf_contexts_make(int side)
+{
+    if (side == RAW) {
+        cl_int err;
+        vf_cl.ctx = p_clCreateContext(NULL, 1, &cl.dev, NULL, NULL, &err);
+        CLK(err);
+        vf_cl.q = p_clCreateCommandQueueWithProperties(vf_cl.ctx, cl.dev, NULL, &err);
+        CLK(err);
+    } else if (side == UR) {
+        URK(p_urContextCreate(1, &ur.dev, NULL, &vf_ur.ctx));
+        URK(p_urQueueCreate(vf_ur.ctx, ur.dev, NULL, &vf_ur.q));
+    }
+}
+
+static void vf_contexts_release(int side)
+{
+    if (side == RAW) {
+        CLK(p_clReleaseCommandQueue(vf_cl.q));
+        CLK(p_clReleaseContext(vf_cl.ctx));
+    } else if (side == UR) {
+        URK(p_urQueueRelease(vf_ur.q));
+        URK(p_urContextRelease(vf_ur.ctx));
+    }
+}
+
+/* A first launch is timed from its first call to its result, read back:
+ * what comes after (saving a binary, releasing the program and kernel, the
+ * context) is not, on any side. */
+static double vf_t0, vf_c0, vf_wall, vf_cpu;
+
+static void vf_start(void)
+{
+    vf_c0 = bench_cpu_now();
+    vf_t0 = bench_now();
+}
+
+static void vf_stop(void)
+{
+    vf_wall = bench_now() - vf_t0;
+    vf_cpu = bench_cpu_now() - vf_c0;
 }
 
 static void vf_check(int side, int v)
@@ -407,8 +464,9 @@ static void cl_vf_finish(cl_program linked, int cached)
     int x = VF_X, v = -1;
     size_t one = 1;
     CLK(p_clSetKernelArg(k, 0, sizeof x, &x));
-    CLK(p_clEnqueueNDRangeKernel(cl.q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
-    CLK(cl.read(cl.q, linked, "ur_vf_result", CL_TRUE, sizeof v, 0, &v, 0, NULL, NULL));
+    CLK(p_clEnqueueNDRangeKernel(vf_cl.q, k, 1, NULL, &one, NULL, 0, NULL, NULL));
+    CLK(cl.read(vf_cl.q, linked, "ur_vf_result", CL_TRUE, sizeof v, 0, &v, 0, NULL, NULL));
+    vf_stop();
     vf_check(RAW, v);
     if (!cached && vf_round == 0) {
         size_t n = 0;
@@ -429,9 +487,10 @@ static void ur_vf_finish(ur_program_handle_t linked, int cached)
     int x = VF_X, v = -1;
     size_t one = 1;
     URK(p_urKernelSetArgValue(k, 0, sizeof x, NULL, &x));
-    URK(p_urEnqueueKernelLaunch(ur.q, k, 1, NULL, &one, NULL, NULL, 0, NULL, NULL));
-    URK(p_urEnqueueDeviceGlobalVariableRead(ur.q, linked, "ur_vf_result", true, sizeof v, 0, &v,
+    URK(p_urEnqueueKernelLaunch(vf_ur.q, k, 1, NULL, &one, NULL, NULL, 0, NULL, NULL));
+    URK(p_urEnqueueDeviceGlobalVariableRead(vf_ur.q, linked, "ur_vf_result", true, sizeof v, 0, &v,
                                             0, NULL, NULL));
+    vf_stop();
     vf_check(UR, v);
     if (!cached && vf_round == 0) {
         size_t n = 0;
@@ -457,80 +516,83 @@ static double sx_vf_first(const char *cache)
     int x = VF_X, v = -1;
     size_t one = 1;
     sx_arg a = {.type = SX_ARG_VALUE, .index = 0, .size = sizeof x, .value = &x};
-    double t0 = bench_now();
+    vf_start();
     CHECK(sx_queue_launch(q, sx.vf, 1, NULL, &one, NULL, 1, &a, 0, NULL, NULL));
     CHECK(sx_queue_device_global_read(q, &v, &sx_vf_result, sizeof v, 0, 1, 0, NULL, NULL));
-    double t = bench_now() - t0;
+    vf_stop();
     vf_check(SX, v);
     CHECK(sx_queue_release(q));
     CHECK(sx_context_release(c));
-    return t;
+    return vf_wall;
 }
 
 static double vf_cold(int side)
 {
-    double t0 = bench_now(), t;
+    vf_contexts_make(side);
     if (side == RAW) {
+        vf_start();
         cl_program p[VF_IMAGES];
         cl_int err;
         for (int i = 0; i < VF_IMAGES; i++) {
-            p[i] = p_clCreateProgramWithIL(cl.ctx, vf_spv[i], vf_size[i], &err);
+            p[i] = p_clCreateProgramWithIL(vf_cl.ctx, vf_spv[i], vf_size[i], &err);
             CLK(err);
             CLK(p_clCompileProgram(p[i], 1, &cl.dev, "", 0, NULL, NULL, NULL, NULL));
         }
-        cl_program linked = p_clLinkProgram(cl.ctx, 1, &cl.dev, "", VF_IMAGES, p, NULL, NULL, &err);
+        cl_program linked =
+            p_clLinkProgram(vf_cl.ctx, 1, &cl.dev, "", VF_IMAGES, p, NULL, NULL, &err);
         CLK(err);
         for (int i = 0; i < VF_IMAGES; i++)
             p_clReleaseProgram(p[i]);
         cl_vf_finish(linked, 0);
-        t = bench_now() - t0;
     } else if (side == UR) {
+        vf_start();
         ur_program_handle_t p[VF_IMAGES], linked;
         for (int i = 0; i < VF_IMAGES; i++) {
-            URK(p_urProgramCreateWithIL(ur.ctx, vf_spv[i], vf_size[i], NULL, &p[i]));
-            URK(p_urProgramCompile(ur.ctx, p[i], ""));
+            URK(p_urProgramCreateWithIL(vf_ur.ctx, vf_spv[i], vf_size[i], NULL, &p[i]));
+            URK(p_urProgramCompile(vf_ur.ctx, p[i], ""));
         }
-        URK(p_urProgramLink(ur.ctx, VF_IMAGES, p, "", &linked));
+        URK(p_urProgramLink(vf_ur.ctx, VF_IMAGES, p, "", &linked));
         for (int i = 0; i < VF_IMAGES; i++)
             p_urProgramRelease(p[i]);
         ur_vf_finish(linked, 0);
-        t = bench_now() - t0;
     } else {
         char cache[300];
         snprintf(cache, sizeof cache, "%s/sx-cache-%d", tmpdir, vf_round);
-        t = sx_vf_first(cache);
+        sx_vf_first(cache); /* starts the clock after its context is made */
     }
-    return t;
+    vf_contexts_release(side);
+    return vf_wall;
 }
 
 static double vf_cached(int side)
 {
-    double t0 = bench_now(), t;
+    vf_contexts_make(side);
     if (side == RAW) {
+        vf_start();
         size_t n;
         const unsigned char *bin = load("cl.bin", &n);
         cl_int err, st;
-        cl_program p = p_clCreateProgramWithBinary(cl.ctx, 1, &cl.dev, &n, &bin, &st, &err);
+        cl_program p = p_clCreateProgramWithBinary(vf_cl.ctx, 1, &cl.dev, &n, &bin, &st, &err);
         CLK(err);
         CLK(p_clBuildProgram(p, 1, &cl.dev, "", NULL, NULL));
         cl_vf_finish(p, 1);
-        t = bench_now() - t0;
         free((void *)bin);
     } else if (side == UR) {
+        vf_start();
         size_t n;
         const uint8_t *bin = load("ur.bin", &n);
         ur_program_handle_t p;
-        URK(p_urProgramCreateWithBinary(ur.ctx, 1, &ur.dev, &n, &bin, NULL, &p));
-        URK(p_urProgramBuild(ur.ctx, p, ""));
+        URK(p_urProgramCreateWithBinary(vf_ur.ctx, 1, &ur.dev, &n, &bin, NULL, &p));
+        URK(p_urProgramBuild(vf_ur.ctx, p, ""));
         ur_vf_finish(p, 1);
-        t = bench_now() - t0;
         free((void *)bin);
     } else {
         char cache[300];
         snprintf(cache, sizeof cache, "%s/sx-cache-0", tmpdir);
-        t = sx_vf_first(cache);
+        sx_vf_first(cache); /* starts the clock after its context is made */
     }
-    return t;
+    vf_contexts_release(side);
+    return vf_wall;
 }
 
 typedef struct {
@@ -552,9 +614,10 @@ static double median(double *v, int n)
 }
 
 /* Rounds of a line: UR_VS_SX_ROUNDS for the per-operation lines (a shared
- * machine needs many), 15 for the first-launch lines (each one a build). */
+ * machine needs many), UR_VS_SX_VF_ROUNDS for the first-launch lines (each
+ * one a build). */
 enum { MAX_ROUNDS = 2001 };
-static int rounds = 15, op_rounds = 15;
+static int rounds = 15, op_rounds = 15, vf_rounds = 15;
 
 /* CPU time of this thread: what each side itself costs, apart from the
  * waits on the driver's worker threads that make the wall times noisy on
@@ -588,7 +651,7 @@ static void print_ratios(const char *what, const char *unit, double t[SIDES][MAX
 static void measure(const bench_line *l)
 {
     static double t[SIDES][MAX_ROUNDS], cpu[SIDES][MAX_ROUNDS];
-    rounds = l->ops > 1 ? op_rounds : 15;
+    rounds = l->ops > 1 ? op_rounds : vf_rounds;
     vf_round = 0;
     for (int r = 0; r < rounds; r++) {
         /* All six orders in turn: each side follows each other side as
@@ -598,7 +661,8 @@ static void measure(const bench_line *l)
             int side = order[r % 6][k];
             double c0 = thread_cpu();
             t[side][r] = l->run(side);
-            cpu[side][r] = (thread_cpu() - c0) / l->ops;
+            /* a first launch times itself (vf_start, vf_stop) */
+            cpu[side][r] = l->ops > 1 ? (thread_cpu() - c0) / l->ops : vf_cpu;
         }
         vf_round++;
     }
@@ -619,8 +683,10 @@ int main(int argc, char **argv)
         DIE("usage: %s [operations per round]", argv[0]);
     if (getenv("UR_VS_SX_ROUNDS"))
         op_rounds = atoi(getenv("UR_VS_SX_ROUNDS"));
-    if (op_rounds < 1 || op_rounds > MAX_ROUNDS)
-        DIE("UR_VS_SX_ROUNDS must be 1..%d", MAX_ROUNDS);
+    if (getenv("UR_VS_SX_VF_ROUNDS"))
+        vf_rounds = atoi(getenv("UR_VS_SX_VF_ROUNDS"));
+    if (op_rounds < 1 || op_rounds > MAX_ROUNDS || vf_rounds < 1 || vf_rounds > MAX_ROUNDS)
+        DIE("UR_VS_SX_ROUNDS and UR_VS_SX_VF_ROUNDS must be 1..%d", MAX_ROUNDS);
     const char *b = getenv("SX_TEST_BUILDDIR");
     if (b)
         build = b;
@@ -646,8 +712,8 @@ int main(int argc, char **argv)
     ur_setup(spv, size);
     sx_setup();
     if (!cached) {
-        printf("ur-vs-sx: %d operations per round, %d rounds (15 for first launches; all orders in turn), "
-               "driver: OCL_ICD_VENDORS=%s\n", n_ops, op_rounds, getenv("OCL_ICD_VENDORS"));
+        printf("ur-vs-sx: %d operations per round, %d rounds (%d for first launches; all orders in turn), "
+               "driver: OCL_ICD_VENDORS=%s\n", n_ops, op_rounds, vf_rounds, getenv("OCL_ICD_VENDORS"));
         const bench_line lines[] = {
             {"empty kernel launch + wait", launch_wait, n_ops},
             {"enqueue only (then finish)", enqueue_only, n_ops},

@@ -54,6 +54,7 @@ SX_API sx_result sx_fini(void)
         sxi_kernels_drop_all();
         sxi_adapters_unload();
         sxi_selector_reset();
+        sxi_pcache_writer_stop(); /* every program cache entry handed over is written */
     }
     pthread_mutex_unlock(&init_lock);
     return SX_SUCCESS;

@@ -200,50 +200,76 @@ static void wide_hash(const void *data, size_t n, uint64_t tag, uint8_t out[32])
 
 /* ---------------------------------------------------------- the directory */
 
-/* The cache directory, created 0700 when missing; false when the cache is
- * off or unusable (logged). */
-static bool cache_dir(char *dir, size_t size)
+/* Create `dir` 0700, with `parent` also the one directory above it (the
+ * XDG or ~/.cache directory). Reads no environment: the writer thread
+ * calls it while the application may be changing it. */
+static bool dir_make(const char *dir, bool parent)
 {
-    const char *off = sxi_getenv("SX_CACHE");
-    if (off && strcmp(off, "0") == 0)
-        return false;
-    const char *d = sxi_getenv("SX_CACHE_DIR"), *xdg = sxi_getenv("XDG_CACHE_HOME"), *home = sxi_getenv("HOME");
-    int n;
-    char parent[4096] = "";
-    if (d && *d) {
-        n = snprintf(dir, size, "%s", d);
-    } else if (xdg && *xdg == '/') {
-        n = snprintf(dir, size, "%s/sycl-ext", xdg);
-        snprintf(parent, sizeof(parent), "%s", xdg);
-    } else if (home && *home == '/') {
-        n = snprintf(dir, size, "%s/.cache/sycl-ext", home);
-        snprintf(parent, sizeof(parent), "%s/.cache", home);
-    } else {
-        return false;
-    }
-    if (n < 0 || (size_t)n >= size - 80)
-        return false;
-    struct stat st;
-    if (stat(dir, &st) != 0) { /* one call when it is there, which is nearly always */
-        if (*parent && mkdir(parent, 0700) != 0 && errno != EEXIST)
-            return false;
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-            SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", dir, strerror(errno));
-            return false;
+    if (parent) {
+        char up[4096];
+        snprintf(up, sizeof(up), "%s", dir);
+        char *slash = strrchr(up, '/');
+        if (slash && slash != up) {
+            *slash = '\0';
+            if (mkdir(up, 0700) != 0 && errno != EEXIST)
+                return false;
         }
-        if (stat(dir, &st) != 0)
-            return false;
     }
-    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", dir, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static bool dir_usable(const char *dir, const struct stat *st)
+{
+    if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid() || (st->st_mode & 022)) {
         SXI_LOG(SX_LOG_WARN, "program cache: '%s' is not a directory of this user closed to others; cache off", dir);
         return false;
     }
     return true;
 }
 
+/* The cache directory from the environment, checked when it is there;
+ * when it is not, `missing` says so and the first write makes it
+ * (dir_made). False when the cache is off or unusable (logged). */
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir)
 {
-    return cache_dir(dir->path, sizeof(dir->path));
+    dir->missing = dir->make_parent = false;
+    const char *off = sxi_getenv("SX_CACHE");
+    if (off && strcmp(off, "0") == 0)
+        return false;
+    const char *d = sxi_getenv("SX_CACHE_DIR"), *xdg = sxi_getenv("XDG_CACHE_HOME"), *home = sxi_getenv("HOME");
+    int n;
+    if (d && *d) {
+        n = snprintf(dir->path, sizeof(dir->path), "%s", d);
+    } else if (xdg && *xdg == '/') {
+        n = snprintf(dir->path, sizeof(dir->path), "%s/sycl-ext", xdg);
+        dir->make_parent = true;
+    } else if (home && *home == '/') {
+        n = snprintf(dir->path, sizeof(dir->path), "%s/.cache/sycl-ext", home);
+        dir->make_parent = true;
+    } else {
+        return false;
+    }
+    if (n < 0 || (size_t)n >= sizeof(dir->path) - 80)
+        return false;
+    struct stat st;
+    if (stat(dir->path, &st) != 0) { /* one call when it is there, which is nearly always */
+        /* Nothing to read: made when an entry is written (off the build's thread). */
+        dir->missing = errno == ENOENT;
+        return dir->missing;
+    }
+    return dir_usable(dir->path, &st);
+}
+
+/* Before writing into a directory found missing: create it and check it. */
+static bool dir_made(const sxi_pcache_dir *dir)
+{
+    struct stat st;
+    return !dir->missing ||
+           (dir_make(dir->path, dir->make_parent) && stat(dir->path, &st) == 0 && dir_usable(dir->path, &st));
 }
 
 static void entry_path(const sxi_pcache_dir *dir, const sxi_pcache_key *key, char *path, size_t size)
@@ -326,6 +352,10 @@ static uint32_t rd32(const uint8_t *p)
 sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind *kind, void **data,
                           size_t *size)
 {
+    if (sxi_pcache_pending(dir, key, kind, data, size))
+        return SX_SUCCESS;
+    if (dir->missing)
+        return SX_ERROR_INVALID_VALUE;
     char path[4200];
     entry_path(dir, key, path, sizeof(path));
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -587,11 +617,17 @@ static bool write_entry(int fd, const uint8_t *h, const void *data, size_t size)
 void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind, const void *data,
                       size_t size)
 {
+    sxi_pcache_store_bounded(dir, key, kind, data, size, sxi_pcache_max_size());
+}
+
+void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind,
+                              const void *data, size_t size, uint64_t limit)
+{
     char path[4200], tmp[4300];
-    if ((uint64_t)size > MAX_PAYLOAD)
+    if ((uint64_t)size > MAX_PAYLOAD || !dir_made(dir))
         return;
     entry_path(dir, key, path, sizeof(path));
-    uint64_t limit = sxi_pcache_max_size(), total = (uint64_t)size + HEADER_SIZE;
+    uint64_t total = (uint64_t)size + HEADER_SIZE;
     if (limit && total > limit) {
         SXI_LOG(SX_LOG_INFO, "program cache: a binary of %zu bytes is larger than the cache's bound (%llu bytes); not cached",
                 size, (unsigned long long)limit);
@@ -655,6 +691,8 @@ bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapt
 {
     char path[4300];
     struct stat st;
+    if (dir->missing)
+        return false;
     marker_path(dir, a, kind, path, sizeof(path));
     return lstat(path, &st) == 0;
 }
@@ -662,6 +700,8 @@ bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapt
 void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
     char path[4300];
+    if (!dir_made(dir))
+        return;
     marker_path(dir, a, kind, path, sizeof(path));
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)
@@ -671,6 +711,9 @@ void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapt
 void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
     char path[4200];
+    if (dir->missing)
+        return;
+    sxi_pcache_flush(); /* an entry waiting to be written is written first, then goes */
     entry_path(dir, key, path, sizeof(path));
     unlink(path);
 }

@@ -21,6 +21,7 @@ void sxi_program_stats_count(size_t field_offset)
 
 void sxi_program_stats_get(sxi_program_stats *out)
 {
+    sxi_pcache_flush(); /* entries handed to the cache's writer count once written */
     uint64_t v[SXI_ARRAY_SIZE(stats)];
     for (size_t i = 0; i < SXI_ARRAY_SIZE(stats); i++)
         v[i] = atomic_load_explicit(&stats[i], memory_order_relaxed);
@@ -306,7 +307,8 @@ static void to_disk(sxi_program *p, sx_image_kind in_kind, const sxi_pcache_dir 
         SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' runs %s images as they are; not cached", a->name, what);
         gives_no_binary(dir, a, in_kind);
     } else if (r == SX_SUCCESS && data) {
-        sxi_pcache_store(dir, key, kind, data, size);
+        sxi_pcache_store_later(dir, key, kind, data, size); /* the launch need not wait for the disk */
+        data = NULL;
     } else {
         SXI_LOG(SX_LOG_INFO, "program cache: adapter '%s' gives no binary of %s (%s); not cached", a->name,
                 in_kind == SX_IMAGE_KIND_UNKNOWN ? what : "a one-image program", sx_result_name(r));

@@ -539,11 +539,13 @@ uint64_t sxi_pcache_max_size(void);
 typedef struct sxi_pcache_key {
     uint8_t digest[32];
 } sxi_pcache_key;
-/* The cache directory, found (created if missing) and checked once for
- * the calls of one build; false when the cache is off (SX_CACHE=0) or no
- * usable directory can be found. */
+/* The cache directory, found and checked once for the calls of one build;
+ * false when the cache is off (SX_CACHE=0) or no usable directory can be
+ * found. A missing one is made by the first write into it (`missing`). */
 typedef struct sxi_pcache_dir {
     char path[4096];
+    bool missing;
+    bool make_parent; /* the XDG or ~/.cache directory above it is made too */
 } sxi_pcache_dir;
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir);
 void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
@@ -557,6 +559,22 @@ sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, 
  * failures (a full disk, the file size limit) are logged only. */
 void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind, const void *data,
                       size_t size);
+/* The same with the bound given (sxi_pcache_max_size() read by the caller):
+ * reads no environment, for the writer thread. */
+void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind,
+                              const void *data, size_t size, uint64_t limit);
+/* pcache-writer.c: sxi_pcache_store on a writer thread, so that a first
+ * launch does not wait for the disk: `data` (malloc'ed) is taken over.
+ * Written at once instead when the thread cannot start or too many bytes
+ * wait. sxi_pcache_load finds a waiting entry (sxi_pcache_pending: a
+ * malloc'ed copy); sxi_pcache_flush waits until every entry handed over is
+ * written; sxi_pcache_writer_stop also ends the thread (sx_fini, unload). */
+void sxi_pcache_store_later(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind, void *data,
+                            size_t size);
+bool sxi_pcache_pending(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind *kind, void **data,
+                        size_t *size);
+void sxi_pcache_flush(void);
+void sxi_pcache_writer_stop(void);
 /* Forget an entry the adapter refused (logged by the caller). */
 void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key);
 /* An adapter (name and version) that gives no binary of a linked program

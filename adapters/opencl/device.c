@@ -159,6 +159,9 @@ static int load_device(struct sxa_platform_s *p, struct sxa_device_s *d, cl_devi
     cl_device_type t;
     device_value(id, CL_DEVICE_TYPE, &t, sizeof t);
     d->type = device_type(t);
+    cl_bool unified = CL_FALSE;
+    device_value(id, CL_DEVICE_HOST_UNIFIED_MEMORY, &unified, sizeof unified);
+    d->host_copies = d->type == SX_DEVICE_TYPE_CPU && unified && sxo_cl.clEnqueueSVMMemcpy;
     device_value(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, &d->max_wg, sizeof d->max_wg);
     cl_uint dims = 0;
     device_value(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, &dims, sizeof dims);

@@ -101,6 +101,11 @@ struct sxa_device_s {
     cl_device_svm_capabilities svm;
     cl_command_queue_properties queue_props;
     int global_access;           /* cl_intel_global_variable_access usable */
+    /* A CPU device whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY)
+     * with clEnqueueSVMMemcpy: a variable's address from
+     * cl_intel_global_variable_pointers is host memory, copied by
+     * clEnqueueSVMMemcpy (see globals.c). */
+    int host_copies;
     /* Whether program-scope variables are shared by the kernels of a
      * program (PoCL 3.1 keeps one copy per kernel): probed once, lazily. */
     pthread_mutex_t dg_lock;
@@ -156,6 +161,7 @@ typedef struct sxo_global {
     struct sxo_global *next;
     char *name;
     size_t size;
+    void *ptr;                   /* its address (cl_intel_global_variable_pointers), or NULL */
     cl_kernel read, write;       /* NULL with the Intel extension */
     int single;                  /* read == write == the one __sx_dg_access_ kernel */
     pthread_mutex_t lock;        /* clSetKernelArg + enqueue of the accessors */
@@ -173,19 +179,34 @@ struct sxa_program_s {
     _Atomic(sxo_global *) globals; /* read without the lock: records are only prepended, freed with the program */
 };
 
-struct sxa_kernel_s {
-    sxa_object base;
-    struct sxa_program_s *program;
-    cl_kernel k;
-    cl_uint num_args;
-    /* clSetKernelArg is the one OpenCL call that is not thread-safe on a
-     * shared cl_kernel, and the ABI lets many threads launch one kernel
-     * with different arguments: set-args + enqueue run under this lock. */
+/* One cl_kernel of a kernel and what its arguments hold. clSetKernelArg
+ * is the one OpenCL call that is not thread-safe on a shared cl_kernel, and
+ * the ABI lets many threads launch one kernel with different arguments:
+ * set-args + enqueue run under the slot's lock. */
+struct sxo_kernel_slot {
     pthread_mutex_t lock;
+    cl_kernel k;
     /* What each argument was last set to (under the lock): a launch that
      * passes the same value skips its clSetKernelArg*, as a program that
      * sets arguments once would (num_args entries; NULL with none). */
     struct sxo_arg_memo *memo;
+};
+
+/* Threads that launch one kernel at once each get a cl_kernel of their own
+ * (made from the program when every existing one is busy), up to this
+ * many; past it they wait for one, as with a single kernel. */
+#define SXO_KERNEL_SLOTS 16
+
+struct sxa_kernel_s {
+    sxa_object base;
+    struct sxa_program_s *program;
+    cl_kernel k;                 /* slots[0]->k: the one info queries use */
+    cl_uint num_args;
+    char *name;                  /* for clCreateKernel of more slots */
+    pthread_mutex_t grow;        /* adding a slot */
+    /* Slots are only appended (published by num_slots) and freed with the kernel. */
+    _Atomic uint32_t num_slots;
+    struct sxo_kernel_slot *slots[SXO_KERNEL_SLOTS];
 };
 
 /* One argument as last set: type + 1 (0: unknown, set it), its size, and

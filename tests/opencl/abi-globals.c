@@ -220,6 +220,64 @@ START_TEST(t_threads)
 }
 END_TEST
 
+/* On a CPU device whose memory is the host's, a blocking copy of a
+ * variable whose address the driver gives is a clEnqueueSVMMemcpy (the
+ * test interposer counts them), ordered after the kernels before it; a
+ * non-blocking one still goes through the driver's variable entry points. */
+START_TEST(t_host_copies)
+{
+    void *lib = load_interposer();
+    ck_assert_ptr_nonnull(lib);
+    int (*calls)(void) = (int (*)(void))dlsym(lib, "sxt_svm_memcpy_calls");
+    ck_assert_ptr_nonnull(calls);
+    env_up(0);
+    sxa_program p = build_program("ocl-globals");
+    size_t size = 0;
+    void *ptr = NULL;
+    CK_SX(T_prog.get_global(p, "ocl_dg_counter", &size, &ptr));
+    sx_device_type type = 0;
+    CK_SX(T_dev.get_info(E.device, SX_DEVICE_INFO_TYPE, sizeof type, &type, NULL));
+    if (!ptr || type != SX_DEVICE_TYPE_CPU) {
+        printf("skipped: host copies: '%s' is no CPU device giving variables' addresses\n", E.name);
+        CK_SX(T_prog.release(p));
+        env_down();
+        return;
+    }
+    int before = calls(), counter = 5, k = 2;
+    uint32_t v[4] = {10, 20, 30, 40};
+    CK_SX(wr(p, "ocl_dg_vec", sizeof v, 0, v));
+    CK_SX(wr(p, "ocl_dg_counter", sizeof counter, 0, &counter));
+    ck_assert_int_eq(calls() - before, 2);
+    sx_arg a = {SX_ARG_VALUE, 0, sizeof k, &k};
+    for (int i = 0; i < 50; i++)
+        launch(p, "ocl_dg_accumulate", 1, &a);
+    CK_SX(rd(p, "ocl_dg_counter", sizeof counter, 0, &counter));
+    ck_assert_int_eq(counter, 5 + 50 * 100 * 2);
+    ck_assert_int_eq(calls() - before, 3);
+    /* after kernels, a write lands after them */
+    for (int i = 0; i < 50; i++)
+        launch(p, "ocl_dg_accumulate", 1, &a);
+    counter = 7;
+    CK_SX(wr(p, "ocl_dg_counter", sizeof counter, 0, &counter));
+    counter = 0;
+    CK_SX(rd(p, "ocl_dg_counter", sizeof counter, 0, &counter));
+    ck_assert_int_eq(counter, 7);
+    /* non-blocking: the driver's entry point, from a copy of the source */
+    int later = 9;
+    sxa_event ev = NULL;
+    int n = calls();
+    CK_SX(T_enq.global_write(E.queue, p, "ocl_dg_counter", 0, sizeof later, 0, &later, 0, NULL, &ev));
+    CK_SX(T_ev.wait(1, &ev));
+    CK_SX(T_ev.release(ev));
+    ck_assert_int_eq(calls(), n);
+    CK_SX(rd(p, "ocl_dg_counter", sizeof counter, 0, &counter));
+    ck_assert_int_eq(counter, 9);
+    CK_SX(T_prog.release(p));
+    env_down();
+    unsetenv("SX_OPENCL_LOADER");
+}
+END_TEST
+
 int main(void)
 {
     load_module();
@@ -242,6 +300,7 @@ int main(void)
     tcase_add_test(tc, t_single_accessor);
     tcase_add_test(tc, t_nonblocking_events);
     tcase_add_test(tc, t_threads);
+    tcase_add_test(tc, t_host_copies);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -107,6 +107,22 @@ static void load_module(void)
         }
 }
 
+/* tests/opencl/cl-hold-interposer.c, made the adapter's loader
+ * (SX_OPENCL_LOADER; the adapter's dlopen finds this same instance). */
+static void *load_interposer(void)
+{
+    static char shim[4096];
+    const char *b = getenv("SX_TEST_BUILDDIR");
+    snprintf(shim, sizeof shim, "%s/tests/opencl/.libs/cl-hold-interposer.so", b ? b : ".");
+    void *lib = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        fprintf(stderr, "cannot load the test interposer %s: %s\n", shim, dlerror());
+        return NULL;
+    }
+    setenv("SX_OPENCL_LOADER", shim, 1);
+    return lib;
+}
+
 #define CK_SX(expr)                                                                  \
     do {                                                                             \
         sx_result ck_rc_ = (expr);                                                   \

@@ -2,6 +2,7 @@
 #include "abi-util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 static probe P;
@@ -645,6 +646,106 @@ START_TEST(t_threads)
 }
 END_TEST
 
+/* A launch held inside the driver (the interposer holds its
+ * clSetKernelArg) does not stop another thread launching the same kernel:
+ * that one gets a cl_kernel of its own (before, it waited on the kernel's
+ * one lock), and each launch computes with its own arguments. (t_threads
+ * runs 4 threads on what may be fewer cl_kernels: the waiting path.) */
+enum { HOLD_SCALE = 0x5eed01, HOLD_SECONDS = 30 };
+typedef struct {
+    sxa_kernel kernel;
+    const int *in;
+    int *out;
+    int scale;
+    sx_result rc;
+    atomic_int done;
+    char error[512];
+} held_launch;
+
+static void *held_launcher(void *arg)
+{
+    held_launch *h = arg;
+    int64_t bias = 3;
+    sx_arg args[] = {ptr_arg(0, h->in), ptr_arg(1, h->out), val_arg(2, &h->scale, sizeof h->scale),
+                     val_arg(3, &bias, sizeof bias)};
+    size_t g = TN;
+    sxa_event ev = NULL;
+    h->rc = T_enq.kernel_launch(E.queue, h->kernel, 1, NULL, &g, NULL, 4, args, 0, NULL, &ev);
+    if (h->rc == SX_SUCCESS)
+        h->rc = T_ev.wait(1, &ev);
+    if (ev)
+        T_ev.release(ev);
+    snprintf(h->error, sizeof h->error, "%.500s", h->rc == SX_SUCCESS ? "" : last_error);
+    atomic_store(&h->done, 1);
+    return NULL;
+}
+
+START_TEST(t_threads_not_serialised)
+{
+    /* The adapter gives a kernel at most a cl_kernel per processor. */
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        printf("skipped: threads not serialised: one processor\n");
+        return;
+    }
+    void *lib = load_interposer();
+    ck_assert_ptr_nonnull(lib);
+    void (*arm)(int) = (void (*)(int))dlsym(lib, "sxt_hold_arm");
+    int (*wait_held)(int) = (int (*)(int))dlsym(lib, "sxt_hold_wait_held");
+    void (*release)(void) = (void (*)(void))dlsym(lib, "sxt_hold_release");
+    ck_assert(arm && wait_held && release);
+    env_up(SXA_QUEUE_OUT_OF_ORDER);
+    sxa_program prog = build_program("ocl-basic");
+    sxa_kernel k = make_kernel(prog, "ocl_axpb");
+    int *in = usm(SX_USM_TYPE_SHARED, TN * sizeof(int));
+    for (int i = 0; i < TN; i++)
+        in[i] = i;
+    held_launch a = {k, in, usm(SX_USM_TYPE_SHARED, TN * sizeof(int)), HOLD_SCALE, 0, 0, ""};
+    held_launch o = {k, in, usm(SX_USM_TYPE_SHARED, TN * sizeof(int)), 2, 0, 0, ""};
+    pthread_t ta, to;
+    arm(HOLD_SCALE);
+    ck_assert_int_eq(pthread_create(&ta, NULL, held_launcher, &a), 0);
+    int held = wait_held(HOLD_SECONDS);
+    int other_done = 0;
+    if (held) {
+        ck_assert_int_eq(pthread_create(&to, NULL, held_launcher, &o), 0);
+        for (int i = 0; i < HOLD_SECONDS * 100 && !(other_done = atomic_load(&o.done)); i++)
+            usleep(10000);
+    }
+    release();
+    pthread_join(ta, NULL);
+    if (held)
+        pthread_join(to, NULL);
+    ck_assert_msg(held, "the interposer never saw the held launch's clSetKernelArg");
+    ck_assert_msg(other_done, "a launch of the same kernel waited for another thread's launch held "
+                              "inside clSetKernelArg (%d s)", HOLD_SECONDS);
+    ck_assert_msg(a.rc == SX_SUCCESS && o.rc == SX_SUCCESS, "launches: %d (%s), %d (%s)", a.rc,
+                  a.error, o.rc, o.error);
+    for (int i = 0; i < TN; i++) {
+        ck_assert_int_eq(a.out[i], i * HOLD_SCALE + 3);
+        ck_assert_int_eq(o.out[i], i * 2 + 3);
+    }
+    /* Both cl_kernels keep their arguments: again, each from another thread. */
+    a.scale = 5, o.scale = 7;
+    memset(a.out, 0, TN * sizeof(int));
+    memset(o.out, 0, TN * sizeof(int));
+    held_launcher(&o);
+    ck_assert_int_eq(pthread_create(&ta, NULL, held_launcher, &a), 0);
+    pthread_join(ta, NULL);
+    ck_assert_msg(a.rc == SX_SUCCESS && o.rc == SX_SUCCESS, "%s %s", a.error, o.error);
+    for (int i = 0; i < TN; i++) {
+        ck_assert_int_eq(a.out[i], i * 5 + 3);
+        ck_assert_int_eq(o.out[i], i * 7 + 3);
+    }
+    CK_SX(T_k.release(k));
+    CK_SX(T_prog.release(prog));
+    CK_SX(T_usm.free(E.context, a.out));
+    CK_SX(T_usm.free(E.context, o.out));
+    CK_SX(T_usm.free(E.context, in));
+    env_down();
+    unsetenv("SX_OPENCL_LOADER");
+}
+END_TEST
+
 /* ------------------------------------------------------------ link */
 
 START_TEST(t_link)
@@ -755,6 +856,7 @@ int main(void)
         tcase_add_test(tc, t_launch_2d_3d);
         tcase_add_test(tc, t_local_struct_nonuniform);
         tcase_add_test(tc, t_threads);
+        tcase_add_test(tc, t_threads_not_serialised);
         tcase_add_test(tc, t_pointer_reused);
     } else {
         printf("skipped: USM tests (usm, launch 1/2/3-D, local, struct, threads): '%s' has no "

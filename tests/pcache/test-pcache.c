@@ -1,6 +1,7 @@
 /* test-pcache.c: the persistent program cache's directory: the size bound
  * and least-recently-used eviction, several processes filling it at once,
- * the file size limit (ulimit -f) and temporary files of dead writers. */
+ * the file size limit (ulimit -f), temporary files of dead writers, the
+ * directory made by the first write, and the writer thread. */
 #include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -58,6 +59,36 @@ static void store(unsigned who, unsigned i)
     sxi_pcache_store(&d, &k, SX_IMAGE_KIND_CUBIN, payload, sizeof(payload));
 }
 
+/* The same entry handed to the writer thread (the payload taken over). */
+static void store_later(unsigned who, unsigned i)
+{
+    unsigned char *payload = malloc(1000);
+    ck_assert_ptr_nonnull(payload);
+    memset(payload, (int)(who * 31 + i), 1000);
+    sxi_pcache_key k = key_of(who, i);
+    sxi_pcache_dir d;
+    ck_assert(sxi_pcache_dir_get(&d));
+    sxi_pcache_store_later(&d, &k, SX_IMAGE_KIND_CUBIN, payload, 1000);
+}
+
+/* The file of entry (who, i). */
+static void entry_file(unsigned who, unsigned i, char *p, size_t size)
+{
+    sxi_pcache_key k = key_of(who, i);
+    int w = snprintf(p, size, "%s/", dir);
+    for (int b = 0; b < 32; b++)
+        w += snprintf(p + w, size - (size_t)w, "%02x", k.digest[b]);
+    snprintf(p + w, size - (size_t)w, ".bin");
+}
+
+/* Is entry (who, i)'s file in the directory? */
+static bool on_disk(unsigned who, unsigned i)
+{
+    char p[600];
+    entry_file(who, i, p, sizeof(p));
+    return access(p, F_OK) == 0;
+}
+
 /* Is entry (who, i) there and whole? */
 static bool loads(unsigned who, unsigned i)
 {
@@ -103,12 +134,8 @@ static unsigned scan(uint64_t *bytes, unsigned *tmps)
 /* Make an entry look used `age` seconds ago. */
 static void age_entry(unsigned who, unsigned i, int age)
 {
-    sxi_pcache_key k = key_of(who, i);
     char p[600];
-    int w = snprintf(p, sizeof(p), "%s/", dir);
-    for (int b = 0; b < 32; b++)
-        w += snprintf(p + w, sizeof(p) - (size_t)w, "%02x", k.digest[b]);
-    snprintf(p + w, sizeof(p) - (size_t)w, ".bin");
+    entry_file(who, i, p, sizeof(p));
     struct timespec t[2];
     clock_gettime(CLOCK_REALTIME, &t[0]);
     t[0].tv_sec -= age;
@@ -300,6 +327,112 @@ START_TEST(dead_writers_files_removed)
 }
 END_TEST
 
+/* A missing directory is not made by a lookup (which misses at once), only
+ * by the first write into it. */
+START_TEST(missing_directory_made_by_first_write)
+{
+    sxi_pcache_dir d;
+    ck_assert(sxi_pcache_dir_get(&d));
+    ck_assert(d.missing);
+    ck_assert(!loads(3, 0));
+    ck_assert_int_ne(access(dir, F_OK), 0);
+    store(3, 0);
+    struct stat st;
+    ck_assert_int_eq(stat(dir, &st), 0);
+    ck_assert(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+    ck_assert(sxi_pcache_dir_get(&d) && !d.missing);
+    ck_assert(loads(3, 0));
+}
+END_TEST
+
+/* Handing an entry to the writer never waits for the disk: while another
+ * open file holds the eviction lock (the writer waits on it after its
+ * first entry), three entries are handed over (a build that wrote them
+ * itself would wait here until SIGALRM), read back at once from the
+ * queue, and all written once the lock goes. */
+START_TEST(entries_written_off_the_builders_thread)
+{
+    store(0, 0); /* makes the directory */
+    char lockpath[600];
+    snprintf(lockpath, sizeof(lockpath), "%s/.lock", dir);
+    int lk = open(lockpath, O_RDWR | O_CREAT, 0600);
+    ck_assert_int_ge(lk, 0);
+    ck_assert_int_eq(flock(lk, LOCK_EX), 0);
+    alarm(30);
+    for (unsigned i = 1; i <= 3; i++)
+        store_later(1, i);
+    alarm(0);
+    for (unsigned i = 1; i <= 3; i++)
+        ck_assert(loads(1, i));
+    ck_assert(!on_disk(1, 3)); /* the writer waits for the lock after entry 1 */
+    ck_assert_int_eq(flock(lk, LOCK_UN), 0);
+    close(lk);
+    sxi_pcache_flush();
+    for (unsigned i = 1; i <= 3; i++)
+        ck_assert(on_disk(1, i) && loads(1, i));
+    sxi_program_stats s;
+    sxi_program_stats_get(&s);
+    ck_assert_uint_eq(s.disk_writes, 4);
+}
+END_TEST
+
+/* The writer takes everything from the hand-over, not from the
+ * environment, which the application may change meanwhile (and reading it
+ * while another thread sets it is a race): an entry handed over for a
+ * missing directory is written there, and made, after SX_CACHE_DIR names
+ * another and SX_CACHE=0. */
+START_TEST(writer_reads_no_environment)
+{
+    store(0, 0);
+    char lockpath[600], other[sizeof(dir) + 1], later[sizeof(dir) - 1];
+    snprintf(lockpath, sizeof(lockpath), "%s/.lock", dir);
+    int lk = open(lockpath, O_RDWR | O_CREAT, 0600);
+    ck_assert_int_ge(lk, 0);
+    ck_assert_int_eq(flock(lk, LOCK_EX), 0);
+    store_later(4, 0); /* the writer waits for the lock after it */
+    char first[sizeof(dir)];
+    memcpy(first, dir, sizeof(dir));
+    ck_assert_uint_lt(strlen(first) + 2, sizeof(later));
+    snprintf(later, sizeof(later), "%.*s2", (int)sizeof(later) - 2, first);
+    snprintf(dir, sizeof(dir), "%s", later);
+    setenv("SX_CACHE_DIR", dir, 1);
+    store_later(4, 1); /* for a directory not there yet */
+    ck_assert_int_ne(access(later, F_OK), 0);
+    snprintf(other, sizeof(other), "%.*s3", (int)sizeof(later) - 2, first);
+    setenv("SX_CACHE_DIR", other, 1);
+    setenv("SX_CACHE", "0", 1);
+    ck_assert_int_eq(flock(lk, LOCK_UN), 0);
+    close(lk);
+    sxi_pcache_flush();
+    ck_assert(on_disk(4, 1)); /* dir is `later` */
+    ck_assert_int_ne(access(other, F_OK), 0);
+    snprintf(dir, sizeof(dir), "%s", first);
+    ck_assert(on_disk(4, 0));
+    unsetenv("SX_CACHE");
+}
+END_TEST
+
+/* A child of fork has no writer thread (the parent's is running): its own
+ * entries are still written (a new writer), and flushing does not hang. */
+START_TEST(writer_after_fork)
+{
+    store_later(2, 0);
+    sxi_pcache_flush();
+    pid_t kid = fork();
+    ck_assert_int_ge(kid, 0);
+    if (kid == 0) {
+        alarm(30);
+        store_later(2, 1);
+        sxi_pcache_flush();
+        _exit(on_disk(2, 1) ? 0 : 3);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(kid, &st, 0), kid);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: status %d", st);
+    ck_assert(on_disk(2, 0) && loads(2, 1));
+}
+END_TEST
+
 static Suite *pcache_suite(void)
 {
     Suite *s = suite_create("persistent cache");
@@ -310,6 +443,10 @@ static Suite *pcache_suite(void)
     tcase_add_test(t, two_processes_fill_at_once);
     tcase_add_test(t, file_size_limit_is_not_fatal);
     tcase_add_test(t, dead_writers_files_removed);
+    tcase_add_test(t, missing_directory_made_by_first_write);
+    tcase_add_test(t, entries_written_off_the_builders_thread);
+    tcase_add_test(t, writer_after_fork);
+    tcase_add_test(t, writer_reads_no_environment);
     suite_add_tcase(s, t);
     return s;
 }
