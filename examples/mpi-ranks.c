@@ -151,8 +151,10 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD); /* wait for rank 0 to build and store */
     if (!failed)
         failed = run(rank, local_rank, &bad);
-    if (!together && rank == 0)
+    if (!together && rank == 0) {
+        sx_cache_flush(); /* the linked program is on disk before the others look */
         MPI_Barrier(MPI_COMM_WORLD);
+    }
     if (r == SX_SUCCESS)
         sx_fini();
 

@@ -147,6 +147,12 @@ void sxi_pcache_flush(void)
     pthread_mutex_unlock(&lock);
 }
 
+SX_API sx_result sx_cache_flush(void)
+{
+    sxi_pcache_flush();
+    return SX_SUCCESS;
+}
+
 void sxi_pcache_writer_stop(void)
 {
     pthread_mutex_lock(&lock);

@@ -60,6 +60,12 @@ SX_API sx_result sx_init(uint32_t flags);
 /* Count one user less; the last one releases every object and unloads the
  * adapters. SX_ERROR_UNINITIALIZED if not initialised. */
 SX_API sx_result sx_fini(void);
+/* The persistent program cache (SX_CACHE_DIR) is written by a thread of
+ * its own, shortly after a first launch built a program. Returns once
+ * every entry this process has built is on disk, e.g. before telling
+ * other processes (MPI ranks after a barrier) to read them. Needs no
+ * sx_init; always SX_SUCCESS (an entry that cannot be written is logged). */
+SX_API sx_result sx_cache_flush(void);
 /* The library's version (may differ from SX_VERSION_* of the headers). */
 SX_API sx_result sx_get_version(uint32_t *major, uint32_t *minor, uint32_t *patch);
 
