@@ -127,8 +127,9 @@ const sxa_kernel_table sxo_kernel_table = {
     .get_info = kernel_get_info,
 };
 
-/* Check the array before taking the lock: every argument exactly once. */
-static sx_result check_args(const struct sxa_kernel_s *k, uint32_t num_args, const sx_arg *args)
+/* Check the array before taking the lock: every argument exactly once.
+ * Names what is wrong (args_ok is the test of every launch). */
+static __attribute__((cold, noinline)) sx_result check_args(const struct sxa_kernel_s *k, uint32_t num_args, const sx_arg *args)
 {
     if (num_args && !args)
         return SX_ERROR_INVALID_NULL_POINTER;
@@ -306,32 +307,31 @@ static struct sxo_kernel_slot *slot_take(struct sxa_kernel_s *kernel)
     return s;
 }
 
-sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
-                            const size_t *global_offset, const size_t *global_size,
-                            const size_t *local_size, uint32_t num_args, const sx_arg *args,
-                            uint32_t num_events, const sxa_event *wait_list,
-                            sxa_event *out_event)
+/* check_args's test without the messages, for up to 64 arguments. */
+static inline int args_ok(const struct sxa_kernel_s *k, uint32_t num_args, const sx_arg *args)
 {
-    if (!queue || !kernel)
-        return SX_ERROR_INVALID_NULL_HANDLE;
-    if (out_event)
-        *out_event = NULL;
-    if (!global_size)
-        return SX_ERROR_INVALID_NULL_POINTER;
+    if (num_args != k->num_args || num_args > 64 || (num_args && !args))
+        return 0;
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < num_args; i++) {
+        const sx_arg *a = &args[i];
+        if (a->index >= num_args || (seen & (1ull << a->index)) || a->type > SX_ARG_LOCAL ||
+            (a->type == SX_ARG_VALUE && (!a->value || a->size == 0)) ||
+            (a->type == SX_ARG_LOCAL && (a->value || a->size == 0)))
+            return 0;
+        seen |= 1ull << a->index;
+    }
+    return 1;
+}
+
+/* The shape checks of launch, with the messages. */
+static __attribute__((cold, noinline)) sx_result check_shape(const struct sxa_device_s *d, uint32_t work_dim,
+                                                             const size_t *global_size,
+                                                             const size_t *local_size)
+{
     if (work_dim < 1 || work_dim > 3)
         return sxo_error(SX_ERROR_INVALID_WORK_DIMENSION, "opencl: %u dimensions", work_dim);
-    struct sxa_device_s *d = queue->device;
-    if (kernel->program->device != d)
-        return sxo_error(SX_ERROR_INVALID_DEVICE,
-                         "opencl: kernel %p was built for '%s', the queue is on '%s'",
-                         (void *)kernel, kernel->program->device->name, d->name);
-    sx_result rc = check_args(kernel, num_args, args);
-    if (rc != SX_SUCCESS)
-        return rc;
-    int empty = 0;
     for (uint32_t i = 0; i < work_dim; i++) {
-        if (global_size[i] == 0)
-            empty = 1;
         if (local_size && local_size[i] == 0)
             return sxo_error(SX_ERROR_INVALID_WORK_GROUP_SIZE, "opencl: local size 0 in "
                              "dimension %u", i);
@@ -341,6 +341,39 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
                              "multiple of local %zu in dimension %u",
                              d->name, global_size[i], local_size[i], i);
     }
+    return SX_SUCCESS;
+}
+
+__attribute__((hot)) sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
+                                                const size_t *global_offset, const size_t *global_size,
+                                                const size_t *local_size, uint32_t num_args,
+                                                const sx_arg *args, uint32_t num_events,
+                                                const sxa_event *wait_list, sxa_event *out_event)
+{
+    if (!queue || !kernel)
+        return SX_ERROR_INVALID_NULL_HANDLE;
+    if (out_event)
+        *out_event = NULL;
+    if (!global_size)
+        return SX_ERROR_INVALID_NULL_POINTER;
+    struct sxa_device_s *d = queue->device;
+    if (__builtin_expect(kernel->program->device != d, 0))
+        return sxo_error(SX_ERROR_INVALID_DEVICE,
+                         "opencl: kernel %p was built for '%s', the queue is on '%s'",
+                         (void *)kernel, kernel->program->device->name, d->name);
+    sx_result rc;
+    if (__builtin_expect(!args_ok(kernel, num_args, args), 0) &&
+        (rc = check_args(kernel, num_args, args)) != SX_SUCCESS)
+        return rc;
+    /* the shape: a refused one is named by check_shape */
+    int empty = 0, bad = work_dim - 1 > 2;
+    for (uint32_t i = 0; i < work_dim && !bad; i++) {
+        empty |= global_size[i] == 0;
+        if (local_size)
+            bad |= local_size[i] == 0 || (!d->nonuniform && global_size[i] % local_size[i]);
+    }
+    if (__builtin_expect(bad, 0))
+        return check_shape(d, work_dim, global_size, local_size);
     cl_event buf[16], *list = NULL, ev = NULL;
     if (num_events && (rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list)) != SX_SUCCESS)
         return rc;
@@ -365,7 +398,7 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
     /* Without arguments there is nothing to keep together with the
      * enqueue (clEnqueueNDRangeKernel itself is thread-safe). */
     struct sxo_kernel_slot *slot = num_args ? slot_take(kernel) : kernel->slots[0];
-    rc = set_args(slot, d, num_args, args);
+    rc = num_args ? set_args(slot, d, num_args, args) : SX_SUCCESS;
     if (rc == SX_SUCCESS) {
         err = sxo_cl.clEnqueueNDRangeKernel(queue->q, slot->k, work_dim, global_offset,
                                             global_size, local_size, num_events, list, evp);
@@ -376,7 +409,8 @@ sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_di
     }
     if (num_args)
         pthread_mutex_unlock(&slot->lock);
-    sxo_wait_list_free(list, buf);
+    if (list)
+        sxo_wait_list_free(list, buf);
     if (rc != SX_SUCCESS) {
         free(w);
         return rc;

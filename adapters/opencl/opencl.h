@@ -234,9 +234,9 @@ struct sxa_event_s {
 const char *sxo_cl_error_name(cl_int err);
 sx_result sxo_result_of(cl_int err);
 /* Report a failed OpenCL call: "<call>: <CL_NAME> (<n>) <what...>". */
-sx_result sxo_fail(cl_int err, const char *call, const char *fmt, ...) SXO_PRINTF(3, 4);
+sx_result sxo_fail(cl_int err, const char *call, const char *fmt, ...) SXO_PRINTF(3, 4) __attribute__((cold));
 /* Report a failure with an explicit sx code (no native code). */
-sx_result sxo_error(sx_result code, const char *fmt, ...) SXO_PRINTF(2, 3);
+sx_result sxo_error(sx_result code, const char *fmt, ...) SXO_PRINTF(2, 3) __attribute__((cold));
 /* spirv-check.c: refuse SPIR-V that crashes a driver (SX_ERROR_INVALID_BINARY). */
 sx_result sxo_spirv_check(const void *data, size_t size);
 
