@@ -207,15 +207,9 @@ static void unlink_context(struct sx_context_s *c)
         c->next->prev = c->prev;
 }
 
-SXI_HOT sx_result sxi_context_release(struct sx_context_s *c)
+/* The last reference went (sxi_context_release): unlink and tear down. */
+SXI_COLD sx_result sxi_context_release_last(struct sx_context_s *c)
 {
-    uint32_t refs = atomic_load(&c->refs);
-    do {
-        if (refs == 0) /* a release racing the last one */
-            return sxi_error(SX_ERROR_INVALID_HANDLE, "context %p: released more often than retained", (void *)c);
-    } while (!atomic_compare_exchange_weak(&c->refs, &refs, refs - 1));
-    if (refs != 1)
-        return SX_SUCCESS;
     pthread_mutex_lock(&contexts_lock);
     unlink_context(c);
     pthread_mutex_unlock(&contexts_lock);

@@ -4,7 +4,7 @@
 
 #include "sx-internal.h"
 
-static SXI_HOT sx_result event_destroy(struct sx_event_s *e)
+static inline __attribute__((always_inline)) sx_result event_destroy(struct sx_event_s *e)
 {
     sx_result r = SX_SUCCESS;
     if (e->handle && (r = SXA_CALL(e->adapter, event, release, e->handle)) != SX_SUCCESS)
@@ -26,32 +26,9 @@ static void event_drop_one(void *object, void *arg)
         SXI_LOG(SX_LOG_WARN, "context teardown: %s", sx_last_error());
 }
 
-static void events_drop_context(struct sx_context_s *c)
+void sxi_events_drop_context(struct sx_context_s *c)
 {
     sxi_handle_foreach(sizeof(struct sx_event_s), event_drop_one, c);
-}
-
-SXI_HOT struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
-{
-    struct sx_context_s *c = q->context;
-    if (sxi_context_dep_once(c, SXI_DEP_EVENTS, events_drop_context) != SX_SUCCESS)
-        return NULL;
-    struct sx_event_s *e = sxi_handle_new(sizeof(*e));
-    if (!e)
-        return NULL;
-    e->adapter = q->adapter;
-    e->context = c;
-    atomic_fetch_add(&c->refs, 1);
-    return e;
-}
-
-SXI_HOT sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_event *out)
-{
-    e->handle = h;
-    /* release: whoever gets the handle from this thread sees it whole */
-    atomic_store_explicit(&e->tag, (uint32_t)SXI_TAG_EVENT, memory_order_release);
-    *out = e;
-    return SX_SUCCESS;
 }
 
 void sxi_event_abandon(struct sx_event_s *e)
@@ -125,7 +102,7 @@ void sxi_wait_list_free(sxa_event *list, sxa_event *stack)
         free(list);
 }
 
-SX_API SXI_HOT sx_result sx_event_wait(uint32_t count, const sx_event *events)
+static SXI_COLD sx_result wait_all(uint32_t count, const sx_event *events)
 {
     SXI_CHECK_INIT();
     if (count == 0)
@@ -144,6 +121,20 @@ SX_API SXI_HOT sx_result sx_event_wait(uint32_t count, const sx_event *events)
         }
     }
     return SX_SUCCESS;
+}
+
+SX_API SXI_HOT sx_result sx_event_wait(uint32_t count, const sx_event *events)
+{
+    /* one live event of a command (the usual wait): one test, one call */
+    struct sx_event_s *e;
+    if (SXI_LIKELY(count == 1 && events && (e = events[0]) && sxi_initialized() &&
+                   sxi_tag_of(&e->tag) == SXI_TAG_EVENT && e->handle)) {
+        sx_result r = SXA_CALL(e->adapter, event, wait, 1, &e->handle);
+        if (SXI_UNLIKELY(r != SX_SUCCESS))
+            sxi_error_prefix("sx_event_wait: event 0 (%s)", e->adapter->name);
+        return r;
+    }
+    return wait_all(count, events);
 }
 
 SX_API sx_result sx_event_get_status(sx_event e, sx_event_status *status)

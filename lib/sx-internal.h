@@ -327,15 +327,47 @@ sx_result sxi_event_wrap(struct sx_queue_s *q, sxa_event handle, sx_event *out);
  * caller's wait (with a CPU driver, even 100 ns there cost a wait 0.4 us):
  * prepare (NULL: out of memory), then publish with the adapter event, or
  * abandon when the command failed. */
-struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q);
-sx_result sxi_event_publish(struct sx_event_s *e, sxa_event handle, sx_event *out);
+/* A context's teardown releases its events the application left (event.c). */
+void sxi_events_drop_context(struct sx_context_s *c);
+static inline struct sx_event_s *sxi_event_prepare(struct sx_queue_s *q)
+{
+    struct sx_context_s *c = q->context;
+    if (sxi_context_dep_once(c, SXI_DEP_EVENTS, sxi_events_drop_context) != SX_SUCCESS)
+        return NULL;
+    struct sx_event_s *e = sxi_handle_new(sizeof(*e));
+    if (!e)
+        return NULL;
+    e->adapter = q->adapter;
+    e->context = c;
+    atomic_fetch_add(&c->refs, 1);
+    return e;
+}
+static inline sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_event *out)
+{
+    e->handle = h;
+    /* release: whoever gets the handle from this thread sees it whole */
+    atomic_store_explicit(&e->tag, (uint32_t)SXI_TAG_EVENT, memory_order_release);
+    *out = e;
+    return SX_SUCCESS;
+}
 void sxi_event_abandon(struct sx_event_s *e);
 /* Translate a public wait list (checked) into adapter events of `a`,
  * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
                         sxa_event **out, uint32_t *count);
 void sxi_wait_list_free(sxa_event *list, sxa_event *stack);
-sx_result sxi_context_release(struct sx_context_s *c);
+SXI_COLD sx_result sxi_context_release_last(struct sx_context_s *c);
+/* One reference less; the last tears the context down. A release past the
+ * last one (racing it) is an error, not a second teardown. */
+static inline sx_result sxi_context_release(struct sx_context_s *c)
+{
+    uint32_t refs = atomic_load(&c->refs);
+    do {
+        if (SXI_UNLIKELY(refs == 0))
+            return sxi_error(SX_ERROR_INVALID_HANDLE, "context %p: released more often than retained", (void *)c);
+    } while (!atomic_compare_exchange_weak(&c->refs, &refs, refs - 1));
+    return SXI_UNLIKELY(refs == 1) ? sxi_context_release_last(c) : SX_SUCCESS;
+}
 void sxi_contexts_foreach(void (*fn)(struct sx_context_s *c, void *arg), void *arg);
 /* Release every live context (sx_fini). */
 void sxi_contexts_release_all(void);

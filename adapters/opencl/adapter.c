@@ -350,14 +350,14 @@ static sx_result s_queue_finish(sxa_queue queue)
 /* Events do not know their platform: any serialised platform serialises waits. */
 static __attribute__((noinline, cold)) sx_result s_event_wait_serial(uint32_t count, const sxa_event *events)
 {
-    SERIAL(1, sxo_event_table.wait(count, events));
+    SERIAL(1, sxo_event_wait(count, events));
 }
 
 static __attribute__((hot)) sx_result s_event_wait(uint32_t count, const sxa_event *events)
 {
     if (__builtin_expect(sxo_serialize_any, 0))
         return s_event_wait_serial(count, events);
-    return sxo_event_table.wait(count, events);
+    return sxo_event_wait(count, events);
 }
 
 static sx_result s_event_get_status(sxa_event event, sx_event_status *status)

@@ -57,7 +57,7 @@ sx_result sxo_event_out(cl_event ev, sxa_event *out)
     return SX_SUCCESS;
 }
 
-static __attribute__((hot)) sx_result event_wait(uint32_t count, const sxa_event *events)
+__attribute__((hot)) sx_result sxo_event_wait(uint32_t count, const sxa_event *events)
 {
     cl_event buf[16], *list = NULL;
     if (count == 0)
@@ -134,7 +134,7 @@ static sx_result event_get_profiling(sxa_event event, sxa_profiling_info param, 
 
 const sxa_event_table sxo_event_table = {
     .size = sizeof(sxa_event_table),
-    .wait = event_wait,
+    .wait = sxo_event_wait,
     .get_status = event_get_status,
     .release = event_release,
     .get_profiling = event_get_profiling,

@@ -277,6 +277,7 @@ extern const sxa_usm_table sxo_usm_table;
 extern const sxa_program_table sxo_program_table;
 extern const sxa_kernel_table sxo_kernel_table;
 extern const sxa_event_table sxo_event_table;
+sx_result sxo_event_wait(uint32_t count, const sxa_event *events); /* the table's wait */
 /* enqueue entries live in three files; adapter.c assembles the table */
 sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work_dim,
                             const size_t *global_offset, const size_t *global_size,
