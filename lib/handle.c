@@ -28,7 +28,7 @@
 
 #include "sx-internal.h"
 
-#define QUARANTINE 1024u
+#define QUARANTINE SXI_HANDLE_QUARANTINE
 #define BATCH SXI_HANDLE_BATCH
 #define SLAB_BYTES 4096u  /* objects of one slab: SLAB_BYTES / size, at least 8 */
 

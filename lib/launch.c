@@ -249,6 +249,8 @@ SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims,
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_queue_launch(%s): args is NULL with %u arguments", k->name,
                          num_args);
     sxi_kernel_slot *s;
+    if (event)
+        sxi_handle_prefetch(sizeof(struct sx_event_s));
     /* The slot and its adapter kernel stay valid until the section ends,
      * whatever other threads unregister or release meanwhile. */
     sxi_section sec = sxi_read_lock();

@@ -106,6 +106,7 @@ static inline void sxi_handle_free(void *h, size_t size)
 void sxi_handle_foreach(size_t size, void (*fn)(void *object, void *arg), void *arg);
 /* A thread's quarantine and spare objects of one size class (handle.c),
  * kept in its epoch record. */
+#define SXI_HANDLE_QUARANTINE 1024u /* later releases before an object is reused */
 #define SXI_HANDLE_BATCH 32  /* objects moved at once between a thread and the shared pool */
 struct sxi_handle_cache {
     void **ring;            /* released objects, oldest at head */
@@ -673,6 +674,16 @@ struct sxi_epoch_rec {
 extern _Atomic uint64_t sxi_global_epoch;
 extern _Atomic bool sxi_epoch_asymmetric;  /* membarrier(2) works: readers need no fence */
 extern _Thread_local struct sxi_epoch_rec *sxi_epoch_me;
+/* Fetch the object the thread's next sxi_handle_new(size) will return (a
+ * launch asks early: the object waited a thousand releases and is out of
+ * the caches; fetched at the start, it is there by the time it is used). */
+static inline void sxi_handle_prefetch(size_t size)
+{
+    struct sxi_epoch_rec *r = sxi_epoch_me;
+    int c = sxi_handle_class(size);
+    if (r && c >= 0 && r->handles[c].count > SXI_HANDLE_QUARANTINE)
+        __builtin_prefetch(r->handles[c].ring[r->handles[c].head], 1);
+}
 struct sxi_epoch_rec *sxi_epoch_register(void);
 void sxi_epoch_prepare(void);  /* sx_init: membarrier registration while it is cheap */
 /* Wait until every reader section that was open when it was called has
