@@ -239,15 +239,24 @@ END_TEST
 
 /* ------------------------------------------------ released handles */
 
+/* The e2e image opened, its "empty" kernel and the one argument it takes. */
+static int empty_x = 1;
+static const sx_arg empty_arg = {SX_ARG_VALUE, 0, sizeof(empty_x), &empty_x};
+
+static sx_kernel open_empty(e2e *t)
+{
+    e2e_open(t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    return k;
+}
+
 START_TEST(double_release_is_invalid_handle)
 {
     e2e t;
-    e2e_open(&t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
+    sx_kernel k = open_empty(&t);
     sx_event ev;
-    int x = 1;
-    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    sx_arg a = empty_arg;
     size_t g = 1;
     CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev));
     CK_OK(sx_event_wait(1, &ev));
@@ -261,7 +270,7 @@ START_TEST(double_release_is_invalid_handle)
     CK_OK(sx_args_create(k, &args));
     CK_OK(sx_args_release(args));
     CK_ERR(sx_args_release(args), SX_ERROR_INVALID_HANDLE);
-    CK_ERR(sx_args_set(args, 0, sizeof(x), &x), SX_ERROR_INVALID_HANDLE);
+    CK_ERR(sx_args_set(args, 0, sizeof(empty_x), &empty_x), SX_ERROR_INVALID_HANDLE);
 
     sx_context c;
     sx_queue q;
@@ -292,12 +301,9 @@ START_TEST(quarantine_grows_in_order)
 {
     enum { MANY = 3000, MORE = 1500 };
     e2e t;
-    e2e_open(&t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
+    sx_kernel k = open_empty(&t);
     static sx_event ev[MANY], more[MORE];
-    int x = 1;
-    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    sx_arg a = empty_arg;
     size_t g = 1;
     for (int i = 0; i < MANY; i++)
         CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &a, 0, NULL, &ev[i]));
@@ -351,11 +357,8 @@ START_TEST(events_made_and_released_on_two_threads_reuse_memory)
 {
     enum { N = 20000 };
     e2e t;
-    e2e_open(&t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
-    int x = 1;
-    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    sx_kernel k = open_empty(&t);
+    sx_arg a = empty_arg;
     size_t g = 1;
     static handoff h;
     static uintptr_t seen[N];
@@ -411,11 +414,8 @@ END_TEST
 START_TEST(fini_releases_live_events)
 {
     e2e t;
-    e2e_open(&t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
-    int x = 1;
-    sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+    sx_kernel k = open_empty(&t);
+    sx_arg a = empty_arg;
     size_t g = 1;
     sx_event ev[3];
     for (int i = 0; i < 3; i++)
