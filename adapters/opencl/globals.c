@@ -352,6 +352,15 @@ static cl_int host_copy(sxa_queue queue, const sxo_global *g, int blocking, int 
     if (!blocking || !g->ptr || !queue->device->host_copies)
         return -1;
     char *var = (char *)g->ptr + offset;
+    /* Commands before it (the kernel that wrote the variable) finish first
+     * in clFinish, where the calling thread helps run them; the blocking
+     * copy alone would sleep until a worker ran them (0.1 ms to wake). */
+    if (atomic_load_explicit(&queue->kernels_pending, memory_order_relaxed)) {
+        cl_int err = sxo_cl.clFinish(queue->q);
+        if (err != CL_SUCCESS)
+            return err;
+        atomic_store_explicit(&queue->kernels_pending, 0, memory_order_relaxed);
+    }
     return sxo_cl.clEnqueueSVMMemcpy(queue->q, CL_TRUE, write ? var : host, write ? host : var,
                                      count, n, list, evp);
 }

@@ -409,6 +409,8 @@ __attribute__((hot)) sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel ker
     }
     if (num_args)
         pthread_mutex_unlock(&slot->lock);
+    if (!atomic_load_explicit(&queue->kernels_pending, memory_order_relaxed))
+        atomic_store_explicit(&queue->kernels_pending, 1, memory_order_relaxed);
     if (list)
         sxo_wait_list_free(list, buf);
     if (rc != SX_SUCCESS) {

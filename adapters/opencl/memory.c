@@ -285,6 +285,7 @@ static sx_result queue_finish(sxa_queue queue)
     cl_int err = sxo_cl.clFinish(queue->q);
     if (err != CL_SUCCESS)
         return sxo_fail(err, "clFinish", "on queue %p", (void *)queue);
+    atomic_store_explicit(&queue->kernels_pending, 0, memory_order_relaxed);
     return SX_SUCCESS;
 }
 

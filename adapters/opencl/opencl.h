@@ -154,6 +154,9 @@ struct sxa_queue_s {
     struct sxa_context_s *context;
     struct sxa_device_s *device;
     cl_command_queue q;
+    /* A kernel was enqueued since the last finish (a hint, not a fact: a
+     * blocking host copy finishes the queue first only when it is set). */
+    _Atomic int kernels_pending;
 };
 
 /* One device global reached through accessor kernels (or the Intel entry points). */

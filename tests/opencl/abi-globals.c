@@ -229,7 +229,9 @@ START_TEST(t_host_copies)
     void *lib = load_interposer();
     ck_assert_ptr_nonnull(lib);
     int (*calls)(void) = (int (*)(void))dlsym(lib, "sxt_svm_memcpy_calls");
+    int (*finishes)(void) = (int (*)(void))dlsym(lib, "sxt_finish_calls");
     ck_assert_ptr_nonnull(calls);
+    ck_assert_ptr_nonnull(finishes);
     env_up(0);
     sxa_program p = build_program("ocl-globals");
     size_t size = 0;
@@ -243,17 +245,25 @@ START_TEST(t_host_copies)
         env_down();
         return;
     }
-    int before = calls(), counter = 5, k = 2;
+    CK_SX(T_q.finish(E.queue));
+    int before = calls(), fin = finishes(), counter = 5, k = 2;
     uint32_t v[4] = {10, 20, 30, 40};
     CK_SX(wr(p, "ocl_dg_vec", sizeof v, 0, v));
     CK_SX(wr(p, "ocl_dg_counter", sizeof counter, 0, &counter));
     ck_assert_int_eq(calls() - before, 2);
+    ck_assert_int_eq(finishes() - fin, 0); /* no kernel since the finish: straight to the copy */
     sx_arg a = {SX_ARG_VALUE, 0, sizeof k, &k};
     for (int i = 0; i < 50; i++)
         launch(p, "ocl_dg_accumulate", 1, &a);
     CK_SX(rd(p, "ocl_dg_counter", sizeof counter, 0, &counter));
     ck_assert_int_eq(counter, 5 + 50 * 100 * 2);
     ck_assert_int_eq(calls() - before, 3);
+    /* kernels were pending: the queue was finished first (by this thread,
+     * which helps run them), once; the next read finds it idle */
+    ck_assert_int_eq(finishes() - fin, 1);
+    CK_SX(rd(p, "ocl_dg_counter", sizeof counter, 0, &counter));
+    ck_assert_int_eq(finishes() - fin, 1);
+    ck_assert_int_eq(calls() - before, 4);
     /* after kernels, a write lands after them */
     for (int i = 0; i < 50; i++)
         launch(p, "ocl_dg_accumulate", 1, &a);

@@ -5,8 +5,8 @@
  * two entry points. clSetKernelArg: a call that sets a 4-byte argument to
  * the armed value waits inside the driver call until the test releases it,
  * so a test can hold one launch half-way and see what another thread can
- * do then. clEnqueueSVMMemcpy: counted, so a test sees which way a copy
- * went. */
+ * do then. clEnqueueSVMMemcpy and clFinish: counted, so a test sees which
+ * way a copy went and whether the queue was finished before it. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -23,6 +23,7 @@ EXPORT void sxt_hold_arm(int v);
 EXPORT int sxt_hold_wait_held(int seconds);
 EXPORT void sxt_hold_release(void);
 EXPORT int sxt_svm_memcpy_calls(void);
+EXPORT int sxt_finish_calls(void);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -105,4 +106,19 @@ EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue q, cl_bool blockin
         return CL_INVALID_OPERATION;
     atomic_fetch_add(&svm_memcpys, 1);
     return real(q, blocking, dst, src, size, n, list, ev);
+}
+
+static atomic_int finishes;
+
+EXPORT int sxt_finish_calls(void) { return atomic_load(&finishes); }
+
+EXPORT cl_int CL_API_CALL clFinish(cl_command_queue q)
+{
+    static __typeof__(&clFinish) real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "clFinish");
+    if (!real)
+        return CL_INVALID_OPERATION;
+    atomic_fetch_add(&finishes, 1);
+    return real(q);
 }
