@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,29 +36,52 @@ static inline double bench_cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* What a fresh process pays: `fn(kind)` runs in a forked child and its
- * result (milliseconds; negative: failed) comes back through a pipe; -1 if
- * the child died first. */
-static inline double bench_in_child(double (*fn)(int kind), int kind)
+/* What a fresh process pays: `fn(arg, out)` runs in a forked child and
+ * fills out[0..n), which comes back through a pipe. -1 if the child died
+ * first (out is then untouched), else 0. */
+static inline int bench_child_values(void (*fn)(void *arg, double *out), void *arg, double *out, int n)
 {
     int fd[2];
-    if (pipe(fd) != 0)
+    if (n < 1 || n > 64 || pipe(fd) != 0)
         return -1;
+    size_t bytes = (size_t)n * sizeof(double);
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
-        double ms = fn(kind);
-        _exit(write(fd[1], &ms, sizeof(ms)) == sizeof(ms) ? 0 : 1);
+        double v[64];
+        fn(arg, v);
+        _exit(write(fd[1], v, bytes) == (ssize_t)bytes ? 0 : 1);
     }
     close(fd[1]);
-    double ms = -1;
-    if (pid < 0 || read(fd[0], &ms, sizeof(ms)) != sizeof(ms))
-        ms = -1;
+    double v[64];
+    int rc = pid > 0 && read(fd[0], v, bytes) == (ssize_t)bytes ? 0 : -1;
     close(fd[0]);
     int st;
     if (pid > 0)
         waitpid(pid, &st, 0);
-    return ms;
+    if (rc == 0)
+        memcpy(out, v, bytes);
+    return rc;
+}
+
+typedef struct {
+    double (*fn)(int kind);
+    int kind;
+} bench_child_call;
+
+static inline void bench_child_one(void *arg, double *out)
+{
+    const bench_child_call *c = arg;
+    out[0] = c->fn(c->kind);
+}
+
+/* `fn(kind)` in a forked child: its result (milliseconds; negative:
+ * failed), -1 if the child died first. */
+static inline double bench_in_child(double (*fn)(int kind), int kind)
+{
+    bench_child_call c = {fn, kind};
+    double ms;
+    return bench_child_values(bench_child_one, &c, &ms, 1) == 0 ? ms : -1;
 }
 
 /* Paired rounds: ratios[i] = ours / raw of round i. Prints "median M

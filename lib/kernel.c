@@ -239,11 +239,10 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *h, struct sx_queue_s *q)
         sxi_registry_unlock();
         return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
     }
-    for (sxi_kernel_slot *s = atomic_load(&k->slots); s; s = atomic_load(&s->next))
-        if (s->context == ctx && s->device == dev) {
-            sxi_registry_unlock();
-            return SX_SUCCESS;
-        }
+    if (sxi_slot_scan(k, q)) {
+        sxi_registry_unlock();
+        return SX_SUCCESS;
+    }
     sxi_image *img;
     uint32_t entry = 0;
     sxi_program *prog;

@@ -213,9 +213,7 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
             *out = NULL;
             return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
         }
-        sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
-        while (s && (s->context != q->context || s->device != q->device))
-            s = atomic_load_explicit(&s->next, memory_order_acquire);
+        sxi_kernel_slot *s = sxi_slot_scan(k, q);
         if (s != NULL) {
             *out = s;
             return SX_SUCCESS;

@@ -741,15 +741,20 @@ sx_result sxi_dg_program_built(struct sx_queue_s *q, sxi_program *p);
  * when cached, else built (sxi_kernel_slot_get). Call inside a reader
  * section (sxi_read_lock); the slot stays valid until it ends. */
 sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec, sxi_kernel_slot **out);
+/* The kernel's cached slot for the queue's (context, device), or NULL. */
+static inline sxi_kernel_slot *sxi_slot_scan(const sxi_kernel *k, const struct sx_queue_s *q)
+{
+    sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
+    while (s && (s->context != q->context || s->device != q->device))
+        s = atomic_load_explicit(&s->next, memory_order_acquire);
+    return s;
+}
 static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec,
                                      sxi_kernel_slot **out)
 {
-    sxi_kernel *k = h->k;
     /* Inside the section: the last sx_fini waits for it (init.c). */
     if (SXI_LIKELY(atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed))) {
-        sxi_kernel_slot *s = atomic_load_explicit(&k->slots, memory_order_seq_cst);
-        while (s && (s->context != q->context || s->device != q->device))
-            s = atomic_load_explicit(&s->next, memory_order_acquire);
+        sxi_kernel_slot *s = sxi_slot_scan(h->k, q);
         if (SXI_LIKELY(s != NULL)) {
             *out = s;
             return SX_SUCCESS;

@@ -276,18 +276,13 @@ static int ours(int kind, double *part)
         }                                                                                           \
     } while (0)
     sx_queue q;
-    sx_kernel k;
     int *d;
     CHECK(set42_sx_setup(&q, &d));
     long from = lseek(2, 0, SEEK_CUR);
     pages_before();
     long f0 = faults_now();
     double t0 = bench_now();
-    CHECK(sx_kernel_get(SET42_NAME, &k));
-    sx_arg arg = {SX_ARG_POINTER, 0, sizeof(void *), d};
-    size_t one = 1;
-    CHECK(sx_queue_launch(q, k, 1, NULL, &one, &one, 1, &arg, 0, NULL, NULL));
-    CHECK(sx_queue_wait(q));
+    CHECK(set42_sx_first_launch(q, d));
     double us = (bench_now() - t0) * 1e6;
     long f1 = faults_now();
     memset(part, 0, STEPS * sizeof(double));
@@ -386,26 +381,20 @@ static int syscalls(double *part)
     return ok ? 0 : -1;
 }
 
+/* A sample's STEPS numbers, then its result code (in the child). */
+static void sample_child(void *arg, double *p)
+{
+    int kind = *(const int *)arg;
+    p[STEPS] = kind == SYSCALLS ? syscalls(p) : kind >= SX_OFF ? ours(kind, p) : raw(kind, p);
+}
+
 /* One sample in a forked child: its STEPS numbers through a pipe. */
 static int sample(int kind, double *part)
 {
-    int fd[2];
-    if (pipe(fd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        double p[STEPS + 1];
-        p[STEPS] = kind == SYSCALLS ? syscalls(p) : kind >= SX_OFF ? ours(kind, p) : raw(kind, p);
-        _exit(write(fd[1], p, sizeof(p)) == sizeof(p) ? 0 : 1);
-    }
-    close(fd[1]);
     double p[STEPS + 1];
-    int rc = pid > 0 && read(fd[0], p, sizeof(p)) == sizeof(p) ? (int)p[STEPS] : -1;
-    close(fd[0]);
-    int st;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
+    if (bench_child_values(sample_child, &kind, p, STEPS + 1) != 0)
+        return -1;
+    int rc = (int)p[STEPS];
     if (rc == 0)
         memcpy(part, p, STEPS * sizeof(double));
     return rc;

@@ -75,7 +75,6 @@ static double raw(void)
 static double ours(void)
 {
     sx_queue q;
-    sx_kernel k;
     int *d;
     sx_result r = set42_sx_setup(&q, &d);
     if (r == SX_ERROR_DEVICE_NOT_FOUND)
@@ -83,11 +82,7 @@ static double ours(void)
     if (r != SX_SUCCESS)
         return -1;
     double t0 = bench_now();
-    CHECK(sx_kernel_get(SET42_NAME, &k));
-    sx_arg arg = {SX_ARG_POINTER, 0, sizeof(void *), d};
-    size_t one = 1;
-    CHECK(sx_queue_launch(q, k, 1, NULL, &one, &one, 1, &arg, 0, NULL, NULL));
-    CHECK(sx_queue_wait(q));
+    CHECK(set42_sx_first_launch(q, d));
     double ms = (bench_now() - t0) * 1e3;
     int back = 0;
     CHECK(sx_queue_memcpy(q, 1, &back, d, sizeof(back), 0, NULL, NULL));

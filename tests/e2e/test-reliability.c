@@ -25,6 +25,18 @@ static int rounds(int n)
     return v && *v == '1' ? (n / 20 > 2 ? n / 20 : 2) : n;
 }
 
+/* The e2e image opened, its "empty" kernel and the one argument it takes. */
+static int empty_x = 1;
+static const sx_arg empty_arg = {SX_ARG_VALUE, 0, sizeof(empty_x), &empty_x};
+
+static sx_kernel open_empty(e2e *t)
+{
+    e2e_open(t, IMAGE);
+    sx_kernel k;
+    CK_OK(sx_kernel_get_free_function("empty", &k));
+    return k;
+}
+
 static sx_result launch_empty(sx_queue q, sx_kernel k)
 {
     int x = 7;
@@ -97,9 +109,7 @@ static void stop_launchers(launcher l[2], pthread_t th[2], _Atomic int *stop, bo
 START_TEST(launch_races_image_release)
 {
     e2e t;
-    e2e_open(&t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
+    sx_kernel k = open_empty(&t);
     CK_OK(launch_empty(t.q, k));
     _Atomic int stop = 0;
     launcher l[2];
@@ -124,9 +134,7 @@ END_TEST
 START_TEST(launch_races_other_context_release)
 {
     e2e t;
-    e2e_open(&t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
+    sx_kernel k = open_empty(&t);
     CK_OK(launch_empty(t.q, k));
     _Atomic int stop = 0;
     launcher l[2];
@@ -157,9 +165,7 @@ START_TEST(launch_races_last_fini)
 {
     for (int round = 0, n = rounds(20); round < n; round++) {
         e2e t;
-        e2e_open(&t, IMAGE);
-        sx_kernel k;
-        CK_OK(sx_kernel_get_free_function("empty", &k));
+        sx_kernel k = open_empty(&t);
         CK_OK(launch_empty(t.q, k));
         _Atomic int stop = 0;
         launcher l[2];
@@ -238,18 +244,6 @@ START_TEST(context_teardown_flows_down_in_order)
 END_TEST
 
 /* ------------------------------------------------ released handles */
-
-/* The e2e image opened, its "empty" kernel and the one argument it takes. */
-static int empty_x = 1;
-static const sx_arg empty_arg = {SX_ARG_VALUE, 0, sizeof(empty_x), &empty_x};
-
-static sx_kernel open_empty(e2e *t)
-{
-    e2e_open(t, IMAGE);
-    sx_kernel k;
-    CK_OK(sx_kernel_get_free_function("empty", &k));
-    return k;
-}
 
 START_TEST(double_release_is_invalid_handle)
 {
