@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* bench-file.h: what the OpenCL benchmarks share: a fatal error and a file read whole. */
 #ifndef SX_BENCH_FILE_H
 #define SX_BENCH_FILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* bench.h: what the core benchmarks share: a fatal CHECK and a clock. */
 #ifndef SX_BENCH_H
 #define SX_BENCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* core-launch: what the core adds to a launch. In one process, on one
  * queue and kernel (an empty free-function kernel, one work-item):
  *   raw     the adapter's kernel_launch called directly with the cached kernel

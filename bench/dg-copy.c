@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg-copy: a device_global write/read against a plain USM memcpy of the
  * same bytes to device memory, through the same adapter, in one process:
  * alternating rounds, each value read back and checked, the median of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* launch-ab: the cached sx_queue_launch of two builds of libsycl-ext in ONE
  * process. Each library is dlopen'ed (RTLD_LOCAL: two separate copies of the
  * core, each with its built-in native adapter) and runs the same empty

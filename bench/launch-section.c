@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* launch-section: what the reader section (epoch.c) adds to a cached
  * launch. In one process, on one queue and kernel (an empty free-function
  * kernel, one work-item), alternating rounds of

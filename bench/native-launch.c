@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-launch.c: launch overhead of the native adapter. An empty kernel
  * of one work-item, launched through sx_queue_launch, against calling the
  * same function of the same image through a prepared libffi interface

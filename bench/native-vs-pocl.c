@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-vs-pocl.c: the native adapter against a CPU OpenCL driver (PoCL
  * by default) on the same kernels, in ONE process, alternating rounds;
  * every result of every round is checked; prints per kernel the median

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-vs-pocl.cl: the kernels of bench/native-vs-pocl, built from this
  * source by the OpenCL driver and, through SPIR-V and proptool's work-group
  * compiler, for the native adapter. */

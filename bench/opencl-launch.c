@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* opencl-launch.c: launch overhead of sx_queue_launch vs clEnqueueNDRangeKernel (PoCL, or the driver OCL_ICD_VENDORS names), as a ratio.
  *
  * Same kernel (ocl_axpb of tests/kernels/ocl-basic), same arguments, one

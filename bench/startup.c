@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* startup: what a fresh process pays before its first native kernel has
  * run: sx_init + device + context + queue + image file load + first launch
  * (axpy of 4 floats, checked), each sample in its own forked child, the

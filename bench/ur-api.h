@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ur-api.h: the part of Unified Runtime's C API (ur_api.h v0.12 as shipped
  * in intel-cmplr-lib-ur 2026.1.2, where urPlatformGet takes one adapter and
  * urEnqueueKernelLaunch one launch-properties pointer before the wait list)

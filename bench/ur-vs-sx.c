@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ur-vs-sx.c: the same work through libsycl-ext, through DPC++'s Unified
  * Runtime (its OpenCL adapter) and through OpenCL itself, on one OpenCL
  * driver (Intel's CPU runtime from tools/intel-opencl.sh), in one process,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-cache.c: what linking virtual-function images costs at a kernel's
  * first launch, and what the caches save: first launch (resolve + link),
  * cached launch, another kernel of the same image (in-memory program

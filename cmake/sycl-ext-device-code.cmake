@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # sycl-ext-device-code.cmake: sycl_ext_add_device_code(), device sources to
 # registered images for a target in one call:
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* demo: run the free-function kernel saxpy (examples/saxpy.cl, bundled by
  * proptool into saxpy-images.c, which registers it from a constructor) on
  * the default device, print what it computed and check it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* mpi-kernels.cl: the MPI example's virtual-function kernel: a
  * "calls-indirectly" kernel, linked at its first launch with the image of
  * the set it calls (the direct-call form of doc/spirv-conventions.md).

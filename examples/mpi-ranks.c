@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* mpi-ranks: libsycl-ext under MPI. Each rank picks its device from its
  * local rank (one GPU per rank where there are GPUs, else the native CPU
  * device with the cores shared out between the node's ranks), writes its

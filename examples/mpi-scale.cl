@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* mpi-scale.cl: the MPI example's device_global kernel, in a module of its
  * own so that its program is one image (the virtual-function kernel's,
  * in mpi-kernels.cl, is linked from two). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* saxpy.cl: the demo's kernel, a free-function kernel in OpenCL C. The
  * build compiles it to SPIR-V and for the host (native adapter) and
  * proptool bundles both, with the registration code, into the demo. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // saxpy.cu: saxpy.cl's kernel in CUDA, the demo's PTX variant (CMake:
 // sycl_ext_add_device_code(... VARIANTS ...;ptx) finds it beside saxpy.cl).
 // The PTX image takes the SPIR-V image's signature.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # build.sh: build the libFuzzer targets with clang-14 (ASan + UBSan), out of
 # the Automake build: fuzz/build.sh BUILDDIR [OUTDIR]. BUILDDIR is a
 # configured build tree (for config.h and include/sycl-ext/version.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* driver.c: runs a fuzz target once over each file named on the command
  * line (or each file of a directory): the `make check` smoke run and the
  * way to replay a crash without libFuzzer. */

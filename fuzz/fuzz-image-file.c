@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* fuzz-image-file.c: fuzz target for the core's image-file parser
  * (lib/image-file.c): anything it accepts is walked byte by byte and dumped. */
 #include "config.h"

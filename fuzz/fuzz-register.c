@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* fuzz-register.c: fuzz target for registration with the whole core and
  * the native adapter: an input is an image file, loaded from memory and
  * registered (sx_image_file_load_memory -> sx_register_images), then every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* fuzz-spirv.c: fuzz target for proptool's SPIR-V reader and everything
  * after it (analysis, cleanup, vtables, if_device, writer, image file round trip). */
 #include "config.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # smoke.sh: `make check`'s short run of the fuzz targets over the committed
 # corpus (no fuzzing; the real runs use fuzz/build.sh and libFuzzer).
 set -e

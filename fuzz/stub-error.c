@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* stub-error.c: the few core error functions the fuzz targets need, so
  * they build without the whole core (fuzz builds only). */
 #include "sx-internal.h"

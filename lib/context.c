@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* context.c: contexts (refcounted) and the list of live ones, so sx_fini
  * and image unregistration can reach every context's programs. */
 #include <stdlib.h>

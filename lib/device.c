@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* device.c: the device API (lists after the selector, default device, info). */
 #include <string.h>
 

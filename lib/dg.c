@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg.c: device globals: the database (by unique id and by host address,
  * fed by host registration and by images in any order), per-(context,
  * device) USM instances, program initialisation, and copy/memcpy.

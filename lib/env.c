@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* env.c: the one place the core reads the environment (secure_getenv, so
  * setuid programs ignore it; or nothing when the application asks). */
 #include <stdlib.h>

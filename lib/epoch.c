@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* epoch.c: epoch-based reclamation for the core's lock-free readers.
  *
  * Why: the cached launch (sxi_slot_for, launch.c, ffk.c) walks a kernel's

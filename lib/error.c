@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* error.c: result names and sentences, and the thread-local last error. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* event.c: public events wrapping adapter events, and wait lists. */
 #include <stddef.h>
 #include <stdlib.h>

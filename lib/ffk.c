@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ffk.c: free-function kernels: lookup by function name, set_arg by source
  * index, and the mapping to backend arguments at launch. */
 #include <stdio.h>

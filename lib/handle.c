@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* handle.c: memory of public objects, so released handles stay caught.
  *
  * A released object is never given back to malloc: its tag is set dead

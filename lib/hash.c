@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* hash.c: the open-addressing maps of hash.h (linear probing, tombstones). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* hash.h: small open-addressing hash maps (string keys, pointer keys). */
 #ifndef SX_HASH_H
 #define SX_HASH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* image-file.c: parse an image file (what proptool writes) into a registration descriptor. */
 #include "sx-internal.h"
 

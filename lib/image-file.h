@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* image-file.h: the image file's fixed layout (version 1), shared by proptool's
  * writer and the core's parser (lib/image-file.c); doc/image-format.md
  * describes every byte. All fields little-endian. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* images.c: registration of device-image descriptors: checking every
  * field, reading the property sets the core needs, the kernel-name index,
  * unregistration, and image files. Works before sx_init and after sx_fini. */

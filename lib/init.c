@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* init.c: sx_init / sx_fini (refcounted, thread-safe) and the version. */
 #include <string.h>
 

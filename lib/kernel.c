@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* kernel.c: kernel handles by entry name, image selection per device, and
  * the per-(context, device) slots that make a cached launch one lookup. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* launch.c: the one launch path. Checks the shape and the arguments
  * against the kernel's signature, finds the cached slot with one lock-free
  * scan, and hands the argument array to the adapter unchanged. */

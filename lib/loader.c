@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* loader.c: adapter discovery, dlopen, the version handshake, table
  * validation (mandatory entries, core stubs for optional ones), tracing.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* log.c: the library's log: silent by default, SX_LOG sets the level,
  * lines go to stderr or to the application's callback. */
 #include <stdarg.h>

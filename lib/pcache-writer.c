@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* pcache-writer.c: the persistent cache's entries written off the thread
  * that built them: a first launch hands its program's binary over and goes
  * on to run it, and one writer thread writes the entry (temporary file,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* pcache.c: the persistent cache of program binaries: one file per
  * (input images, options, adapter, device), named by a SHA-256 of those,
  * written atomically, checked (header and payload checksum) before use,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* platform.c: platform and device records built from each adapter at
  * load, and the platform API. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* program.c: programs built per (context, device, set of images): one
  * image is created and built; a kernel image with dependencies (virtual
  * functions, imported symbols; see resolver.c) is linked with them through

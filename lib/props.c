@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* props.c: reading property sets and telling what an image's bytes are. */
 #include <stdio.h>
 #include <string.h>

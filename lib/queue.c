@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* queue.c: queues and the commands that are not launches (memcpy, fill,
  * barrier). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* resolver.c: which images a kernel's image must be linked with on a
  * device: virtual-function sets it calls or creates (with dummy images
  * standing in for sets the device cannot run) and imported symbols, as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* selector.c: SX_DEVICE_SELECTOR, in ONEAPI_DEVICE_SELECTOR's style:
  *   term[;term...]   term = [!]backend:dev[,dev...]
  *   backend = * | native | opencl | cuda | level_zero | <adapter name>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* signature.c: a kernel's parameters from "SX/kernel signatures", with
  * eliminated arguments ("SYCL/kernel param opt") removed and the hidden
  * scratch argument ("SYCL/implicit local arg") found; every field checked. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-internal.h: what the core's files share (never installed). */
 #ifndef SX_INTERNAL_H
 #define SX_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* usm.c: USM allocations, recorded per context so a foreign or double
  * free is an error, never a crash, and teardown frees what is left. */
 #include <stdlib.h>

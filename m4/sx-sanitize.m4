@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # sx-sanitize.m4: local macros of libsycl-ext (libtool's own go beside them).
 
 # SX_ARG_SANITIZE: --enable-sanitize=LIST builds everything (core,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* accessors.c: device-global accessor kernels (--device-global-accessors,
  * issue 5). Backends with no way to reach a program variable by name
  * (OpenCL without cl_intel_global_variable_access) launch these instead;

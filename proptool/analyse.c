@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* analyse.c: what the runtime needs from a module: kernels and signatures,
  * device globals, aspects, virtual-function sets, symbols, if_device marks. */
 #include "config.h"

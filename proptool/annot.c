@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* annot.c: UserSemantic annotation strings: "key", "key=value", several joined by ';'. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* cleanup.c: drop what llvm-spirv 14 leaves behind that makes a module
  * invalid: the annotation strings of llvm.global.annotations become
  * module-scope variables of the Function storage class, referenced by nothing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dump-json.c: `proptool --dump FILE --json`, the image file as JSON in the
  * shape doc/json.md fixes (schema "sycl-ext/proptool-dump", version 1):
  * every image, entry and property, byte arrays in hex with the records the

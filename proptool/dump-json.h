@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dump-json.h: `proptool --dump --json` (doc/json.md), and the names the
  * text listing (dump.c) lends it. */
 #ifndef SXP_DUMP_JSON_H

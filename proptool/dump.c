@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dump.c: the readable listing of an image file (stable: golden tests compare it). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* elf.c: the defined dynamic symbols of a host shared object, so a host
  * variant can be checked against the kernels its SPIR-V companion lists. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* emit-c.c: a C source that embeds the images and registers them from a
  * constructor (and unregisters from a destructor), like DPC++'s offload wrapper. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ifdevice.c: the if_device pass: sycl-call-if-on-host bodies become an
  * immediate return in device images; DontInline goes from both kinds. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* image-write.c: the image file writer (layout in lib/image-file.h, doc/image-format.md). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* main.c: proptool's command line: SPIR-V (and variants) in, image file and registration C out. */
 #include "config.h"
 

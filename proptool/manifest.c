@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* manifest.c: images described by a small text manifest (variants with no
  * SPIR-V companion); the syntax is in doc/image-format.md and proptool(1). */
 #include "config.h"

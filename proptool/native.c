@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native.c: the native variant made from the processed SPIR-V (after the
  * if_device pass and the virtual-function split, so both apply to it):
  *     llvm-spirv -r IMAGE.spv            -> SPIR IR (OpenCL builtins)

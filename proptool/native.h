@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native.h: the native (host) variant proptool makes itself from the
  * processed SPIR-V: llvm-spirv -r, sx-wgc (compiled work-group functions,
  * adapters/native/wg.h), clang -O3 -shared. See proptool(1). */

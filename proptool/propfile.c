@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* propfile.c: sycl-post-link's text files: the property file (.prop) and
  * the file table (.table) that lists each split image's code and .prop.
  *

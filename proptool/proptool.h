@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* proptool.h: what proptool's files share (the CLI is not part of the library). */
 #ifndef SXP_PROPTOOL_H
 #define SXP_PROPTOOL_H

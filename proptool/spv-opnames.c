@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* spv-opnames.c: opcode names, generated from Debian's spirv-headers spirv.h (first name of each value). */
 #include "config.h"
 

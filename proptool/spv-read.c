@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* spv-read.c: the SPIR-V reader: header, instruction stream, ids, decorations, functions. */
 #include "config.h"
 

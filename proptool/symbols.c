@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* symbols.c: DPC++'s rules on names: which kernel entries are free-function
  * kernels, and which functions are internals that never go into the
  * imported/exported symbol lists (sycl-post-link's canBeImportedFunction). */

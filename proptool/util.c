@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* util.c: proptool's diagnostics, allocation, buffers, files and the image model. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vfsplit.c: the virtual-functions split (issue 6): indirectly-callable
  * functions outlined per set (plus a dummy copy with empty bodies when the
  * set needs optional features), kernels grouped by their requirements,

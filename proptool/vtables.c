@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vtables.c: C++ vtables in the storage class DPC++ gives them. clang-14
  * puts a vtable in address space 0, which llvm-spirv 14 writes as a
  * module-scope OpVariable of the Function storage class: not valid SPIR-V

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # check-exports.sh: the shared library exports exactly the SX_API
 # functions the public headers declare, and no data objects.
 set -eu

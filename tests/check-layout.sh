@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # check-layout.sh: the top-level layout the product names (issue 15, defect
 # 6): local macros and libtool's live in m4/, which configure.ac and
 # Makefile.am name, and the tree's other top-level directories exist.

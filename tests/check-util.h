@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* check-util.h: assertion helpers for Check suites: every failure prints
  * the result name and the library's last-error text. */
 #ifndef SX_CHECK_UTIL_H

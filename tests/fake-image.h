@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* fake-image.h: a raw registration descriptor for the fake TEST adapter,
  * written out field by field (the layout itself is under test). Kernel
  * "k_args"(global int *p, int v, local ...) has a signature; "k_plain" has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sig-encode.h: write "SX/kernel signatures" values by hand in tests
  * (records as binaries.h defines them, without struct members). */
 #ifndef SX_SIG_ENCODE_H

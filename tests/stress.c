@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* stress.c: ten threads using the library the way applications do, all
  * at once, on the native adapter: launches of kept kernel handles while
  * their image file is released and loaded again, contexts and queues

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # sx-info-isolate.sh: an adapter that crashes in its init: plain sx-info
 # names it (the last line printed before the crash), and sx-info --isolate
 # reports it as CRASHED while the others are still listed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-api.c: the public API's error paths (NULLs, wrong handles, sizes,
  * calls after fini) and the launch checks, on the fake TEST adapter. */
 #include <pthread.h>

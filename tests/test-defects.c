@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-defects.c: the smaller defects of issue 15 (point 4), each checked
  * as a user meets it: descriptors the library must refuse, error messages
  * that must say the truth, and commands past a known USM allocation. */

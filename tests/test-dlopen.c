@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-dlopen: libsycl-ext.so loads with dlopen into a running process (a
  * plugin, a Python extension), where static TLS is nearly gone: the core
  * must not use initial-exec thread-locals (its 4 KiB error buffer came

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-fault-inject.c: a whole flow (register -> init -> context, queue,
  * USM -> kernel -> launch with event -> copy -> releases -> fini ->
  * unregister) run once for every N with the Nth adapter call failing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-ffk.c: free-function kernels on the fake TEST adapter: lookup by
  * function name, set_arg by source index, and the exact backend arguments
  * the mapping produces (the adapter logs them): eliminated arguments

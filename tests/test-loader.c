@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-loader.c: adapter discovery and the loader's failure modes, with
  * the broken test adapters built in tests/fake/. */
 #include <pthread.h>

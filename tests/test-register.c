@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-register.c: registration checks every field of a descriptor and
  * registers all or nothing; unregistration removes only its own images. */
 #include <string.h>

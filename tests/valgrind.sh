@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # valgrind.sh: the core and end-to-end suites again under valgrind (no
 # fork, so every allocation is seen): any error or definite leak fails.
 set -u

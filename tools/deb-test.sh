@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # deb-test.sh: build the Debian packages from this tree, check them with
 # lintian, install them on this machine and run sx-info and the demo
 # (built with CMake and with pkg-config) against the installed system

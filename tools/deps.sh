@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # deps.sh: the Debian 12 packages building and testing need; sourced by
 # run-demo.sh and run-tests.sh. Installs only what is missing.
 SX_PACKAGES="build-essential autoconf automake libtool pkg-config check libffi-dev \

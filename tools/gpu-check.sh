@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # gpu-check.sh: run every GPU test and benchmark of a build made here, on the
 # GPU machine, in one go (the device tool's `run`; CI has no GPU).
 #

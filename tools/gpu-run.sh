@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # gpu-run.sh: build and run everything GPU-related (CUDA adapter tests, benches) in one go on the GPU machine.
 #
 #   tools/gpu-run.sh --stage DEST [BUILDDIR]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # intel-opencl.sh BUILDDIR: install Intel's CPU OpenCL runtime (and DPC++'s
 # Unified Runtime with its OpenCL adapter, for bench/ur-vs-sx) from PyPI
 # into BUILDDIR/intel-opencl, never system-wide, and write an .icd file of

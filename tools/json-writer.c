@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* json-writer.c: the streaming JSON writer behind the tools' --json. */
 #include "json-writer.h"
 

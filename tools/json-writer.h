@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* json-writer.h: a small streaming JSON writer for the tools' --json output
  * (sx-info, proptool --dump): objects, arrays, strings escaped per RFC 8259,
  * unsigned integers, booleans and null, indented two spaces a level. */

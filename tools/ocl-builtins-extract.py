@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Extract every OpenCL C builtin overload clang-14 declares (opencl-c.h)
 for host builds (-target x86_64-linux-gnu), with the mangled name clang
 emits for a call to it, for -cl-std=CL2.0 and CL1.2.

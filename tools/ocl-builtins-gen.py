@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generate the OpenCL C builtin library of the native device from the table
 of signatures (adapters/native/builtins.tsv, made by ocl-builtins-extract.py
 from clang-14's opencl-c.h).

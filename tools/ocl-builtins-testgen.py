@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Generate the builtin comparison test from the same table of signatures
 as the library (adapters/native/builtins.tsv).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run-demo.sh: install what is missing, build, run the demo on the default device.
 set -eu
 . "$(dirname "$0")/deps.sh"

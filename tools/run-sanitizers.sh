@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run-sanitizers.sh: CI's second command. Two builds of the core and the
 # native adapter, one with ASan+UBSan and one with TSan (configure
 # --enable-sanitize), each running the core unit suites, the end-to-end

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run-tests.sh: install what is missing, build, run the whole test suite,
 # end with one "N passed, N failed, N skipped" line.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-adapter-cts-host.c: the conformance suite's built-in host-ELF image
  * for the native adapter: the kernels of sx-adapter-cts.cl written in C
  * (a kernel is a plain C function; work-item builtins are imported by

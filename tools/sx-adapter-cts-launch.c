@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-adapter-cts-launch.c: the conformance suite's launch checks. None of
  * them needs barrier() (that is launch.barrier's own check): a device that
  * runs work-items one after another passes them all. Each kernel is in

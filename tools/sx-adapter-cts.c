@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-adapter-cts: the adapter conformance suite. Loads an adapter module
  * directly (dlopen, the ABI checks of include/sycl-ext/adapter.h and
  * doc/adapters.md) and through the core's real loader (SX_ADAPTERS +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-adapter-cts.cl: the kernels sx-adapter-cts launches. Build an image
  * file of them for your device with proptool (see sx-adapter-cts --help)
  * and pass it with --images. sx-adapter-cts-host.c is the same in C. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // sx-adapter-cts.cu: sx-adapter-cts.cl's kernels in CUDA, for the CUDA
 // adapter's PTX/cubin images (proptool -o cts.sximg cts.spv --ptx cts.ptx:
 // the PTX takes the SPIR-V image's signatures). Work-group memory arrives

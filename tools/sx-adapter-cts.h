@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-adapter-cts.h: what the conformance suite's files share: the tables
  * under test, the run state of one device, and the PASS/FAIL/SKIP report. */
 #ifndef SX_ADAPTER_CTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-info-json.c: `sx-info --json`, the same facts as the listing in the
  * shape doc/json.md fixes (schema "sycl-ext/sx-info", version 1). */
 #include <stdlib.h>

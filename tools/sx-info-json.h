@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-info-json.h: sx-info's --json output (doc/json.md). */
 #ifndef SX_INFO_JSON_H
 #define SX_INFO_JSON_H

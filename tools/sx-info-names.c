@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-info-names.c: the names sx-info prints (and writes in its JSON) for
  * backends, device types, aspects and image kinds. */
 #include <sycl-ext/sx.h>

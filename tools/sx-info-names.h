@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-info-names.h: names of backends, device types, aspects and image kinds. */
 #ifndef SX_INFO_NAMES_H
 #define SX_INFO_NAMES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sx-info: what libsycl-ext sees: adapters and their status, platforms,
  * devices and their aspects (like sycl-ls / clinfo). */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # gen-trace.awk: write the trace layer's wrappers (C) from the public
 # headers, so the wrappers cannot fall out of step with them. POSIX awk
 # (Debian's mawk) only. Usage: awk -f gen-trace.awk types.h sx.h > out.c

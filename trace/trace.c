@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* trace.c: libsycl-ext-trace's runtime: resolving the real functions with
  * dlsym(RTLD_NEXT), the on/off switch, the output and the argument printers. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* trace.h: the trace layer's runtime, shared by trace.c and the wrappers
  * gen-trace.awk writes. Nothing here is exported. */
 #ifndef SXT_TRACE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* adapter.c: the CUDA adapter's entry point, platform and devices. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* driver.c: loading libcuda.so.1 at run time, error naming, primary contexts. */
 #include <dlfcn.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* enqueue.c: kernel launches, USM copy and fill, program-variable copies, barriers. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* memory.c: contexts, queues (streams), events and USM of the CUDA adapter. */
 #include <stdlib.h>
 

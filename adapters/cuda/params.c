@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* params.c: a kernel's parameter sizes read from the program's own bytes
  * (the PTX .entry declaration, or the cubin's .nv.info.<kernel> records),
  * so that creating a kernel asks the driver nothing more than

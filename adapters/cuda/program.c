@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* program.c: PTX/cubin programs (JIT, cuLink*), their variables, and kernels.
  *
  * One self-contained PTX (no .extern) is built the way the driver builds it

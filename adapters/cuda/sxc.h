@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sxc.h: internals of the CUDA adapter shared by its files (driver table, objects). */
 #ifndef SXC_H
 #define SXC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-adapter.h: internals shared by the files of the Level Zero adapter. */
 #ifndef SX_ZE_ADAPTER_H
 #define SX_ZE_ADAPTER_H

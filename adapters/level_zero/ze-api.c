@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-api.c: loading libze_loader.so.1, resolving ze* entry points, and naming Level Zero results. */
 #include "ze-adapter.h"
 

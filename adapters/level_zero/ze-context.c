@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-context.c: contexts, queues (immediate command lists), USM and events (from event pools). */
 #include "ze-adapter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-enqueue.c: kernel launches, USM copy/fill, program-variable copies and barriers on immediate command lists.
  *
  * Ordering: an in-order queue appends a barrier (no events) before a

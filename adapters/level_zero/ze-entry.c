@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-entry.c: the adapter's one exported symbol, handing the core its tables. */
 #include "ze-adapter.h"
 

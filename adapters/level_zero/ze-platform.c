@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-platform.c: adapter lifetime, Level Zero drivers as platforms, devices and their info. */
 #include "ze-adapter.h"
 

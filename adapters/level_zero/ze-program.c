@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-program.c: programs as Level Zero modules (build, compile, dynamic link, globals) and kernels.
  *
  * A program holds its image bytes and, once built, one module; a linked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* builtins-math.c: the scalar floating-point work behind the OpenCL C math,
  * common and geometric builtins of sx-native-builtins.so. The overloads
  * themselves (every type and vector width, under clang's mangled names)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* builtins-ocl.h: OpenCL C prelude of builtins-gen.cl (compiled by clang-14
  * for the host, without the default header: the module *defines* the
  * builtins). Scalar helpers, overloaded on the element type, that the

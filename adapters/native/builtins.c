@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* builtins.c: the work-item part of sx-native-builtins.so, the OpenCL C
  * builtins host-compiled kernels import by their mangled names. The native
  * adapter loads the module once with RTLD_GLOBAL before the first program,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* container.c: the binary of a linked native program. program.get_binary
  * of a linked program gives its component images in one container, and
  * program.create of such a container makes a program whose build links

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* demangle.c: turn the Itanium names clang gives OpenCL C functions back
  * into what a user wrote, for build errors: _Z3clzDv4_i -> clz(int4),
  * _Z5fractDv4_fPU8CLglobalS_ -> fract(float4, __global float4 *).

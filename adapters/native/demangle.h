@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* demangle.h: OpenCL C names back from clang's Itanium mangling (demangle.c). */
 #ifndef SXN_DEMANGLE_H
 #define SXN_DEMANGLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* fiber.c: per-thread scratch and the fibers that make barrier() work.
  * A work-group whose kernel may call barrier() runs one fiber per
  * work-item on one thread; barrier() switches back to the scheduler,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* internal.h: what the native adapter's files share (never installed). */
 #ifndef SXN_INTERNAL_H
 #define SXN_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* launch.c: kernel launch. Checks the argument array against the kernel's
  * parameters, lays out local memory, and runs the work-groups: inline for
  * a single group (no allocation, no hand-off), else on the thread pool.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* link.c: program.compile and program.link. A linked program holds its
  * component images in one container (container.c), so its binary can be
  * cached and rebuilt by program.create + build without a program.link.

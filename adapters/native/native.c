@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native.c: the native adapter's entry point and tables, and its simple
  * objects: the one platform and CPU device, contexts, queues, host-memory
  * USM, synchronous copies and always-complete events. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native.h: the built-in native adapter's entry point, for the core. */
 #ifndef SXN_NATIVE_H
 #define SXN_NATIVE_H

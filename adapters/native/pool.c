@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* pool.c: the thread pool that runs work-groups. Created at the first
  * launch with more than one group, sized to the CPUs this process may use
  * (the launching thread is one of the workers, so no oversubscription),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* program.c: host shared-object programs. Validates the ELF bytes, loads
  * them from memory (memfd + dlopen, no file left behind), finds kernels
  * and program-scope variables by name, and builds each kernel's libffi

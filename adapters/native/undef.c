@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* undef.c: before a native image is dlopen'ed, find every undefined
  * symbol that nothing in the process provides (the builtins module is
  * loaded RTLD_GLOBAL first, libc is there), so a failed build names all of

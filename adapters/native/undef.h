@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* undef.h: the undefined symbols of a native image, named for users (undef.c). */
 #ifndef SXN_UNDEF_H
 #define SXN_UNDEF_H

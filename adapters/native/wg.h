@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* wg.h: compiled work-group images, the interface between proptool's
  * SPIR-V -> host compiler and the native adapter (issue 13; the contract
  * is /work/NATIVE-WG-CONTRACT.md, described in adapters/native/README.md).

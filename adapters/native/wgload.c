@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* wgload.c: loading compiled work-group images (wg.h). Each image gets its
  * own memfd copy and dlopen (RTLD_LOCAL, the application's namespace), so
  * every program has its own program-scope variables and nothing limits how

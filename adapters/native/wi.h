@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* wi.h: the work-item state the native adapter shares with the builtins
  * module (sx-native-builtins.so). Both sides are built from this header;
  * the builtins export SXN_BUILTINS_ABI_SYMBOL so a mismatched pair is

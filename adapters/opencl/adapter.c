@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* adapter.c: the OpenCL adapter's entry point, ICD-loader loading, adapter/platform/device tables. */
 #include "opencl.h"
 

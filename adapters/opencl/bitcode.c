@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* bitcode.c: finds the program-scope variables a SPIR (LLVM bitcode) module declares without defining.
  *
  * Why: Oclgrind 21.10 initialises every program-scope variable of a module

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* device.c: OpenCL platforms and devices: versions, extensions, aspects, image kinds, the globals probe. */
 #include "opencl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* errors.c: OpenCL error codes to names and sx results, and the error-reporting helpers. */
 #include "opencl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* globals.c: program-scope variable (device global) read/write/size/bind, by extension or accessor kernels; buffer instances without USM.
  *
  * OpenCL has no core way to reach a program-scope variable from the host.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* kernel.c: kernels and the launch: argument array -> clSetKernelArg* on a cl_kernel this thread holds alone. */
 #include "opencl.h"
 

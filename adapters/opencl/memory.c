@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* memory.c: contexts, queues, events, USM (Intel USM or SVM) and USM copies/fills. */
 #include "opencl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* opencl.h: what the OpenCL adapter's files share: the dlsym'd entry points, objects, helpers. */
 #ifndef SXO_OPENCL_H
 #define SXO_OPENCL_H

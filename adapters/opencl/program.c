@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* program.c: programs from SPIR-V / SPIR / driver binaries, build, compile, link, binaries. */
 #include "opencl.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* spirv-check.c: SPIR-V that Intel's CPU OpenCL compiler crashes on
  * (a segfault in the calling process), refused before a driver sees it: a
  * module-scope variable of the Function storage class whose initializer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* serialcpu.c: a complete small adapter grown from template.c, as a vendor
  * would write it outside the tree: a pretend "serial CPU" device that runs
  * host-ELF images (sycl-ext/host-elf.h) one work-item after another on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* template.c: the starting point for a new adapter. It compiles against
  * include/sycl-ext/adapter.h alone, loads, says "0 platforms", and answers
  * SX_ERROR_UNSUPPORTED_FEATURE everywhere else. Rename the tmpl_ prefix,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* bench-cuda-core.c: sx_queue_launch on the CUDA adapter against raw cuLaunchKernel, same stream and function. */
 #include <dlfcn.h>
 #include <stdio.h>

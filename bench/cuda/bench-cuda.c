@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* bench-cuda.c: CUDA adapter launch and device-global costs against the raw driver, same stream. */
 #include <stdint.h>
 #include <time.h>

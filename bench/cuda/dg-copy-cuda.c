@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg-copy-cuda.c: device_global copies through the core on the CUDA adapter
  * against the raw driver, and the driver's other ways to move 4 bytes, in
  * one process: alternating rounds (the order flips each round), per-round

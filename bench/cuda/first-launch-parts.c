@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* first-launch-parts: where the first launch of a one-image PTX kernel in a
  * fresh process goes, step by step (the driver's JIT cache warm), so that
  * bench/cuda/first-launch's ratio can be explained. Each sample is its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* first-launch: the first launch of a one-image PTX kernel in a fresh
  * process (the second process of an application: caches warm), ours
  * against the raw driver, each sample in its own forked child, the kinds

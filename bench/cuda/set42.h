@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* set42.h: the first-launch benchmarks' kernel and what each side does
  * before its clock starts (first-launch.c, first-launch-parts.c). */
 #ifndef SX_BENCH_SET42_H

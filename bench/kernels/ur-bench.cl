@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ur-bench.cl: what bench/ur-vs-sx runs through our library, through
  * Unified Runtime and through OpenCL itself: an empty kernel, and a
  * device_image_scope device global (a plain program variable, reached by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sycl-ext/adapter.h: the adapter ABI. An adapter compiles against this
  * header (and types.h) alone; it never links libsycl-ext.
  *

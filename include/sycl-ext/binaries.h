@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sycl-ext/binaries.h: in-memory device-image registration descriptors.
  *
  * The layout is DPC++'s offload-wrapper layout (sycl_device_binaries and

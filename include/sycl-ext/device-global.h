@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sycl-ext/device-global.h: define a device_global's host object and
  * register it from a constructor (unregister from a destructor), as DPC++'s
  * integration footer does. At file scope:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sycl-ext/host-elf.h: the host-ELF image contract, for adapters that run
  * SX_IMAGE_KIND_HOST_ELF images (target "host_x86_64") on the host CPU:
  * the native adapter, and any vendor's (doc/host-elf.md says it all).

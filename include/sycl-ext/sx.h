@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sycl-ext/sx.h: the application API of libsycl-ext.
  *
  * Conventions: every function returns an sx_result (SX_SUCCESS = 0) except

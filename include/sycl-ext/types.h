@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sycl-ext/types.h: result codes, enums and export macros shared by the
  * application API (sx.h) and the adapter ABI (adapter.h). */
 #ifndef SYCL_EXT_TYPES_H

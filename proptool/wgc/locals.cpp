@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // locals.cpp: kernel-scope __local variables. Each becomes an offset into
 // the group's block ctx->local_mem (contract: local_bytes per kernel), so
 // every work-group has its own copy and groups can run in parallel.

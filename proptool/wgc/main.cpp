@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
 //     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc
 // IN.bc: `llvm-spirv -r` of the SPIR-V proptool wrote. OUT.bc: host IR

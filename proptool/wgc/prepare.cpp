@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // prepare.cpp: from llvm-spirv's SPIR IR to host IR ready for region
 // formation: x86-64 target, C calling convention, math builtins as LLVM
 // intrinsics (so the vectorizer sees them), memory fences dropped (the

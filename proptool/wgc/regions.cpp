@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // regions.cpp: barrier region formation.
 //
 // The kernel K (everything inlined) becomes a region function

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // wgc.h: sx-wgc, the work-group compiler behind proptool's native variant.
 // It turns LLVM IR translated from SPIR-V (llvm-spirv -r) into host IR
 // whose kernels are work-group functions per adapters/native/wg.h

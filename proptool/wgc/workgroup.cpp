@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // workgroup.cpp: the work-group functions `void fn(const sxn_wg_ctx *ctx)`
 // and the tables the adapter reads (__sx_wg_abi, __sx_wg_table,
 // __sx_wg_imports). Everything fn needs from ctx is loaded once before the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # abi-headers.sh: the promises of doc/abi.md that the headers and the
 # library file carry: SONAME libsycl-ext.so.N with N = libtool current - age,
 # one version node per release in the map, every public header compiles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* abi-util.h: what the ABI tests share: run K_fill on the native adapter
  * and check what it computed. */
 #ifndef SX_ABI_UTIL_H

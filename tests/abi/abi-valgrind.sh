@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # abi-valgrind.sh: the registration-order suite (no fork, so plugins and
 # constructors run in the process valgrind watches), sx-adapter-cts on the
 # native module, and an application with the trace layer preloaded, under

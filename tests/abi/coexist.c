@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* coexist: libsycl-ext and its adapters in one process with another
  * OpenCL (and Level Zero) user: the program links libOpenCL (and
  * libze_loader) itself, uses them before, during and after sx, and checks

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # coexist.sh: no symbol of a vendor API (cl*, ze*, cu*), of the ur*
 # namespace or of the C++ runtime is exported by libsycl-ext.so, the trace
 # layer or any adapter module, and none of them links a vendor library or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # cts-cuda.sh: sx-adapter-cts on the CUDA adapter with an image file of
 # sx-adapter-cts.cl (SPIR-V, for the signatures) plus the PTX of
 # tools/sx-adapter-cts.cu (nvcc). Without a driver (no libcuda.so.1) the

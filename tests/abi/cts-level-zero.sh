@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # cts-level-zero.sh: sx-adapter-cts on the Level Zero adapter through the
 # real Level Zero loader and the TEST DRIVER (tests/level_zero/README.md),
 # with a SPIR-V image file of tools/sx-adapter-cts.cl. The TEST DRIVER does

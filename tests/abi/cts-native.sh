@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # cts-native.sh: sx-adapter-cts on the native adapter module, with its
 # built-in host-ELF image; every check must pass or skip, none fail.
 set -u

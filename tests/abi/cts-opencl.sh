@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # cts-opencl.sh: sx-adapter-cts on the OpenCL adapter, on PoCL, on
 # Oclgrind and on Intel's CPU runtime (tools/intel-opencl.sh) (each through its own OCL_ICD_VENDORS directory, as
 # tests/opencl/run-drivers.sh does), with an image file of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* glue.c: the host side of a shared object that carries images: its
  * device global's host object (device-global.h registers it from a
  * constructor) and exported getters for the tests. Built with -DK=abi_b

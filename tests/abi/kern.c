@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* kern.c: the host-ELF kernels of the ABI tests, plain C for the native
  * adapter (no clang needed). Built once per image with -DK=abi_a, abi_b...:
  * K_fill(out, v) writes out[i] = v * i + K_dg, K_dg being the image's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # mkimages.sh OUTDIR SRCDIR CC PROPTOOL: the ABI tests' images, all host
 # ELF from kern.c (plain C, so no clang is needed): for X in a b c d,
 # kern-X.so, abi-X.sximg and the registration C abi-X-reg.c (prefix abi_X;

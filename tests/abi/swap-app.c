@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* swap-app: the application the swap, trace and coexistence tests run:
  * loads an image file, runs abi_a_fill on the native adapter, prints what
  * it computed and whether it is right. Built once against an installed

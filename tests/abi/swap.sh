@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # swap.sh: the runtime swap. swap-app is built once against this build's
 # library installed in one place; a second build of the library (another
 # configure: -O0, no vendor adapters) is installed in another; the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # template.sh: adapters/template/template.c compiles with nothing but
 # include/ on the include path (strict ISO C11, warnings as errors), links
 # exporting one symbol, and sx-adapter-cts passes it: every check passes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-layout.c: the width, signedness and layout of everything that
  * crosses the ABI, checked by the compiler (doc/abi.md): enum-valued types
  * are fixed-width integer typedefs, never C enums, and the installed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-order.c: the registration entry points generated code calls work in
  * any order relative to sx_init/sx_fini: constructors of several shared
  * objects (this program's image "a", libabi-b.so's image "b" and device

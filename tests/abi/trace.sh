@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # trace.sh: libsycl-ext-trace.so preloaded in front of swap-app: one line
 # per sx_ call with decoded arguments, result names and durations; the
 # program's own output unchanged; SX_TRACE_FILE and SX_TRACE_API=0; and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vendor-app.c: an application built against the INSTALLED libsycl-ext
  * (tests/abi/vendor-kit.sh): it finds the device SX_DEVICE_SELECTOR picked,
  * checks which adapter serves it, and runs a kernel through the public API.

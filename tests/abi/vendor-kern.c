@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vendor-kern.c: the host-ELF kernels tests/abi/vendor-kit.sh runs on its
  * out-of-tree serial-CPU adapter: plain C, builtins by their OpenCL names. */
 #include <stddef.h>

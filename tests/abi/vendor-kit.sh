@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vendor-kit.sh: an adapter made the way a vendor makes one, outside the
 # build system. The tree is installed into a scratch DESTDIR; the serial-CPU
 # example adapter (adapters/template/serialcpu.c, installed with the kit) is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # tests/cmake/install.sh: the CMake package as a user meets it. make install
 # into a directory of the build (DESTDIR), build examples/ with CMake against
 # that tree through find_package(sycl-ext 0.1) and sycl_ext_add_device_code,

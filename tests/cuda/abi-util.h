@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* abi-util.h: load an adapter module through the ABI alone (no core), for the CUDA tests and bench. */
 #ifndef SXC_ABI_UTIL_H
 #define SXC_ABI_UTIL_H

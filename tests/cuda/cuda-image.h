@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* cuda-image.h: a registration descriptor for tests/cuda/kernels.cu's PTX, with kernel signatures. */
 #ifndef SXC_CUDA_IMAGE_H
 #define SXC_CUDA_IMAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // kernels.cu: test kernels for the CUDA adapter (free-function style, C names).
 #include <stddef.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // link_a.cu: a kernel calling a device function defined in another image (link_b).
 extern "C" {
 __device__ int link_helper(int x);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* props.cl: the SYCL-side description of props.cu (kernel kinds and
  * signatures, device globals): proptool reads the properties from this
  * file's SPIR-V and bundles props.cu's PTX or cubin under them. Names and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // props.cu: the CUDA side of props.cl (same names and parameters; local
 // pointers become byte offsets into dynamic shared memory).
 #include <stddef.h>

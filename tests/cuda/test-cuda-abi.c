@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-cuda-abi.c: the CUDA adapter through the adapter ABI alone, on a real GPU (skips without one). */
 #include <pthread.h>
 #include <stdint.h>

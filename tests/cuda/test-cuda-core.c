@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-cuda-core.c: the CUDA adapter under the core: registered PTX, sx_queue_launch, USM, events (skips without a GPU). */
 #include <pthread.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-cuda-e2e.c: proptool image files (SPIR-V properties + PTX or cubin) end to end on the CUDA adapter (skips without a GPU). */
 #include <stdio.h>
 #include <stdlib.h>

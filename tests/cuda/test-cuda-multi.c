@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-cuda-multi.c: device_global instances are per device: on every CUDA
  * GPU, write a different value, let a kernel add to it, read each back.
  * Exits 77 unless there are two GPUs (the device tool's nvidia-h200-x2). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-cuda-nodriver.c: without a usable libcuda the CUDA adapter loads and reports 0 platforms. */
 #include "abi-util.h"
 

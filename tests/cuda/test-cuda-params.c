@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-cuda-params.c: kernel parameter sizes read from PTX and cubin bytes
  * (adapters/cuda/params.c) match the kernels' declarations, damaged or
  * unknown bytes say "unknown" (never a wrong answer, never a crash), and,

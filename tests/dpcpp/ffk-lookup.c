@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ffk-lookup.c: load an image file and find free-function kernels by
  * function name, as an application would (issue 14, points 1 and 2).
  * Usage: ffk-lookup FILE.sximg NAME=KIND[:DIMS]... where KIND is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run.sh: DPC++'s own test cases, ported as data (issue 14). Each
 # tests/dpcpp/cases/*.case names the DPC++ test it comes from, says how its
 # input was converted to what proptool reads (SPIR-V text for spirv-as,

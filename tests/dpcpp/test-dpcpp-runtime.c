@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-dpcpp-runtime.c: DPC++'s runtime unit-test scenarios on the fake
  * TEST adapter (issue 14):
  * - sycl/unittests/Extensions/VirtualFunctions/RuntimeLinking.cpp: two

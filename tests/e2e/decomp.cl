@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* decomp.cl: the host entry point of a free-function kernel whose source
  * signature is  f(int a, struct { int *p; long n } s, float dead,
  * work_group_memory<int> w)  plus work-group scratch memory, after the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg.cl: device globals for the end-to-end suite. */
 
 /* device_global<int>: the program variable holds the instance's address. */

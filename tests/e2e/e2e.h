@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* e2e.h: setup shared by the end-to-end suites: the native adapter alone,
  * an image file made by proptool, a context and an in-order queue. */
 #ifndef SX_E2E_H

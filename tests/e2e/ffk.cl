@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ffk.cl: free-function kernels for the end-to-end suite (native adapter:
  * built for the host and as SPIR-V, bundled by proptool). */
 struct params {

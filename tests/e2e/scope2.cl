@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* scope2.cl: another image holding the device_image_scope variable dg_tile
  * (made in a separate proptool run, so the registry sees two images). */
 __attribute__((annotate("sycl-unique-id=dg_tile;sycl-device-global-size=16;device_image_scope")))

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-e2e-dg.c: device globals from dg.cl/dg2.cl (bundled by proptool)
  * on the native adapter: state shared by kernels and images, zero and
  * initial values, instances per context, copy/memcpy edges, host_access,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-e2e-ffk.c: free-function kernels compiled from ffk.cl, bundled by
  * proptool, found by function name and launched with set_arg on the native
  * adapter: every argument kind, 1/2/3-D, work_group_memory, overloads,

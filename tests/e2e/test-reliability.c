@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-reliability.c: launches racing unloads and context releases,
  * released handles staying caught, sx_fini with live objects (issue 15,
  * points 1 to 3), on the native adapter with the e2e free-function image. */

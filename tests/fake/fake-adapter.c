@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* fake-adapter.c: a TEST adapter (no device behind it) built several ways
  * to exercise the loader: FAKE_GOOD works (one platform, one "custom"
  * device, host memory, programs that accept any bytes, launches that only

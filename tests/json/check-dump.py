@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """check-dump.py DUMP.json DUMP.txt FILE.sximg: proptool --dump --json against
 proptool --dump: the same images, entries, sets and properties in order,
 with the records the runtime reads decoded."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """check-sx-info.py INFO.json INFO.txt: sx-info --json against the text listing."""
 import json
 import re

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # tests/json/json.sh: `sx-info --json` and `proptool --dump --json` parse as
 # JSON (python3's json), carry their schema and version (doc/json.md) and
 # say the same as the text listings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-atomics.cl: OpenCL 1.x and 2.0 atomics on global and local memory. */
 kernel void count(global int *c, global uint *u, global long *l, local int *lc)
 {

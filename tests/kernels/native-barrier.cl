@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-barrier.cl: work-group barrier with local memory (the image
  * imports barrier, so the native adapter runs one fiber per work-item). */
 kernel void reduce(global const int *in, global int *out, local int *tmp)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-basic.cl: native adapter test kernels (compiled for the host):
  * ids in 1-3 dimensions, scalar, pointer and struct-by-value arguments. */
 typedef struct {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-link-a.cl: half of a program linked at run time; imports helper()
  * and `scale` from native-link-b.cl, which imports base() from here. */
 int base(int x);

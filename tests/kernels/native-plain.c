@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-plain.c: a kernel in plain C for the native adapter. It follows
  * the conventions of host-compiled OpenCL C: ordinary C calling
  * convention, builtins imported by their OpenCL mangled names. */

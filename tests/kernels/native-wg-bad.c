@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-wg-bad.c: damaged compiled work-group images, one defect per
  * value of WG_BAD, each of which the adapter must refuse at build with
  * SX_ERROR_INVALID_BINARY naming the image and entry:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-wg-link-a.c: one half of a linked program of compiled work-group
  * images (wg.h). Exports wg_twice and wg_scale; calls wg_plus_one, which
  * the other half exports, through an import slot the adapter fills. */

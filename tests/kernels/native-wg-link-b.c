@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-wg-link-b.c: the other half of native-wg-link-a.c: exports
  * wg_plus_one and wg_base and imports wg_twice back (a cycle). Built with
  * -DWG_MISSING it imports a symbol nobody exports (a link failure). */

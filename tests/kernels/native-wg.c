@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* native-wg.c: compiled work-group functions written by hand in C, the way
  * proptool's SPIR-V compiler emits them (adapters/native/wg.h): one call
  * runs a whole work-group, the work-item loops are plain C loops, regions

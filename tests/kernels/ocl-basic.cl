@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-basic.cl: OpenCL adapter test kernels: 1/2/3-D launches with value, pointer and local arguments. */
 
 /* out[i] = in[i] * scale + bias over a 1-D range (any global offset). */

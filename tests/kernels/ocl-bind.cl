@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-bind.cl: ordinary device globals as the OpenCL adapter binds them
  * without USM: the variable is a pointer, and the accessor's op 3 stores
  * its buffer argument's address into it (written by hand here, as proptool

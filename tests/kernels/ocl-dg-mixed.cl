@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-dg-mixed.cl: one image with a device_image_scope variable and an
  * ordinary device global (tests/opencl/dg-scope.c): a copy of the first
  * builds the image's program, which writes the second's address into it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-dg-nobind.cl: an ordinary device global whose hand-written accessor
  * predates op 3 (bind): the OpenCL adapter must refuse it plainly on a
  * device without USM instead of letting kernels use a NULL pointer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-dg.cl: ordinary device globals (not device_image_scope) for the
  * ocl-dg suite: the program variable is a pointer to the (context, device)
  * instance, bound by proptool's accessor kernel on devices without USM. */

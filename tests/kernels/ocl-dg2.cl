@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-dg2.cl: a second image sharing ocl-dg.cl's counter under another
  * variable name (the unique id is what matches). */
 __attribute__((annotate("sycl-unique-id=ocl_dg_counter;sycl-device-global-size=4")))

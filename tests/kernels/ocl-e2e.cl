@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-e2e.cl: OpenCL end to end: free-function kernels and a device_image_scope
  * variable, bundled by proptool with SPIR-V and SPIR (--spir-bc) variants. */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-fptr.cl: a program-scope table of function pointers and a call
  * through it (SPV_INTEL_function_pointers): what a vtable needs of a
  * driver. ocl-caps probes whether the driver builds and runs it. */

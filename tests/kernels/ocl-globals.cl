@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-globals.cl: program-scope variables with hand-written accessor kernels (the adapter's convention). */
 
 /* 16 bytes, and an int; kernels below use them, so they are shared state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-link-a.cl: a kernel calling a function defined in ocl-link-b.cl (link test). */
 int ocl_link_helper(int x);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-vf-dg.cl: a virtual function that reads a device_image_scope device
  * global (tests/opencl/dg-scope.c). proptool outlines the set into an image
  * of its own, where the variable is imported: declared without initializer,

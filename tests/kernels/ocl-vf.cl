@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ocl-vf.cl: virtual functions for the OpenCL test (tests/opencl/vf.c).
  * proptool outlines the two sets into images of their own and makes
  * set_fp64's dummy; the kernel image keeps the vtable, a program-scope

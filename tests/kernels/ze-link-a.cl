@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-link-a.cl: a kernel importing a function and a variable that ze-link-b.cl exports. */
 extern int ze_helper(int x);
 extern global int ze_linked_base;

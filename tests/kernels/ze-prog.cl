@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-prog.cl: Level Zero adapter test kernels (the TEST DRIVER has host versions of them). */
 global int ze_dg[4] = {1, 2, 3, 4};
 global long ze_scale_dg = 3;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-ze-adapter.c: the Level Zero adapter's discovery, devices, contexts, queues, USM and events, through the real loader and the TEST DRIVER. */
 #include <check.h>
 #include <dlfcn.h>

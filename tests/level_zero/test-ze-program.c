@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-ze-program.c: Level Zero programs, linking, kernels, launches and program variables, through the real loader and the TEST DRIVER. */
 #include <check.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-ze-sx.c: the Level Zero adapter under the public sx API (SX_ADAPTERS forcing it), with the TEST DRIVER under the real loader. */
 #include <dlfcn.h>
 #include <stdio.h>

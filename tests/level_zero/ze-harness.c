@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-harness.c: loading the Level Zero adapter module and the TEST DRIVER for the ABI-level suites. */
 #include "ze-harness.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-harness.h: drives the Level Zero adapter through sxa_get_proc_table, with the TEST DRIVER under the real loader. */
 #ifndef ZE_HARNESS_H
 #define ZE_HARNESS_H

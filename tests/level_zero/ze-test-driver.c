@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-test-driver.c: a Level Zero TEST DRIVER (no GPU) that the real loader loads through ZE_ENABLE_ALT_DRIVERS.
  *
  * This is a TEST DRIVER, not a device: it proves that the adapter calls

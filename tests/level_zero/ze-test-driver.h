@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-test-driver.h: internals shared by the files of the Level Zero TEST DRIVER. */
 #ifndef ZE_TEST_DRIVER_H
 #define ZE_TEST_DRIVER_H

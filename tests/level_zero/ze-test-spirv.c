@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ze-test-spirv.c: the TEST DRIVER's minimal SPIR-V reader (kernels, globals, linkage). */
 #include "ze-test-driver.h"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # ze-valgrind.sh: the Level Zero suites under valgrind (it follows the forked tests): no leaks, no bad accesses in the adapter or the TEST DRIVER.
 b=${SX_TEST_BUILDDIR:-.}
 if test -z "$VALGRIND"; then

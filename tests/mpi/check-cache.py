@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """check-cache.py DIR: every entry of a persistent program cache directory is
 whole: no temporary file left behind, names are 64 hex digits + ".bin", and
 (formats 1 and 2, lib/pcache.c) the header's size and key match; format 1's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # tests/mpi/mpi.sh: examples/mpi-ranks under Open MPI, 4 ranks on the native
 # device (the cores shared out between them), one persistent cache directory.
 # Every rank's device_global and virtual-function results must be right; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* bt-run.c: every OpenCL C builtin overload on the native device, compared
  * with PoCL. The kernels and the table of their inputs and outputs are
  * generated from the library's table of signatures

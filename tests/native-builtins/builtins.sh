@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Every builtin overload on the native device (CL2.0 and CL1.2 host builds)
 # against PoCL; bt-run skips (77) without PoCL or clang-14.
 BT_SOURCE="${SX_TEST_SRCDIR:-.}/tests/native-builtins/bt-kernels.cl"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The builtin library against its table (clang-14's own declarations):
 # every in-scope overload must be exported by sx-native-builtins.so under
 # the mangled name clang gives a host-built caller, and we count how many of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-undef.c: the demangler on clang's OpenCL names, and a native build
  * that fails names every undefined symbol at once, as the user wrote it,
  * saying which are missing builtins and which the program's own. */

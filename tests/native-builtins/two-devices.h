@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* two-devices.h: run one OpenCL C kernel on PoCL (through the ICD loader,
  * dlopen'ed, from source) and on the native device (through the public
  * API, from a host-built image), for tests that compare the two: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A kernel the native device cannot build: three OpenCL C builtins it does
  * not provide and a function of the program's own that nothing defines.
  * test-undef expects all four named in one build error, and not clz. */

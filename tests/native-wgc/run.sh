@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run.sh: native variants made by proptool from SPIR-V (sx-wgc, issue 13).
 # wgc.cl goes through the real clang + llvm-spirv; proptool --native
 # compiles each kernel into a work-group function (barrier regions) or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vecabi.cl: builtins with vectors the x86-64 ABI passes differently
  * (2, 4 and 8 bytes in integer or double registers, 32 bytes in memory):
  * sx-wgc lowers the calls as clang does for the builtins module; fract

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* wgc-e2e.c: the kernels of wgc.cl (and vecabi.cl) on the native device,
  * from the native variant proptool made from SPIR-V (compiled work-group
  * functions), each compared with a host reference.

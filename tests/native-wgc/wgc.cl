@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* wgc.cl: kernels for sx-wgc's region formation, run on the native device
  * from the variant proptool makes from SPIR-V (tests/native-wgc/run.sh)
  * and compared with a host reference (wgc-e2e.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* nt-abi.h: the native adapter's tests through the adapter ABI alone (its
  * built-in entry point, no core): a minimal core's services, the tables,
  * one context and queue per test, and helpers for programs and arguments.

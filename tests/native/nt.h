@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* nt.h: helpers shared by the native adapter's test suites. */
 #ifndef NT_H
 #define NT_H

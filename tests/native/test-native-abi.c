@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-native-abi.c: the native adapter through the adapter ABI alone
  * (its built-in entry point, no core): handshake, device, USM, programs
  * from ELF bytes, kernels with every argument kind, barriers, atomics,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-native-api.c: the native adapter through the public API: images
  * registered with sxt descriptors, kernels by name, launches with every
  * argument kind, barrier reduction and launches from several threads. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-native-wg.c: compiled work-group images (adapters/native/wg.h)
  * through the adapter ABI: one call per group with every argument kind,
  * kernel-scope local and private memory, the fiber fallback, program

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # valgrind.sh: the native adapter's suites again under valgrind, without
 # fork so every allocation is seen: any error or definite leak fails.
 # "structs" is left out: memcheck reports a value a kernel read from a

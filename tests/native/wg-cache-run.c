@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* wg-cache-run.c: one process of tests/native/wg-cache.sh. Registers the
  * two halves of a linked program of compiled work-group images
  * (native-wg-link-a/b: each imports what the other exports), launches the

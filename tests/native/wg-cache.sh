@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # wg-cache.sh: a linked program of compiled work-group images lands in the
 # persistent program cache: the first process links (program.link in the
 # SX_TRACE log of adapter calls), a second process's first launch of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* abi-globals.c: device-global read/write/size through the OpenCL adapter's accessor kernels (ABI level). */
 #include "abi-util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* abi-instances.c: the OpenCL adapter's global table (ABI 1.1) alone: buffer instances and bind (accessor op 3) where there is no USM, refusal where there is. */
 #include "abi-util.h"
 

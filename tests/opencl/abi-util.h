@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* abi-util.h: drive the OpenCL adapter module straight through the adapter ABI (no core). */
 #ifndef SXO_TEST_ABI_UTIL_H
 #define SXO_TEST_ABI_UTIL_H

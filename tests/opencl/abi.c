@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* abi.c: the OpenCL adapter's own unit suite, through the adapter ABI alone, on whichever ICD OCL_ICD_VENDORS names. */
 #include "abi-util.h"
 

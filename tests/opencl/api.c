@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* api.c: the OpenCL adapter through the public sx API: listing, USM, copies, launches of registered SPIR-V/SPIR images. */
 #include <check.h>
 #include <stdio.h>

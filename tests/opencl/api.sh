@@ -1,3 +1,4 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # api.sh: the ocl-api suite on PoCL and on Oclgrind.
 exec "${SX_TEST_SRCDIR:-.}/tests/opencl/run-drivers.sh" ocl-api

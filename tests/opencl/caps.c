@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* caps.c: measure what the OpenCL driver offers the adapter (IL, USM,
  * program-variable access, function pointers, linking, binaries), print it
  * as "key: value" lines (doc/intel-cpu-opencl.md is written from them), and

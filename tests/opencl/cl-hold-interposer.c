@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* cl-hold-interposer.c: a TEST interposer, not a driver: loaded by the
  * OpenCL adapter in place of the ICD loader (SX_OPENCL_LOADER), it is
  * linked with the real loader, so every entry point it does not define

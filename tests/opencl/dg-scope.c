@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg-scope.c: device_image_scope copies whose program cannot be made on a driver fail with a message that names the variable and the image, never with a kernel or variable the caller did not use, and never abort (issue 15). */
 #include <string.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg.c: ordinary device globals on OpenCL through the public API: instances that are buffers bound by proptool's accessor (op 3) where there is no USM (Oclgrind). */
 #include <check.h>
 #include <stdio.h>

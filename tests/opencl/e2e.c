@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* e2e.c: OpenCL end to end: a proptool image (SPIR-V + SPIR variants), free-function kernels and a device_image_scope global, through the public API. */
 #include <check.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run-drivers.sh PROGRAM: run one OpenCL test program on PoCL, on Oclgrind
 # and on Intel's CPU OpenCL runtime (installed from PyPI into the build by
 # tools/intel-opencl.sh), each through its own OCL_ICD_VENDORS directory.

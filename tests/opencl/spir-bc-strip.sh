@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # spir-bc-strip.sh -r IN.spv -o OUT.bc: `llvm-spirv -r` after dropping the
 # UserSemantic decorations (the SYCL annotations, already read by proptool).
 # Given to proptool --llvm-spirv for the OpenCL e2e image: llvm-spirv turns

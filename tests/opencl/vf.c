@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf.c: virtual functions through the public API on an OpenCL driver that
  * takes SPIR-V and links it (Intel's CPU runtime): proptool's kernel, set
  * and dummy images, linked by the adapter with clCompileProgram +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* pcache-run: one process of the persistent-cache tests: loads an image
  * file, runs one free-function kernel on 4 ints that start as {1, 2, 3, 4}
  * and prints them after, with the program-cache counters.

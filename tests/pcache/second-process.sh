@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # second-process.sh opencl|cuda: a one-image program is built and stored by
 # one process and served from the persistent cache in the next (no build),
 # and runs right. opencl: PoCL (its SPIR image); cuda: the PTX of

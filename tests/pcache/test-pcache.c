@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-pcache.c: the persistent program cache's directory: the size bound
  * and least-recently-used eviction, several processes filling it at once,
  * the file size limit (ulimit -f), temporary files of dead writers, the

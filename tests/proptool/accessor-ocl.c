@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* accessor-ocl.c: proptool's output on a real OpenCL implementation
  * (Oclgrind: it shares program variables across kernels, as accessors
  * need). The SPIR bitcode variant (--spir-bc) of kernels.cl with

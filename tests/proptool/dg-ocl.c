@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dg-ocl.c: proptool's accessor kernels driven by the core and the OpenCL
  * adapter (Oclgrind): the image file of dgacc.cl built with --spir-bc
  * --device-global-accessors is loaded, the device globals' host objects

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dgacc.cl: device globals for the accessor-kernel test through the core
  * and the OpenCL adapter (no optional aspects, so Oclgrind takes it). */
 __attribute__((annotate("sycl-unique-id=dg_acc_scope;sycl-device-global-size=16;device_image_scope")))

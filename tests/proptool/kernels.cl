@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* kernels.cl: proptool's main test source: free-function kernels (nd_range,
  * single_task), a struct by value, local memory, vectors, device globals,
  * if_device functions, exported and imported symbols, aspects. Built both

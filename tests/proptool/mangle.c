@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* mangle.c: damage a file on purpose for proptool's bad-input tests.
  * mangle IN OUT CMD [ARGS]... with CMD one of:
  *   truncate BYTES        keep the first BYTES bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* reg-main.c: proptool's images seen by the core. Built by run.sh twice:
  * with the generated registration C (constructor registration), and with
  * -DUSE_IMAGE_FILE (sx_image_file_load of the .sximg). Both check the

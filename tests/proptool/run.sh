@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # run.sh: proptool end to end. Real .cl sources go through clang + llvm-spirv;
 # proptool's output is checked against golden dumps, spirv-val, the core's
 # loader (image file and generated registration C, launching on the native

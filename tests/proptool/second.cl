@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* second.cl: a second module: other kernels, the same USM device global
  * (allowed in several images), an import resolved by kernels.cl's image. */
 __attribute__((annotate("sycl-unique-id=dg_usm;sycl-device-global-size=16")))

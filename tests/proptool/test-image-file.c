@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-image-file.c: the image-file parser (lib/image-file.c) against
  * proptool's writer: round trips, and every truncation, bit flip and
  * hostile field fails cleanly with an error naming the place. */

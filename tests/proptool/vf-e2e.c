@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-e2e.c: proptool's split of vfsets.clcpp run by the core on the native
  * adapter (host objects per part given with --host and --host-vf): the
  * constructor kernel links the sets (the dummy of set_fp64 where fp64 is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-reg.c: the images of proptool's virtual-functions split seen by the
  * core: the image file registers (set and dummy images have no kernels)
  * and every kernel named on the command line is found, with its argument

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vf.sh: proptool's virtual-functions split (issue 6) end to end: the
 # design's Base::foo / Base::bar example in C++ for OpenCL (function-pointer
 # vtables), an OpenCL C module with direct calls that spirv-val can check,

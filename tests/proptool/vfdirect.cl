@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vfdirect.cl: virtual-function sets in OpenCL C with direct calls (no
 // function pointers, so Debian's spirv-val can check every image the
 // split makes). HOST_NO_FP64 leaves out set_fp64 (a host object that

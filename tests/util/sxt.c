@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sxt.c: in-memory sx_device_binaries descriptors for tests (see sxt.h). */
 #include "sxt.h"
 

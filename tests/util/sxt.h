@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* sxt.h: test helper that builds sx_device_binaries descriptors in memory
  * (the DPC++ offload-wrapper layout of binaries.h), so adapter and core
  * tests can register images without proptool. Also reads files and finds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-vf-real.c: virtual-function images linked by a real backend, from
  * C++ for OpenCL sources (tests/vf/kernels). Built twice:
  * test-vf-ocl: the OpenCL adapter on Oclgrind (clCompileProgram +

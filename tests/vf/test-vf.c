@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-vf.c: virtual functions on the fake TEST adapter: the dependency
  * properties, the resolver (calls vs creates sets, dummy images, several
  * providers, imported symbols), linking, the in-memory program cache and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-images.h: registration descriptors for the fake TEST adapter with
  * "SYCL/virtual functions", exported- and imported-symbol properties,
  * built from a short description per image (as proptool would write them). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-run.c: a second process for the persistent-cache tests and the
  * benchmark: registers the virtual-function example for the fake TEST
  * adapter, launches one kernel and prints the program-cache counters.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ks-run.c: the kernel shapes of shapes.cl on the native device and on
  * PoCL, each checked against a plain C reference computed here. PoCL
  * builds the source with kernel-scope __local arrays (KS_KERNEL_SCOPE);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The kernel shapes (shapes.cl) on the native device and PoCL: ks-run runs
 # the host build (scratch as __local arguments), PoCL (kernel-scope __local
 # arrays) and, made here, the native variant of the kernel-scope source that

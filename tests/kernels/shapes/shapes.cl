@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* shapes.cl: kernels of the shapes people write (prefix scan, bitonic sort,
  * tiled GEMM and transpose, local-atomic histogram, 2-D and 3-D stencils,
  * async work-group copies, vector loads and stores), run by ks-run on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vf-base.cuh: the design document's Base for CUDA: foo in the default
 // set, bar in a set that uses double, baz (static) from another library.
 struct Base {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-base.h: the design document's Base with foo (default set) and bar
  * (a set that uses fp64), in C++ for OpenCL. VF_STATIC (Oclgrind, which
  * cannot initialise vtables: "Unsupported constant pointer value") makes

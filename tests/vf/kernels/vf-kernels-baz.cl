@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-kernels-baz.cl: a kernel image calling Base::baz, which a second
  * library's image of the default set provides. */
 #include "vf-base.h"

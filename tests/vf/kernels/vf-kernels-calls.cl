@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-kernels-calls.cl: a kernel image whose kernel calls set_fp64 (its
  * "calls-virtual-functions-set"): linked with the real set or refused. */
 #include "vf-base.h"

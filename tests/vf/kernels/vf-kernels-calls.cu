@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vf-kernels-calls.cu: a kernel image whose kernel calls set_fp64.
 #include "vf-base.cuh"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* vf-kernels.cl: the kernel image: "construct" makes the object, "use"
  * calls foo, "use_fp64" calls bar; the set images define foo and bar. */
 #include "vf-base.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vf-kernels.cu: the kernel image for CUDA: "construct" makes the object
 // (its vtable points at foo and bar, defined in the set images), "use"
 // and "use_fp64" call them through it.

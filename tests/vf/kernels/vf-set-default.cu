@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vf-set-default.cu: the default set's image: Base::foo.
 #include "vf-base.cuh"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vf-set-fp64-dummy.cu: set_fp64's dummy image: the body emptied.
 #include "vf-base.cuh"
 

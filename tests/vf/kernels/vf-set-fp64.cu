@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // vf-set-fp64.cu: set_fp64's image: Base::bar uses double.
 #include "vf-base.cuh"
 
