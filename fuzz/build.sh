@@ -22,7 +22,9 @@ $CC $FLAGS -o "$O/fuzz-image-file" "$S/fuzz/fuzz-image-file.c" "$S/proptool/util
 CORE=$(ls "$S"/lib/*.c)
 NATIVE="$S/adapters/native/native.c $S/adapters/native/program.c $S/adapters/native/launch.c \
     $S/adapters/native/pool.c $S/adapters/native/fiber.c $S/adapters/native/link.c"
-$CC $FLAGS -include "$B/config.h" -DSX_BUILDING_LIBRARY -DSXN_BUILTIN -DSX_ADAPTER_DIR='"/nonexistent"' \
+# No installed adapter directory (the header make writes from configure's paths).
+printf '#define SX_ADAPTER_DIR "/nonexistent"\n' >"$O/sx-paths.h"
+$CC -I"$O" $FLAGS -include "$B/config.h" -DSX_BUILDING_LIBRARY -DSXN_BUILTIN \
     $(pkg-config --cflags libffi) -o "$O/fuzz-register" "$S/fuzz/fuzz-register.c" $CORE $NATIVE \
     $(pkg-config --libs libffi) -ldl -lpthread -lm
 echo "built $O/fuzz-spirv $O/fuzz-image-file $O/fuzz-register"

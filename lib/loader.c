@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sx-internal.h"
+#include "sx-paths.h" /* SX_ADAPTER_DIR, the installed adapter directory */
 #include "../adapters/native/native.h"
 
 /* Found at sx_init, fixed until sx_fini; loaded one by one on demand. */

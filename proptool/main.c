@@ -46,7 +46,7 @@ typedef struct input {
 
 static const char usage_text[] =
     "Usage: proptool [OPTION]... -o OUT.sximg INPUT.spv [VARIANT]...\n"
-    "       proptool --dump FILE.sximg [--json] [--extract DIR]\n"
+    "       proptool --dump [--json] [--extract DIR] FILE.sximg\n"
     "Turn pre-lowered SPIR-V into device images with the property sets libsycl-ext\n"
     "reads, written as an image file and, optionally, as C source that registers them.\n"
     "\n"
@@ -56,7 +56,8 @@ static const char usage_text[] =
     "                            registers them (sx_register_images), a destructor\n"
     "                            unregisters them\n"
     "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
-    "      --dump FILE           print a listing of an image file and exit\n"
+    "      --dump [FILE]         print a listing of an image file and exit (the file\n"
+    "                            may come anywhere on the command line)\n"
     "      --emit-prop PREFIX    also write each image as sycl-post-link would:\n"
     "                            PREFIX_<N>.prop, PREFIX_<N>.<ext> and PREFIX.table\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"
@@ -117,6 +118,10 @@ static const char usage_text[] =
     "  -h, --help                this help\n"
     "  -V, --version             the version\n"
     "\n"
+    "Options and inputs may come in any order, except that variants, --prop and\n"
+    "--host-vf belong to the SPIR-V input before them and --compile-options and\n"
+    "--link-options to the inputs after them. '--' ends the options.\n"
+    "\n"
     "Exit status: 0 on success, 1 on bad input or a failed check, 2 on bad usage.\n"
     "No output file is left behind when proptool fails.\n";
 
@@ -153,7 +158,8 @@ static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},
     {"emit-c", required_argument, NULL, OPT_EMIT_C},
     {"c-prefix", required_argument, NULL, OPT_C_PREFIX},
-    {"dump", required_argument, NULL, OPT_DUMP},
+    /* optional: `--dump --json FILE` and `--dump FILE --json` both work */
+    {"dump", optional_argument, NULL, OPT_DUMP},
     {"extract", required_argument, NULL, OPT_EXTRACT},
     {"json", no_argument, NULL, OPT_JSON},
     {"host", required_argument, NULL, OPT_HOST},
@@ -527,6 +533,16 @@ static bool cross_check(input *ins, size_t n)
     return ok;
 }
 
+static void add_input(input **ins, size_t *cap, size_t *n, const char *path, const char *copts, const char *lopts)
+{
+    sxp_grow(ins, cap, *n, sizeof **ins);
+    input *in = memset(&(*ins)[*n], 0, sizeof **ins);
+    in->path = path;
+    in->compile_options = copts;
+    in->link_options = lopts;
+    ++*n;
+}
+
 static void free_inputs(input *ins, size_t nins)
 {
     for (size_t i = 0; i < nins; i++) {
@@ -612,6 +628,7 @@ static bool write_prop_files(const char *prefix, const sx_device_binaries *desc)
 int main(int argc, char **argv)
 {
     const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
+    bool dumping = false;
     const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL, *emit_prop = NULL;
     bool spir_bc = false, werror = false, bad_files = false;
     sxp_options opt = {.if_device = true};
@@ -633,18 +650,16 @@ int main(int argc, char **argv)
      * to the SPIR-V input before them. */
     while ((c = getopt_long(argc, argv, "-o:qhV", long_opts, NULL)) != -1) {
         switch (c) {
-        case 1:
-            sxp_grow(&ins, &ins_cap, nins, sizeof *ins);
-            memset(&ins[nins], 0, sizeof *ins);
-            ins[nins].path = optarg;
-            ins[nins].compile_options = copts;
-            ins[nins].link_options = lopts;
-            nins++;
-            break;
+        case 1: add_input(&ins, &ins_cap, &nins, optarg, copts, lopts); break;
         case 'o': output = optarg; break;
         case OPT_EMIT_C: emit_c = optarg; break;
         case OPT_C_PREFIX: prefix = optarg; break;
-        case OPT_DUMP: dump = optarg; break;
+        case OPT_DUMP:
+            if (dumping)
+                return usage_error("%s", "--dump given twice");
+            dumping = true;
+            dump = optarg;
+            break;
         case OPT_EXTRACT: extract = optarg; break;
         case OPT_JSON: json = true; break;
         case OPT_HOST:
@@ -755,16 +770,29 @@ int main(int argc, char **argv)
         default: fprintf(stderr, "Try 'proptool --help'.\n"); return 2;
         }
     }
+    /* '--' ended the options: the rest are inputs, even one that starts
+     * with '-' (getopt's '-' mode returns -1 there and leaves them at optind) */
+    for (; optind < argc; optind++)
+        add_input(&ins, &ins_cap, &nins, argv[optind], copts, lopts);
     if (bad_files) {  /* a .prop or .table that did not read (diagnosed) */
         free_inputs(ins, nins);
         free(manifests);
         free(opt.aot_aspects);
         return 1;
     }
-    if (dump) {
-        if (nins || output || emit_c || nman)
-            return usage_error("%s", "--dump takes one image file and no other inputs or outputs");
-        return do_dump(dump, extract, json);
+    if (dumping) {
+        size_t others = nins;
+        if (!dump && nins == 1 && !ins[0].nvariants && !ins[0].prop && !ins[0].owned_path) {
+            dump = ins[0].path;
+            others = 0;
+        }
+        int r = !dump || others || output || emit_c || emit_prop || nman
+                    ? usage_error("%s", "--dump takes one image file and no other inputs or outputs")
+                    : do_dump(dump, extract, json);
+        free_inputs(ins, nins);
+        free(manifests);
+        free(opt.aot_aspects);
+        return r;
     }
     if (json)
         return usage_error("%s", "--json goes with --dump");
