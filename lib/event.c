@@ -156,7 +156,7 @@ SX_API sx_result sx_event_get_profiling(sx_event e, sx_profiling_info param, uin
     SXI_CHECK_HANDLE(e, SXI_TAG_EVENT, "event");
     SXI_CHECK_PTR(value, "value");
     if (param < SX_PROFILING_QUEUED || param > SX_PROFILING_END)
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_event_get_profiling: unknown param %u", param);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_event_get_profiling: param %u is not an SX_PROFILING_* value.", param);
     if (!e->handle)
         return sxi_error(SX_ERROR_UNSUPPORTED_FEATURE, "sx_event_get_profiling: the event has no profiling data");
     return SXA_CALL(e->adapter, event, get_profiling, e->handle, param, value);

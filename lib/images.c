@@ -503,7 +503,7 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
     }
     if (st.st_size > (off_t)1 << 36) {
         close(fd);
-        return sxi_error(SX_ERROR_INVALID_BINARY, "sx_image_file_load: '%s' is %lld bytes", path, (long long)st.st_size);
+        return sxi_error(SX_ERROR_INVALID_BINARY, "sx_image_file_load: '%s' is %lld bytes, past the 64 GiB an image file may have.", path, (long long)st.st_size);
     }
     size_t size = (size_t)st.st_size;
     char *data = malloc(size ? size : 1);

@@ -11,7 +11,7 @@ _Atomic bool sxi_initialized_flag;
 SX_API sx_result sx_init(uint32_t flags)
 {
     if (flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT)
-        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_init: unknown flags 0x%x", flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT);
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_init: flags 0x%x are unknown.", flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT);
     pthread_mutex_lock(&init_lock);
     sx_result r = SX_SUCCESS;
     if (init_refs == 0) {

@@ -288,7 +288,7 @@ SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t si
         return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, k->name, param, size);
     }
     if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_NUM_ARGS)
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): unknown param %u", k->name, param);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): param %u is not an SX_KERNEL_INFO_* this library knows.", k->name, param);
     sxi_registry_lock();
     sxi_image *img;
     uint32_t n = sxi_registry_find_kernel(k->name, &img, 1);

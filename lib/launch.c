@@ -12,7 +12,7 @@ static SXI_COLD sx_result check_shape(const struct sx_kernel_s *k, const struct 
                                                              uint32_t dims, const size_t *global, const size_t *local)
 {
     if (dims < 1 || dims > 3)
-        return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "launch of '%s': %u dimensions (want 1, 2 or 3)", k->name, dims);
+        return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "launch of '%s': %u dimensions were given; a launch has 1, 2 or 3.", k->name, dims);
     size_t total = 1;
     for (uint32_t i = 0; i < dims; i++) {
         if (global[i] == 0)
@@ -103,8 +103,8 @@ static SXI_COLD sx_result check_args(const struct sx_kernel_s *k, const sxi_sign
                 r = sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is a pointer but the parameter is not a global pointer",
                               k->name, a->index);
             else if (a->size != sizeof(void *) && a->size != 0)
-                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': pointer argument %u has size %zu",
-                              k->name, a->index, a->size);
+                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': pointer argument %u has size %zu, not that of a pointer (%zu).",
+                              k->name, a->index, a->size, sizeof(void *));
             break;
         case SX_ARG_LOCAL:
             if (p->kind != SX_PARAM_LOCAL)

@@ -614,7 +614,7 @@ SX_API sx_result sx_adapter_get(uint32_t count, sx_adapter *out, uint32_t *num)
     if (!out && !num)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_adapter_get: adapters and num_adapters are both NULL");
     if (out && count == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_adapter_get: count is 0 with a non-NULL array");
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_adapter_get: count is 0, but the adapters array is not NULL.");
     /* Asked for the adapters themselves: every one loaded, so each has its status. */
     sx_result r = sxi_adapters_need(SXI_BACKENDS_ALL);
     if (r != SX_SUCCESS)
@@ -645,7 +645,7 @@ SX_API sx_result sx_adapter_get_info(sx_adapter a, sx_adapter_info param, size_t
         r = sxa_info_copy(&a->num_platforms, sizeof(a->num_platforms), size, value, size_ret);
         break;
     default:
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_adapter_get_info: unknown param %u", param);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_adapter_get_info: param %u is not an SX_ADAPTER_INFO_* this library knows.", param);
     }
     return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, a->name, param, size);
 }

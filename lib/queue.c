@@ -16,7 +16,7 @@ SX_API sx_result sx_queue_create(sx_context c, sx_device d, uint32_t flags, sx_q
     SXI_CHECK_PTR(out, "queue");
     const uint32_t known = SX_QUEUE_OUT_OF_ORDER | SX_QUEUE_PROFILING;
     if (flags & ~known)
-        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_queue_create: unknown flags 0x%x", flags & ~known);
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_queue_create: flags 0x%x are unknown.", flags & ~known);
     if (!sxi_context_has_device(c, d))
         return sxi_error(SX_ERROR_INVALID_DEVICE, "sx_queue_create: device %s is not in the context", d->name);
     struct sx_queue_s *q = sxi_handle_new(sizeof(*q));
