@@ -297,6 +297,36 @@ static bool make_spir_bc(const char *tool, const char *origin, const uint8_t *sp
  * decorations: llvm-spirv -r turns them back into llvm.global.annotations,
  * whose function pointers Oclgrind cannot initialise ("Unsupported
  * constant pointer value"). */
+/* Does a SPIR-V image take the address of a function (a vtable's
+ * OpConstantFunctionPointerINTEL) and go to a driver as it is, without
+ * the link step of virtual-function sets (no "SYCL/virtual functions")?
+ * Its SPIR bitcode variant would reach OpenCL drivers without SPIR-V, of
+ * which PoCL 3.1 aborts the whole process at the first launch of such a
+ * program (the functions behind the pointers are missing from its kernel
+ * binary: dlopen fails, PoCL calls abort); issue 25. */
+static bool spv_self_contained_fnptrs(const sxp_image *img)
+{
+    if (img->format != SX_BINARY_FORMAT_SPIRV || img->size < 20 || img->size % 4 ||
+        sxp_image_find_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS))
+        return false;
+    const uint8_t *b = img->data;
+    uint32_t magic;
+    memcpy(&magic, b, 4);
+    bool swapped = magic == 0x03022307u;
+    for (size_t i = 5; i < img->size / 4;) {
+        uint32_t w;
+        memcpy(&w, b + 4 * i, 4);
+        if (swapped)
+            w = __builtin_bswap32(w);
+        if ((w & 0xffff) == SpvOpConstantFunctionPointerINTEL)
+            return true;
+        if (!(w >> 16))
+            return false;
+        i += w >> 16;
+    }
+    return false;
+}
+
 static sxp_image *spir_bc_variant(const char *tool, const sxp_image *spv)
 {
     sxp_module m;
@@ -827,6 +857,19 @@ int main(int argc, char **argv)
         }
         if (ok)
             ok = sxp_analyse(&in->mod, &o, &in->an);
+        /* An image provides one virtual-function set (virtual-functions-set
+         * names one): kept together, a kernel calling another set than the
+         * one recorded finds no provider at launch (issue 25). */
+        if (ok && o.no_vf_split && !in->prop && in->an.nvf_defined > 1) {
+            sxp_error(in->path, SXP_NONE,
+                      "--no-vf-split would keep the virtual-function sets '%s' and '%s'%s in one image, but an image "
+                      "provides one set (its virtual-functions-set property names one), so a kernel calling another "
+                      "would find no provider at launch. Leave out --no-vf-split (each set gets its own image), or "
+                      "give --aot-aspects for an AOT target.",
+                      in->an.vf_defined_sets[0], in->an.vf_defined_sets[1],
+                      in->an.nvf_defined > 2 ? " and others" : "");
+            ok = false;
+        }
         if (ok)
             sxp_cleanup(&in->mod);
         if (ok)
@@ -903,6 +946,19 @@ int main(int argc, char **argv)
         }
         size_t last = nimgs;
         for (size_t k = first; spir_bc && k < last && ok; k++) {
+            if (spv_self_contained_fnptrs(imgs[k])) {
+                sxp_error(in->path, SXP_NONE,
+                          "--spir-bc: image %zu (kernel '%s'%s) calls functions through pointers (C++ virtual "
+                          "functions%s) in one program, and no OpenCL driver that takes SPIR bitcode is known to "
+                          "run that: PoCL 3.1 aborts the whole process at its first launch. Leave out --spir-bc%s.",
+                          k - first, imgs[k]->nentries ? imgs[k]->entries[0] : "?",
+                          imgs[k]->nentries > 1 ? " and others" : "",
+                          opt.aot ? " kept with the kernels by --aot-aspects" : "",
+                          opt.aot ? ", or --aot-aspects (the JIT flow's set images are refused at launch where a "
+                                    "driver cannot link them)" : "");
+                ok = false;
+                break;
+            }
             sxp_image *v = spir_bc_variant(tool, imgs[k]);
             if (!v) {
                 ok = false;
