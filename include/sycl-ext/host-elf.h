@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* sycl-ext/host-elf.h: the host-ELF image contract, for adapters that run
+/** @file sycl-ext/host-elf.h
+ * @brief the host-ELF image contract, for adapters that run
  * SX_IMAGE_KIND_HOST_ELF images (target "host_x86_64") on the host CPU:
  * the native adapter, and any vendor's (doc/host-elf.md says it all).
  *
@@ -45,7 +46,7 @@ extern "C" {
 #define SX_HOST_BUILTINS_SET_SYMBOL "sxn_builtins_set_item"
 #define SX_HOST_BUILTINS_GET_SYMBOL "sxn_builtins_get_item"
 
-/* The launch's geometry, read-only for the whole launch. Every dimension
+/** The launch's geometry, read-only for the whole launch. Every dimension
  * past work_dim holds the OpenCL defaults (size 1, offset 0) so the
  * builtins never branch on it. */
 typedef struct sxn_geometry {
@@ -59,14 +60,14 @@ typedef struct sxn_geometry {
 struct sxn_item;
 typedef void (*sxn_yield_fn)(struct sxn_item *item);
 
-/* One work-item as the builtins see it. */
+/** One work-item as the builtins see it. */
 typedef struct sxn_item {
     const sxn_geometry *geo;
     size_t group_id[3];
-    size_t group_base[3];  /* group_id * local_size + global_offset */
+    size_t group_base[3];  /**< group_id * local_size + global_offset */
     size_t local_id[3];
-    sxn_yield_fn yield;    /* barrier(); NULL: no barrier support */
-    void *fiber;           /* the adapter's own, untouched by the builtins */
+    sxn_yield_fn yield;    /**< barrier(); NULL: no barrier support */
+    void *fiber;           /**< the adapter's own, untouched by the builtins */
 } sxn_item;
 
 typedef void (*sxn_set_item_fn)(sxn_item *item);
@@ -75,4 +76,4 @@ typedef sxn_item *(*sxn_get_item_fn)(void);
 #ifdef __cplusplus
 }
 #endif
-#endif /* SYCL_EXT_HOST_ELF_H */
+#endif /**< SYCL_EXT_HOST_ELF_H */
