@@ -9,6 +9,9 @@ libze1 libze-dev valgrind python3-pip"
 # CMake package, MPI example and JSON tests (issue 17).
 SX_PACKAGES="$SX_PACKAGES cmake openmpi-bin libopenmpi-dev python3"
 
+# The API reference (make doc, tests/check-api-docs.sh; issue 25).
+SX_PACKAGES="$SX_PACKAGES doxygen"
+
 sx_install_deps() {
     missing=""
     for p in $SX_PACKAGES; do

@@ -42,15 +42,23 @@
 extern "C" {
 #endif
 
+/** A version number: major in the high 16 bits, minor in the low. */
 #define SXA_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | ((minor) & 0xffff)))
+/** The major part of a version number. */
 #define SXA_MAJOR_VERSION(v) ((uint32_t)(v) >> 16)
+/** The minor part of a version number. */
 #define SXA_MINOR_VERSION(v) ((uint32_t)(v) & 0xffff)
+/** The ABI's major version: a change breaks adapters built for another. */
 #define SXA_ABI_VERSION_MAJOR 1
+/** The ABI's minor version: entries added at tables' ends. */
 #define SXA_ABI_VERSION_MINOR 1
+/** The ABI version this header describes. */
 #define SXA_ABI_VERSION SXA_MAKE_VERSION(SXA_ABI_VERSION_MAJOR, SXA_ABI_VERSION_MINOR)
 
+/** The one symbol an adapter exports: its sxa_get_proc_table_fn. */
 #define SXA_ENTRY_SYMBOL "sxa_get_proc_table"
 
+/** Gives the adapter's entry default visibility (exported). */
 #if defined(__GNUC__)
 #define SXA_EXPORT __attribute__((visibility("default")))
 #else
@@ -62,16 +70,24 @@ struct sxa_dispatch;
 
 /** First member of every adapter object. */
 typedef struct sxa_object {
-    const struct sxa_dispatch *dispatch;
+    const struct sxa_dispatch *dispatch; /**< services->dispatch, stored at creation */
 } sxa_object;
 
+/** The adapter's own state (from init), opaque to the core. */
 typedef struct sxa_adapter_s *sxa_adapter;
+/** An adapter's platform (starts with an sxa_object). */
 typedef struct sxa_platform_s *sxa_platform;
+/** An adapter's device (starts with an sxa_object). */
 typedef struct sxa_device_s *sxa_device;
+/** An adapter's context (starts with an sxa_object). */
 typedef struct sxa_context_s *sxa_context;
+/** An adapter's queue (starts with an sxa_object). */
 typedef struct sxa_queue_s *sxa_queue;
+/** An adapter's program: one image, or several linked (starts with an sxa_object). */
 typedef struct sxa_program_s *sxa_program;
+/** An adapter's kernel of a program (starts with an sxa_object). */
 typedef struct sxa_kernel_s *sxa_kernel;
+/** An adapter's event (starts with an sxa_object). */
 typedef struct sxa_event_s *sxa_event;
 
 /** What the core offers an adapter; valid from init until fini returns. */
@@ -92,8 +108,8 @@ typedef struct sxa_services {
 
 /** A scalar leaf of a struct parameter: SX_SCALAR_* at a byte offset. */
 typedef struct sxa_param_member {
-    uint32_t scalar;
-    uint32_t offset;
+    uint32_t scalar;  /**< SX_SCALAR_* */
+    uint32_t offset;  /**< bytes from the struct's start */
 } sxa_param_member;
 
 /** One backend parameter of the kernel's entry point as the backend calls
@@ -104,16 +120,17 @@ typedef struct sxa_kernel_param {
     uint32_t kind;          /**< SX_PARAM_* */
     uint32_t scalar;        /**< SX_SCALAR_* for SX_PARAM_VALUE, else SX_SCALAR_NONE */
     uint32_t size;          /**< bytes of the value passed (pointer size for pointers) */
-    uint32_t align;
+    uint32_t align;         /**< its alignment in bytes */
     uint32_t address_space; /**< SX_ADDRESS_SPACE_* for pointers */
     uint32_t num_members;   /**< SX_PARAM_STRUCT: scalar leaves, in order */
-    const sxa_param_member *members;
+    const sxa_param_member *members; /**< num_members leaves */
 } sxa_kernel_param;
 
+/** A kernel's backend parameters, by entry name. */
 typedef struct sxa_kernel_signature {
     const char *name;       /**< entry name */
-    uint32_t num_params;
-    const sxa_kernel_param *params;
+    uint32_t num_params;    /**< entries of params */
+    const sxa_kernel_param *params; /**< params[i] is launch argument i */
 } sxa_kernel_signature;
 
 /** Extra inputs to program creation. Adapters that need no metadata ignore
@@ -124,13 +141,14 @@ typedef struct sxa_kernel_signature {
  * a kernel without one is absent. */
 typedef struct sxa_program_desc {
     uint32_t size;                /**< sizeof(sxa_program_desc) as the core knows it */
-    uint32_t num_kernels;
-    const sxa_kernel_signature *kernels;
+    uint32_t num_kernels;         /**< entries of kernels */
+    const sxa_kernel_signature *kernels; /**< the signatures of the program's kernels */
     const char *compile_options;  /**< from the image; may be NULL */
     const char *link_options;     /**< may be NULL */
 } sxa_program_desc;
 
 /* ---- info queries ---- */
+/** Adapter info queries (adapter table's get_info). */
 typedef uint32_t sxa_adapter_info;
 enum {
     SXA_ADAPTER_INFO_NAME = 1,     /**< char[]: short name, e.g. "opencl" */
@@ -141,6 +159,7 @@ enum {
 /* Platform and device info use sx_platform_info / sx_device_info from
  * types.h; SX_DEVICE_INFO_PLATFORM answers an sxa_platform. */
 
+/** Kernel info queries (kernel table's get_info). */
 typedef uint32_t sxa_kernel_info;
 enum {
     SXA_KERNEL_INFO_NUM_ARGS = 1,             /**< uint32_t: backend arguments */
@@ -148,40 +167,43 @@ enum {
     SXA_KERNEL_INFO_LOCAL_MEM_SIZE = 3        /**< uint64_t: static local memory */
 };
 
+/** Profiling times of an event (event table's get_profiling). */
 typedef uint32_t sxa_profiling_info;
 enum {
-    SXA_PROFILING_QUEUED = 1,   /**< uint64_t nanoseconds */
-    SXA_PROFILING_SUBMIT = 2,
-    SXA_PROFILING_START = 3,
-    SXA_PROFILING_END = 4
+    SXA_PROFILING_QUEUED = 1,   /**< uint64_t nanoseconds: when the command was queued */
+    SXA_PROFILING_SUBMIT = 2,   /**< when it was handed to the device */
+    SXA_PROFILING_START = 3,    /**< when it started */
+    SXA_PROFILING_END = 4       /**< when it finished */
 };
 
 /** Queue flags. */
 enum {
-    SXA_QUEUE_IN_ORDER = 0,
-    SXA_QUEUE_OUT_OF_ORDER = 1u << 0,
-    SXA_QUEUE_PROFILING = 1u << 1
+    SXA_QUEUE_IN_ORDER = 0,           /**< commands in submission order */
+    SXA_QUEUE_OUT_OF_ORDER = 1u << 0, /**< commands in any order their wait lists allow */
+    SXA_QUEUE_PROFILING = 1u << 1     /**< events record profiling times */
 };
 
 /* ---- the tables ---- */
+/** Which table sxa_get_proc_table is asked to fill. */
 typedef uint32_t sxa_table_id;
 enum {
-    SXA_TABLE_ADAPTER = 1,
-    SXA_TABLE_PLATFORM = 2,
-    SXA_TABLE_DEVICE = 3,
-    SXA_TABLE_CONTEXT = 4,
-    SXA_TABLE_QUEUE = 5,
-    SXA_TABLE_USM = 6,
-    SXA_TABLE_PROGRAM = 7,
-    SXA_TABLE_KERNEL = 8,
-    SXA_TABLE_ENQUEUE = 9,
-    SXA_TABLE_EVENT = 10,
-    SXA_TABLE_GLOBAL = 11,   /**< ABI 1.1 */
-    SXA_TABLE_COUNT_ = 12
+    SXA_TABLE_ADAPTER = 1,   /**< sxa_adapter_table */
+    SXA_TABLE_PLATFORM = 2,  /**< sxa_platform_table */
+    SXA_TABLE_DEVICE = 3,    /**< sxa_device_table */
+    SXA_TABLE_CONTEXT = 4,   /**< sxa_context_table */
+    SXA_TABLE_QUEUE = 5,     /**< sxa_queue_table */
+    SXA_TABLE_USM = 6,       /**< sxa_usm_table */
+    SXA_TABLE_PROGRAM = 7,   /**< sxa_program_table */
+    SXA_TABLE_KERNEL = 8,    /**< sxa_kernel_table */
+    SXA_TABLE_ENQUEUE = 9,   /**< sxa_enqueue_table */
+    SXA_TABLE_EVENT = 10,    /**< sxa_event_table */
+    SXA_TABLE_GLOBAL = 11,   /**< sxa_global_table (ABI 1.1) */
+    SXA_TABLE_COUNT_ = 12    /**< not a table: one past the last */
 };
 
+/** The adapter table: start and end, what the adapter is. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_adapter_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: global init; return the adapter handle. A missing vendor library
      * is not an error: succeed and report 0 platforms. */
     sx_result (*init)(const sxa_services *services, sxa_adapter *out);
@@ -192,8 +214,9 @@ typedef struct sxa_adapter_table {
                           void *value, size_t *size_ret);
 } sxa_adapter_table;
 
+/** The platform table. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_platform_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: OpenCL-style two-call query; platforms live until fini. */
     sx_result (*get)(sxa_adapter adapter, uint32_t count, sxa_platform *platforms,
                      uint32_t *num_platforms);
@@ -202,8 +225,9 @@ typedef struct sxa_platform_table {
                           void *value, size_t *size_ret);
 } sxa_platform_table;
 
+/** The device table. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_device_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: devices of a type mask; devices live until fini. */
     sx_result (*get)(sxa_platform platform, sx_device_type type, uint32_t count,
                      sxa_device *devices, uint32_t *num_devices);
@@ -212,33 +236,37 @@ typedef struct sxa_device_table {
                           void *value, size_t *size_ret);
 } sxa_device_table;
 
+/** The context table. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_context_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: all devices belong to one platform of this adapter */
     sx_result (*create)(uint32_t num_devices, const sxa_device *devices, sxa_context *out);
     sx_result (*release)(sxa_context context);  /**< M */
 } sxa_context_table;
 
+/** The queue table. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_queue_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: flags SXA_QUEUE_*; an adapter without out-of-order queues may
      * return an in-order one. */
     sx_result (*create)(sxa_context context, sxa_device device, uint32_t flags, sxa_queue *out);
     sx_result (*release)(sxa_queue queue);  /**< M: after finish */
     sx_result (*finish)(sxa_queue queue);   /**< M: wait for all its commands */
-    sx_result (*flush)(sxa_queue queue);
+    sx_result (*flush)(sxa_queue queue);    /**< hand queued commands to the device now */
 } sxa_queue_table;
 
+/** The USM table: allocations the device and host share. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_usm_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: device is NULL for SX_USM_TYPE_HOST. align 0 = default. */
     sx_result (*alloc)(sxa_context context, sxa_device device, sx_usm_type type, size_t size,
                        size_t align, void **out);
     sx_result (*free)(sxa_context context, void *ptr);  /**< M: only pointers alloc returned */
 } sxa_usm_table;
 
+/** The program table: images to programs, built, compiled, linked. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_program_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: a program of one image for one device. `kind` is one the device
      * listed in SX_DEVICE_INFO_IMAGE_KINDS; desc may be NULL. */
     sx_result (*create)(sxa_context context, sxa_device device, sx_image_kind kind,
@@ -262,17 +290,20 @@ typedef struct sxa_program_table {
     sx_result (*get_global)(sxa_program program, const char *name, size_t *size, void **ptr);
 } sxa_program_table;
 
+/** The kernel table. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_kernel_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: SX_ERROR_INVALID_KERNEL_NAME when the program has no such entry */
     sx_result (*create)(sxa_program program, const char *name, sxa_kernel *out);
     sx_result (*release)(sxa_kernel kernel);  /**< M */
+    /** one sxa_kernel_info (two-call query) */
     sx_result (*get_info)(sxa_kernel kernel, sxa_kernel_info param, size_t size, void *value,
                           size_t *size_ret);
 } sxa_kernel_table;
 
+/** The enqueue table: commands submitted to a queue. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_enqueue_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     /** M: launch with the argument array (every backend argument exactly
      * once, any order); the adapter must not keep `args` after returning
      * and must be safe to call for one kernel from many threads at once.
@@ -298,6 +329,7 @@ typedef struct sxa_enqueue_table {
                               int blocking, size_t count, size_t offset, const void *src,
                               uint32_t num_events, const sxa_event *wait_list,
                               sxa_event *out_event);
+    /** the reverse of global_write: `count` bytes at `offset` into dst */
     sx_result (*global_read)(sxa_queue queue, sxa_program program, const char *name,
                              int blocking, size_t count, size_t offset, void *dst,
                              uint32_t num_events, const sxa_event *wait_list,
@@ -308,12 +340,14 @@ typedef struct sxa_enqueue_table {
                          sxa_event *out_event);
 } sxa_enqueue_table;
 
+/** The event table. Each entry is NULL where unsupported; M marks the mandatory ones. */
 typedef struct sxa_event_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
     sx_result (*wait)(uint32_t count, const sxa_event *events);  /**< M */
     /** M: SX_EVENT_STATUS_*; a failed command answers SX_EVENT_STATUS_ERROR */
     sx_result (*get_status)(sxa_event event, sx_event_status *status);
     sx_result (*release)(sxa_event event);  /**< M */
+    /** one profiling time; the event's queue was made with SXA_QUEUE_PROFILING */
     sx_result (*get_profiling)(sxa_event event, sxa_profiling_info param, uint64_t *value);
 } sxa_event_table;
 
@@ -322,8 +356,10 @@ typedef struct sxa_event_table {
  * usm.alloc answers SX_ERROR_UNSUPPORTED_FEATURE. An instance is memory the
  * adapter owns (an OpenCL buffer, say), zero-filled at creation. */
 typedef struct sxa_global_table {
-    uint32_t size;
+    uint32_t size;  /**< sizeof the table as the core knows it (set by the core) */
+    /** a zero-filled instance of `size` bytes for the device */
     sx_result (*instance_create)(sxa_context context, sxa_device device, size_t size, void **instance);
+    /** free an instance instance_create made */
     sx_result (*instance_release)(sxa_context context, void *instance);
     /** copy `count` bytes at `offset` of the instance to (write = 0) or
      * from (write = 1) host memory `host`; a non-blocking copy reads or
@@ -339,6 +375,9 @@ typedef struct sxa_global_table {
 /** The exported entry point. */
 typedef sx_result (*sxa_get_proc_table_fn)(uint32_t abi_version, sxa_table_id id, void *table);
 #ifndef SXA_NO_ENTRY_PROTOTYPE
+/** The adapter's entry point (SXA_ENTRY_SYMBOL): fills table `id` for the
+ * core's ABI version (see the file's description). An adapter that
+ * defines SXA_NO_ENTRY_PROTOTYPE declares its own. */
 SXA_EXPORT sx_result sxa_get_proc_table(uint32_t abi_version, sxa_table_id id, void *table);
 #endif
 
@@ -393,6 +432,7 @@ static inline sx_result sxa_info_copy(const void *src, size_t n, size_t size, vo
     return SX_SUCCESS;
 }
 
+/** Two-call info helper for adapters: a NUL-terminated string. */
 static inline sx_result sxa_info_string(const char *s, size_t size, void *value,
                                         size_t *size_ret)
 {
@@ -402,4 +442,4 @@ static inline sx_result sxa_info_string(const char *s, size_t size, void *value,
 #ifdef __cplusplus
 }
 #endif
-#endif /**< SYCL_EXT_ADAPTER_H */
+#endif /* SYCL_EXT_ADAPTER_H */

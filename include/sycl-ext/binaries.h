@@ -28,89 +28,110 @@ extern "C" {
 /** sx_device_binary.format (DPC++'s sycl_device_binary_type) */
 enum {
     SX_BINARY_FORMAT_NONE = 0,             /**< detect from the bytes and the target */
-    SX_BINARY_FORMAT_NATIVE = 1,
-    SX_BINARY_FORMAT_SPIRV = 2,
-    SX_BINARY_FORMAT_LLVMIR_BITCODE = 3,
+    SX_BINARY_FORMAT_NATIVE = 1,           /**< a device-native binary (host object, cubin, zebin) */
+    SX_BINARY_FORMAT_SPIRV = 2,            /**< a SPIR-V module */
+    SX_BINARY_FORMAT_LLVMIR_BITCODE = 3,   /**< LLVM bitcode (SPIR for OpenCL without IL) */
     SX_BINARY_FORMAT_COMPRESSED_NONE = 4   /**< zstd: not supported, rejected with a clear error */
 };
 
 /** Target strings (DPC++'s __SYCL_DEVICE_BINARY_TARGET_*) plus our host one. */
+/** No target given. */
 #define SX_TARGET_UNKNOWN "<unknown>"
+/** 32-bit SPIR-V. */
 #define SX_TARGET_SPIRV32 "spir"
+/** 64-bit SPIR-V, for any device that takes it (JIT). */
 #define SX_TARGET_SPIRV64 "spir64"
+/** SPIR-V or an AOT binary for x86-64 CPUs. */
 #define SX_TARGET_SPIRV64_X86_64 "spir64_x86_64"
+/** An AOT binary for Intel GPUs. */
 #define SX_TARGET_SPIRV64_GEN "spir64_gen"
+/** PTX or a cubin for NVIDIA GPUs. */
 #define SX_TARGET_NVPTX64 "nvptx64"
+/** DPC++'s native CPU target. */
 #define SX_TARGET_NATIVE_CPU "native_cpu"
 /** A host shared object for the native adapter (OpenCL C built for the host). */
 #define SX_TARGET_HOST "host_x86_64"
 
 /** Property value types (DPC++'s sycl_property_type). */
 enum {
-    SX_PROPERTY_TYPE_UNKNOWN = 0,
+    SX_PROPERTY_TYPE_UNKNOWN = 0,    /**< not a valid property's type */
     SX_PROPERTY_TYPE_UINT32 = 1,     /**< value lives in value_size; value_addr is NULL */
     SX_PROPERTY_TYPE_BYTE_ARRAY = 2, /**< u64 payload size in BITS, then payload; value_size counts both */
     SX_PROPERTY_TYPE_STRING = 3      /**< NUL-terminated; value_size is its length */
 };
 
+/** One property of a set (DPC++'s _pi_device_binary_property_struct). */
 typedef struct sx_device_binary_property {
-    char *name;
-    void *value_addr;
-    uint32_t type;
-    uint64_t value_size;
+    char *name;          /**< the property's name */
+    void *value_addr;    /**< BYTE_ARRAY and STRING: the value; UINT32: NULL */
+    uint32_t type;       /**< SX_PROPERTY_TYPE_* */
+    uint64_t value_size; /**< UINT32: the value; else its size as the type says */
 } sx_device_binary_property;
 
+/** A named set of properties of an image ("SYCL/device globals", ...). */
 typedef struct sx_device_binary_property_set {
-    char *name;
-    sx_device_binary_property *properties_begin;
-    sx_device_binary_property *properties_end;
+    char *name;                                  /**< SX_PROP_SET_* */
+    sx_device_binary_property *properties_begin; /**< the first property */
+    sx_device_binary_property *properties_end;   /**< one past the last */
 } sx_device_binary_property_set;
 
 /** Offload entry, legacy 32-byte layout. Only `name` is used: a kernel's
  * entry name or an exported symbol. The 56-byte LLVM layout (reserved=0,
  * version=1, kind=8 first) is detected and accepted as well. */
 typedef struct sx_offload_entry {
-    void *addr;
-    char *name;
-    size_t size;
-    int32_t flags;
-    int32_t reserved;
+    void *addr;          /**< unused */
+    char *name;          /**< the kernel's entry name or the symbol */
+    size_t size;         /**< unused */
+    int32_t flags;       /**< unused */
+    int32_t reserved;    /**< unused */
 } sx_offload_entry;
 
+/** One device image and what describes it (DPC++'s sycl_device_binary_struct). */
 typedef struct sx_device_binary {
-    uint16_t version;
-    uint8_t kind;
-    uint8_t format;
-    const char *device_target_spec;
-    const char *compile_options;
-    const char *link_options;
-    const char *manifest_start;
-    const char *manifest_end;
-    const unsigned char *binary_start;
-    const unsigned char *binary_end;
-    sx_offload_entry *entries_begin;
-    sx_offload_entry *entries_end;
-    sx_device_binary_property_set *property_sets_begin;
-    sx_device_binary_property_set *property_sets_end;
+    uint16_t version;                        /**< SX_DEVICE_BINARY_VERSION (1 accepted too) */
+    uint8_t kind;                            /**< SX_OFFLOAD_KIND_SYCL */
+    uint8_t format;                          /**< SX_BINARY_FORMAT_* */
+    const char *device_target_spec;          /**< SX_TARGET_* */
+    const char *compile_options;             /**< for the backend compiler ("" or NULL: none) */
+    const char *link_options;                /**< for the backend linker ("" or NULL: none) */
+    const char *manifest_start;              /**< unused (DPC++'s manifest) */
+    const char *manifest_end;                /**< unused */
+    const unsigned char *binary_start;       /**< the image's first byte */
+    const unsigned char *binary_end;         /**< one past its last */
+    sx_offload_entry *entries_begin;         /**< its kernels' entry names */
+    sx_offload_entry *entries_end;           /**< one past the last entry */
+    sx_device_binary_property_set *property_sets_begin; /**< its property sets */
+    sx_device_binary_property_set *property_sets_end;   /**< one past the last set */
 } sx_device_binary;
 
+/** What sx_register_images takes: the images of one program or library
+ * (DPC++'s sycl_device_binaries_struct). */
 typedef struct sx_device_binaries {
-    uint16_t version;
-    uint16_t num_device_binaries;
-    sx_device_binary *device_binaries;
-    sx_offload_entry *host_entries_begin;
-    sx_offload_entry *host_entries_end;
+    uint16_t version;                        /**< SX_DEVICE_BINARIES_VERSION */
+    uint16_t num_device_binaries;            /**< entries of device_binaries */
+    sx_device_binary *device_binaries;       /**< the images */
+    sx_offload_entry *host_entries_begin;    /**< unused (DPC++'s host entries) */
+    sx_offload_entry *host_entries_end;      /**< unused */
 } sx_device_binaries;
 
-/** Property-set names: DPC++'s, then the sets of our own. */
+/** Property-set names: DPC++'s, then the sets of our own. This one: per
+ * device global (by unique id), its size and device_image_scope. */
 #define SX_PROP_SET_DEVICE_GLOBALS "SYCL/device globals"
+/** Virtual-function sets an image provides, calls and creates. */
 #define SX_PROP_SET_VIRTUAL_FUNCTIONS "SYCL/virtual functions"
+/** The aspects (and other requirements) of an image's kernels. */
 #define SX_PROP_SET_DEVICE_REQUIREMENTS "SYCL/device requirements"
+/** Per kernel: which parameter records dead-argument elimination removed. */
 #define SX_PROP_SET_KERNEL_PARAM_OPT "SYCL/kernel param opt"
+/** Symbols an image defines for others to link with. */
 #define SX_PROP_SET_EXPORTED_SYMBOLS "SYCL/exported symbols"
+/** Symbols an image needs from another. */
 #define SX_PROP_SET_IMPORTED_SYMBOLS "SYCL/imported symbols"
+/** Per kernel: the index of its work_group_scratch_size argument. */
 #define SX_PROP_SET_IMPLICIT_LOCAL_ARG "SYCL/implicit local arg"
+/** Program metadata ("<uid>@global_id_mapping": a device global's symbol). */
 #define SX_PROP_SET_PROGRAM_METADATA "SYCL/program metadata"
+/** Miscellaneous properties DPC++ writes; read where the core needs one. */
 #define SX_PROP_SET_MISC "SYCL/misc properties"
 /** Ours: per-kernel signatures (kind, dimensions, parameters); see below. */
 #define SX_PROP_SET_KERNEL_SIGNATURES "SX/kernel signatures"
@@ -143,12 +164,13 @@ typedef struct sx_device_binaries {
  * align). The hidden work_group_scratch_size argument has source_index
  * SX_SOURCE_INDEX_NONE and is named by "SYCL/implicit local arg". */
 #define SX_SOURCE_INDEX_NONE 0xffffffffu
+/** Kernel kinds of a signature (SX_KERNEL_INFO_KIND). */
 enum {
     SX_KERNEL_KIND_PLAIN = 0,        /**< an ordinary kernel (not a free function) */
     SX_KERNEL_KIND_SINGLE_TASK = 1,  /**< sycl-single-task-kernel */
-    SX_KERNEL_KIND_ND_RANGE = 2      /**< sycl-nd-range-kernel=<dims> */
+    SX_KERNEL_KIND_ND_RANGE = 2      /**< sycl-nd-range-kernel=DIMS */
 };
 #ifdef __cplusplus
 }
 #endif
-#endif /**< SYCL_EXT_BINARIES_H */
+#endif /* SYCL_EXT_BINARIES_H */

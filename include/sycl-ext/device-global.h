@@ -16,9 +16,13 @@
 
 #include <sycl-ext/sx.h>
 
+/** Internal: pastes two tokens (SX_DG_CONCAT expands its arguments first). */
 #define SX_DG_CONCAT_(a, b) a##b
+/** Internal: pastes two tokens after expanding them. */
 #define SX_DG_CONCAT(a, b) SX_DG_CONCAT_(a, b)
 
+/** Internal: the constructor that registers `name` (sx_device_global_add)
+ * and the destructor that removes it; the other macros end with it. */
 #define SX_DEVICE_GLOBAL_REGISTER_(name, uid, size, flags, access)                              \
     __attribute__((constructor)) static void SX_DG_CONCAT(sx_dg_add_, name)(void)                \
     {                                                                                           \
@@ -34,6 +38,7 @@
 #define SX_DEVICE_GLOBAL_INIT(T, name, uid, access, ...)                                        \
     static struct { void *usm; __typeof__(T) value; } name = {0, __VA_ARGS__};                              \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
+/** An ordinary device_global<T>, zero-initialised: { void *usm; T value }. */
 #define SX_DEVICE_GLOBAL(T, name, uid, access)                                                  \
     static struct { void *usm; __typeof__(T) value; } name;                                                 \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)

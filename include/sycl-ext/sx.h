@@ -28,13 +28,23 @@
 extern "C" {
 #endif
 
+/** A loaded (or skipped) adapter: one backend module (sx_adapter_get). */
 typedef struct sx_adapter_s *sx_adapter;
+/** A platform of an adapter: a driver, or one CUDA or OpenCL platform. */
 typedef struct sx_platform_s *sx_platform;
+/** A device; owned by the library, valid until the last sx_fini. */
 typedef struct sx_device_s *sx_device;
+/** A context over devices of one platform: USM, programs and device-global
+ * instances live in it. Reference counted (retain/release). */
 typedef struct sx_context_s *sx_context;
+/** A queue of commands to one device of a context. */
 typedef struct sx_queue_s *sx_queue;
+/** A command's completion: waited for, queried, released. */
 typedef struct sx_event_s *sx_event;
+/** A kernel id: a kernel name found in the registered images. */
 typedef struct sx_kernel_s *sx_kernel;
+/** A loaded image file (sx_image_file_load): its images stay registered
+ * until it is released. */
 typedef struct sx_image_file_s *sx_image_file;
 
 /* ---------------------------------------------------------------- errors */
@@ -49,8 +59,9 @@ SX_API const char *sx_last_error(void);
 
 /* --------------------------------------------------------- init and log */
 
+/** sx_init flags, or-ed together. */
 enum {
-    SX_INIT_DEFAULT = 0,
+    SX_INIT_DEFAULT = 0,  /**< read the environment, load adapters as queries need them */
     /** Read no environment variable (adapter lists, selector, log, trace). */
     SX_INIT_IGNORE_ENVIRONMENT = 1u << 0
 };
@@ -71,6 +82,7 @@ SX_API sx_result sx_cache_flush(void);
 /** The library's version (may differ from SX_VERSION_* of the headers). */
 SX_API sx_result sx_get_version(uint32_t *major, uint32_t *minor, uint32_t *patch);
 
+/** Receives each log line at or above the log level (sx_set_log_callback). */
 typedef void (*sx_log_callback)(sx_log_level level, const char *message, void *user_data);
 /** Silent by default; the SX_LOG environment variable (error, warn, info,
  * debug) sets the initial level. SX_ERROR_INVALID_ENUMERATION past DEBUG. */
@@ -80,6 +92,7 @@ SX_API sx_result sx_set_log_callback(sx_log_callback callback, void *user_data);
 
 /* ------------------------------------------------------------- adapters */
 
+/** Adapter info queries (sx_adapter_get_info). */
 typedef uint32_t sx_adapter_info;
 enum {
     SX_ADAPTER_INFO_NAME = 1,         /**< char[] */
@@ -92,12 +105,17 @@ enum {
 };
 /** Every adapter that was tried, loaded or not, in discovery order. */
 SX_API sx_result sx_adapter_get(uint32_t count, sx_adapter *adapters, uint32_t *num_adapters);
+/** What an adapter is, where it came from and whether it loaded: the
+ * two-call info query (see the conventions above) for one sx_adapter_info. */
 SX_API sx_result sx_adapter_get_info(sx_adapter adapter, sx_adapter_info param, size_t size,
                                      void *value, size_t *size_ret);
 
 /* ----------------------------------------------------- platforms/devices */
 
+/** The platforms of every usable adapter the SX_DEVICE_SELECTOR leaves in,
+ * in adapter order (two-call: count 0 and platforms NULL give the number). */
 SX_API sx_result sx_platform_get(uint32_t count, sx_platform *platforms, uint32_t *num_platforms);
+/** One sx_platform_info of a platform (two-call info query). */
 SX_API sx_result sx_platform_get_info(sx_platform platform, sx_platform_info param, size_t size,
                                       void *value, size_t *size_ret);
 
@@ -117,6 +135,7 @@ SX_API sx_result sx_device_get_default(sx_device *device);
  * when no device passes. */
 SX_API sx_result sx_device_select(const char *selector, uint32_t count, sx_device *devices,
                                   uint32_t *num_devices);
+/** One sx_device_info of a device (two-call info query). */
 SX_API sx_result sx_device_get_info(sx_device device, sx_device_info param, size_t size,
                                     void *value, size_t *size_ret);
 /** *has = 1 if the device has the aspect. */
@@ -127,16 +146,20 @@ SX_API sx_result sx_device_has_aspect(sx_device device, sx_aspect aspect, int *h
 /** All devices must come from one platform. */
 SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devices,
                                    sx_context *context);
+/** One more reference to the context; each needs an sx_context_release. */
 SX_API sx_result sx_context_retain(sx_context context);
 /** The last release frees the context's programs, kernels' cached state,
  * device-global instances and USM allocations. */
 SX_API sx_result sx_context_release(sx_context context);
 
+/** Queue flags (sx_queue_create), or-ed together. */
 enum {
-    SX_QUEUE_IN_ORDER = 0,
+    SX_QUEUE_IN_ORDER = 0,            /**< commands run one after another, in submission order */
     SX_QUEUE_OUT_OF_ORDER = 1u << 0,  /**< optional: an adapter may give in-order */
-    SX_QUEUE_PROFILING = 1u << 1
+    SX_QUEUE_PROFILING = 1u << 1      /**< events record times (sx_event_get_profiling) */
 };
+/** A queue to `device` (one of the context's) with SX_QUEUE_* flags;
+ * SX_ERROR_INVALID_DEVICE for a device outside the context. */
 SX_API sx_result sx_queue_create(sx_context context, sx_device device, uint32_t flags,
                                  sx_queue *queue);
 /** Waits for the queue's commands, then frees it. */
@@ -161,28 +184,42 @@ SX_API sx_result sx_usm_get_info(sx_context context, const void *ptr, sx_usm_typ
 /* ------------------------------------------------------ queue commands */
 /* Each takes a wait list and optionally returns an event (NULL: none). */
 
+/** Copy `size` bytes between USM allocations or host memory; blocking
+ * returns once the copy is done. */
 SX_API sx_result sx_queue_memcpy(sx_queue queue, int blocking, void *dst, const void *src,
                                  size_t size, uint32_t num_events, const sx_event *wait_list,
                                  sx_event *event);
-/** pattern_size: a power of two up to 128. */
+/** Fill `size` bytes at ptr with copies of the pattern; pattern_size: a
+ * power of two up to 128, dividing size. */
 SX_API sx_result sx_queue_fill(sx_queue queue, void *ptr, const void *pattern,
                                size_t pattern_size, size_t size, uint32_t num_events,
                                const sx_event *wait_list, sx_event *event);
+/** A command that completes once the wait list (empty: every command
+ * submitted before it) has. */
 SX_API sx_result sx_queue_barrier(sx_queue queue, uint32_t num_events, const sx_event *wait_list,
                                   sx_event *event);
 
 /* --------------------------------------------------------------- events */
 
+/** Wait until every event of the list completed; SX_ERROR_EVENT_FAILED
+ * when one of their commands failed (the message says which and why). */
 SX_API sx_result sx_event_wait(uint32_t count, const sx_event *events);
+/** The event's sx_event_status now, without waiting. */
 SX_API sx_result sx_event_get_status(sx_event event, sx_event_status *status);
+/** Profiling times of an event (sx_event_get_profiling): uint64_t
+ * nanoseconds on the device's clock; its queue was made with
+ * SX_QUEUE_PROFILING. */
 typedef uint32_t sx_profiling_info;
 enum {
-    SX_PROFILING_QUEUED = 1, /**< uint64_t nanoseconds; queue made with SX_QUEUE_PROFILING */
-    SX_PROFILING_SUBMIT = 2,
-    SX_PROFILING_START = 3,
-    SX_PROFILING_END = 4
+    SX_PROFILING_QUEUED = 1, /**< when the command was submitted to the queue */
+    SX_PROFILING_SUBMIT = 2, /**< when it was handed to the device */
+    SX_PROFILING_START = 3,  /**< when it started running */
+    SX_PROFILING_END = 4     /**< when it finished */
 };
+/** One profiling time; SX_ERROR_INVALID_OPERATION before the command
+ * completed or without profiling. */
 SX_API sx_result sx_event_get_profiling(sx_event event, sx_profiling_info param, uint64_t *value);
+/** Release the event (its command goes on). */
 SX_API sx_result sx_event_release(sx_event event);
 
 /* ------------------------------------------------------- device images */
@@ -206,6 +243,7 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *binaries);
 SX_API sx_result sx_image_file_load(const char *path, sx_image_file *file);
 /** From memory: the bytes are copied. */
 SX_API sx_result sx_image_file_load_memory(const void *data, size_t size, sx_image_file *file);
+/** Unregister the file's images and free it (programs built from them are dropped). */
 SX_API sx_result sx_image_file_release(sx_image_file file);
 
 /* -------------------------------------------------------------- kernels */
@@ -218,8 +256,10 @@ SX_API sx_result sx_image_file_release(sx_image_file file);
  * unregistration); release it when done.
  * SX_ERROR_INVALID_KERNEL_NAME if no registered image has it. */
 SX_API sx_result sx_kernel_get(const char *name, sx_kernel *kernel);
+/** Release a kernel id (each sx_kernel_get or _get_all gave one reference). */
 SX_API sx_result sx_kernel_release(sx_kernel kernel);
 
+/** Kernel info queries (sx_kernel_get_info). */
 typedef uint32_t sx_kernel_info;
 enum {
     SX_KERNEL_INFO_NAME = 1,             /**< char[]: entry name */
@@ -228,6 +268,8 @@ enum {
     SX_KERNEL_INFO_DIMENSIONS = 4,       /**< uint32_t: nd_range dims, 0 otherwise */
     SX_KERNEL_INFO_NUM_ARGS = 5          /**< uint32_t: source-level parameters (info::kernel::num_args) */
 };
+/** One sx_kernel_info of a kernel, from its registered images' signatures
+ * (two-call info query). */
 SX_API sx_result sx_kernel_get_info(sx_kernel kernel, sx_kernel_info param, size_t size,
                                     void *value, size_t *size_ret);
 /** *compatible = 1 if a registered image of the kernel can run on the device
@@ -266,13 +308,24 @@ SX_API sx_result sx_kernel_get_all(uint32_t count, sx_kernel *kernels, uint32_t 
 /** An argument set for one submission (handler::set_arg). Not shared
  * between threads; reusable: values are copied when set and when launched. */
 typedef struct sx_args_s *sx_args;
+/** An empty argument set for `kernel`; the registered images' signature of
+ * the kernel, where one is known, is what each argument is checked against
+ * when it is set (kind and size). */
 SX_API sx_result sx_args_create(sx_kernel kernel, sx_args *args);
+/** Free an argument set (launches already submitted keep their copies). */
 SX_API sx_result sx_args_release(sx_args args);
-/** set_arg(index, value): `size` bytes of a trivially copyable value. */
+/** set_arg(index, value): `size` bytes of a trivially copyable value.
+ * Checked against the kernel's signature where the argument is set:
+ * SX_ERROR_INVALID_ARGUMENT_SIZE when the parameter has another size,
+ * SX_ERROR_INVALID_KERNEL_ARGS when it is work_group_memory; the value set
+ * before stays. */
 SX_API sx_result sx_args_set(sx_args args, uint32_t index, size_t size, const void *value);
-/** set_arg(index, usm_pointer). */
+/** set_arg(index, usm_pointer): SX_ERROR_INVALID_KERNEL_ARGS when the
+ * parameter is not a pointer. */
 SX_API sx_result sx_args_set_pointer(sx_args args, uint32_t index, const void *ptr);
-/** set_arg(index, work_group_memory): `size` bytes of work-group local memory. */
+/** set_arg(index, work_group_memory): `size` bytes of work-group local
+ * memory; SX_ERROR_INVALID_KERNEL_ARGS when the parameter is not
+ * work_group_memory. */
 SX_API sx_result sx_args_set_local(sx_args args, uint32_t index, size_t size);
 /** set_args(...): count arguments by source index (sx_arg.index is the
  * source index; VALUE, POINTER or LOCAL). */
@@ -280,9 +333,10 @@ SX_API sx_result sx_args_set_all(sx_args args, uint32_t count, const sx_arg *val
 /** Forget every value set. */
 SX_API sx_result sx_args_clear(sx_args args);
 
+/** Launch properties of sx_nd_launch and sx_single_task (NULL: none). */
 typedef struct sx_launch_properties {
     uint32_t size;                    /**< sizeof(sx_launch_properties) */
-    uint32_t reserved;
+    uint32_t reserved;                /**< 0 */
     size_t work_group_scratch_size;   /**< bytes of get_work_group_scratch_memory() */
 } sx_launch_properties;
 
@@ -312,11 +366,12 @@ SX_API sx_result sx_single_task(sx_queue queue, sx_args args, const sx_launch_pr
  * { T value; } with SX_DEVICE_GLOBAL_IMAGE_SCOPE, where it also holds the
  * value while no image contains the variable. */
 enum {
-    SX_HOST_ACCESS_READ = 0,
-    SX_HOST_ACCESS_WRITE = 1,
-    SX_HOST_ACCESS_READ_WRITE = 2,
-    SX_HOST_ACCESS_NONE = 3
+    SX_HOST_ACCESS_READ = 0,       /**< the host may read it only */
+    SX_HOST_ACCESS_WRITE = 1,      /**< the host may write it only */
+    SX_HOST_ACCESS_READ_WRITE = 2, /**< the host may read and write it */
+    SX_HOST_ACCESS_NONE = 3        /**< the host may not copy it */
 };
+/** sx_device_global_add flags. */
 enum {
     SX_DEVICE_GLOBAL_IMAGE_SCOPE = 1u << 0  /**< device_image_scope */
 };
@@ -340,14 +395,18 @@ SX_API sx_result sx_device_global_remove(const void *host_ptr);
 SX_API sx_result sx_queue_device_global_write(sx_queue queue, const void *global, const void *src, size_t num_bytes,
                                               size_t offset, int blocking, uint32_t num_events,
                                               const sx_event *wait_list, sx_event *event);
+/** Copy `num_bytes` at `offset` of the device global into dst (the reverse
+ * of sx_queue_device_global_write, with the same errors). */
 SX_API sx_result sx_queue_device_global_read(sx_queue queue, void *dst, const void *global, size_t num_bytes,
                                              size_t offset, int blocking, uint32_t num_events,
                                              const sx_event *wait_list, sx_event *event);
 /** copy(src, dest_global, count, start_index): count elements of elem_size
- * bytes starting at element start_index; and the reverse. */
+ * bytes into the device global, starting at element start_index. */
 SX_API sx_result sx_queue_device_global_copy_to(sx_queue queue, const void *src, const void *global, size_t elem_size,
                                                 size_t count, size_t start_index, int blocking, uint32_t num_events,
                                                 const sx_event *wait_list, sx_event *event);
+/** copy(global, dest, count, start_index): count elements of elem_size
+ * bytes from element start_index of the device global into dst. */
 SX_API sx_result sx_queue_device_global_copy_from(sx_queue queue, void *dst, const void *global, size_t elem_size,
                                                   size_t count, size_t start_index, int blocking, uint32_t num_events,
                                                   const sx_event *wait_list, sx_event *event);
@@ -355,4 +414,4 @@ SX_API sx_result sx_queue_device_global_copy_from(sx_queue queue, void *dst, con
 #ifdef __cplusplus
 }
 #endif
-#endif /**< SYCL_EXT_SX_H */
+#endif /* SYCL_EXT_SX_H */

@@ -16,6 +16,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 said() { tr -s '\n ' '  ' <"$1" | grep -q "$2"; }
 
 make -s -C "$b" install DESTDIR="$w/root" >"$w/install.log" 2>&1 || { cat "$w/install.log"; fail "make install DESTDIR"; }
+# The adapter directory holds modules, no libtool .la files (issue 25).
+la=$(find "$w/root" -path '*/sycl-ext/*.la')
+[ -z "$la" ] || fail "libtool files installed into the adapter directory: $la"
+[ -n "$(find "$w/root" -path '*/sycl-ext/sx-adapter-*.so')" ] || fail "no adapter installed"
+# The API reference where the build made it (configure found doxygen).
+if [ -f "$b/doc/api/stamp" ]; then
+    [ -n "$(find "$w/root" -path '*/doc/libsycl-ext/api/html/index.html')" ] || fail "no API reference (HTML) installed"
+    [ -n "$(find "$w/root" -path '*/man3/sx_nd_launch.3')" ] || fail "no man page sx_nd_launch(3) installed"
+fi
 cfg=$(find "$w/root" -name sycl-ext-config.cmake | head -n 1)
 [ -n "$cfg" ] || fail "no sycl-ext-config.cmake installed"
 [ -f "$(dirname "$cfg")/sycl-ext-config-version.cmake" ] || fail "no version file beside $cfg"
