@@ -17,17 +17,22 @@ rm -rf "$w" && mkdir -p "$w/lib"
 cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler to build the impostor libsycl-ext"; exit 77; }
 
-# An impostor libsycl-ext.so.1 and trace library: loading either ends the
-# process with status 99 and says so.
+# An impostor libsycl-ext.so.1 and trace library: a program that calls
+# into either (instead of the build's library) ends with status 99 and
+# says so; a program linked with libsycl-ext cannot even start on the
+# impostor (its other symbols are missing).
 cat >"$w/impostor.c" <<'EOF'
 #include <stdio.h>
 #include <stdlib.h>
-__attribute__((constructor)) static void impostor(void)
+static void impostor(void)
 {
-    fputs("HOSTILE: the caller's libsycl-ext was loaded\n", stderr);
+    fputs("HOSTILE: the caller's libsycl-ext was called\n", stderr);
     exit(99);
 }
-int sx_init(unsigned flags) { (void)flags; exit(99); }
+int sx_init(unsigned flags) { (void)flags; impostor(); return 0; }
+int sx_register_images(const void *b) { (void)b; impostor(); return 0; }
+int sx_image_file_load(const char *p, void *f) { (void)p; (void)f; impostor(); return 0; }
+int sxa_get_proc_table(unsigned v, unsigned id, void *t) { (void)v; (void)id; (void)t; impostor(); return 0; }
 EOF
 "$cc" -shared -fPIC -Wl,-soname,libsycl-ext.so.1 "$w/impostor.c" -o "$w/lib/libsycl-ext.so.1" &&
     ln -s libsycl-ext.so.1 "$w/lib/libsycl-ext.so" &&

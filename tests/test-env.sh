@@ -17,14 +17,14 @@ for sx_v in $(awk 'BEGIN { for (k in ENVIRON) print k }'); do
         unset "$sx_v" ;;
     esac
 done
-# A search-path entry that holds a libsycl-ext (or one of its adapters) other
-# than the build tree's would shadow the library under test.
+# A search-path entry that holds a libsycl-ext (or one of its adapters)
+# would shadow the library under test (libtool's wrappers find the build
+# tree's themselves).
 sx_filter_path() { # SEPARATOR LIST
     sx_out= sx_ifs=$IFS
     IFS=$1
     for sx_d in $2; do
         case $sx_d in
-        "$SX_TEST_BUILDDIR"/*) sx_out=${sx_out:+$sx_out$1}$sx_d; continue ;;
         *libsycl-ext*|*sx-adapter-*) continue ;;
         esac
         if [ -n "$sx_d" ] && [ -d "$sx_d" ]; then
