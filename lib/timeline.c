@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* timeline.c: SX_TRACE=FILE.json, the Trace Event JSON timeline: each
+ * thread appends finished spans ("ph":"X") to a buffer of its own, written
+ * to the file with one write() when full, at thread exit, sx_fini and the
+ * library's unloading (which also closes the JSON array). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sx-internal.h"
+#include "timeline.h"
+
+bool sxi_tl_on;
+
+#define TL_BUF_SIZE (32u << 10)
+
+typedef struct tl_buf {
+    struct tl_buf *next;
+    pthread_mutex_t lock; /* the owner appends, a flush from another thread writes */
+    int tid;
+    size_t len;
+    char data[TL_BUF_SIZE];
+} tl_buf;
+
+/* Lock order: list_lock, then a buffer's lock, then file_lock. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER; /* the list of buffers */
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER; /* writes to the file */
+static tl_buf *bufs;
+static int fd = -1;
+static int pid;
+static uint64_t origin;
+static pthread_key_t key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static __thread tl_buf *mine;
+
+static void write_all(const char *p, size_t n)
+{
+    while (n && fd >= 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            sxi_tl_on = false; /* disk full or closed: stop tracing, keep running */
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Buffer lock held; takes the file lock. */
+static void drain(tl_buf *b)
+{
+    if (!b->len)
+        return;
+    pthread_mutex_lock(&file_lock);
+    write_all(b->data, b->len);
+    pthread_mutex_unlock(&file_lock);
+    b->len = 0;
+}
+
+static void thread_gone(void *p)
+{
+    tl_buf *b = p;
+    pthread_mutex_lock(&list_lock);
+    for (tl_buf **pp = &bufs; *pp; pp = &(*pp)->next)
+        if (*pp == b) {
+            *pp = b->next;
+            break;
+        }
+    pthread_mutex_lock(&b->lock);
+    drain(b);
+    pthread_mutex_unlock(&b->lock);
+    pthread_mutex_unlock(&list_lock);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+    mine = NULL;
+}
+
+static void make_key(void) { pthread_key_create(&key, thread_gone); }
+
+static void json_escape(char *out, size_t size, size_t *len, const char *s)
+{
+    size_t n = *len;
+    for (; s && *s && n + 8 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            out[n++] = '\\';
+            out[n++] = (char)c;
+        } else if (c < 0x20) {
+            n += (size_t)snprintf(out + n, size - n, "\\u%04x", c);
+        } else
+            out[n++] = (char)c;
+    }
+    *len = n;
+}
+
+static tl_buf *buffer(void)
+{
+    if (mine)
+        return mine;
+    tl_buf *b = malloc(sizeof(*b));
+    if (!b)
+        return NULL;
+    pthread_mutex_init(&b->lock, NULL);
+    b->tid = (int)syscall(SYS_gettid);
+    b->len = 0;
+    char name[32] = "";
+    if (pthread_getname_np(pthread_self(), name, sizeof(name)) != 0 || !*name)
+        snprintf(name, sizeof(name), "thread %d", b->tid);
+    char esc[80];
+    size_t el = 0;
+    json_escape(esc, sizeof(esc), &el, name);
+    esc[el] = 0;
+    b->len = (size_t)snprintf(b->data, TL_BUF_SIZE,
+                              "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s%s\"}},\n",
+                              pid, b->tid, esc, b->tid == pid ? " (main)" : "");
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(key, b);
+    pthread_mutex_lock(&list_lock);
+    b->next = bufs;
+    bufs = b;
+    pthread_mutex_unlock(&list_lock);
+    mine = b;
+    return b;
+}
+
+void sxi_tl_arg_str(sxi_tl_args *a, const char *k, const char *v)
+{
+    size_t n = a->len;
+    if (n + strlen(k) + 8 >= sizeof(a->buf))
+        return;
+    n += (size_t)snprintf(a->buf + n, sizeof(a->buf) - n, "%s\"%s\":\"", n ? "," : "", k);
+    json_escape(a->buf, sizeof(a->buf) - 2, &n, v ? v : "");
+    a->buf[n++] = '"';
+    a->buf[n] = 0;
+    a->len = n;
+}
+
+void sxi_tl_arg_u64(sxi_tl_args *a, const char *k, uint64_t v)
+{
+    int w = snprintf(a->buf + a->len, sizeof(a->buf) - a->len, "%s\"%s\":%llu", a->len ? "," : "", k,
+                     (unsigned long long)v);
+    if (w > 0 && a->len + (size_t)w < sizeof(a->buf))
+        a->len += (size_t)w;
+    else
+        a->buf[a->len] = 0;
+}
+
+void sxi_tl_arg_bool(sxi_tl_args *a, const char *k, bool v)
+{
+    int w = snprintf(a->buf + a->len, sizeof(a->buf) - a->len, "%s\"%s\":%s", a->len ? "," : "", k,
+                     v ? "true" : "false");
+    if (w > 0 && a->len + (size_t)w < sizeof(a->buf))
+        a->len += (size_t)w;
+    else
+        a->buf[a->len] = 0;
+}
+
+void sxi_tl_arg_sizes(sxi_tl_args *a, const char *k, const size_t *v, uint32_t n)
+{
+    size_t l = a->len;
+    int w = snprintf(a->buf + l, sizeof(a->buf) - l, "%s\"%s\":[", l ? "," : "", k);
+    if (w <= 0 || l + (size_t)w + 2 >= sizeof(a->buf))
+        return;
+    l += (size_t)w;
+    for (uint32_t i = 0; v && i < n && i < 3; i++) {
+        w = snprintf(a->buf + l, sizeof(a->buf) - l, "%s%zu", i ? "," : "", v[i]);
+        if (w <= 0 || l + (size_t)w + 2 >= sizeof(a->buf))
+            return;
+        l += (size_t)w;
+    }
+    a->buf[l++] = ']';
+    a->buf[l] = 0;
+    a->len = l;
+}
+
+void sxi_tl_end(uint64_t t0, const char *name, const sxi_tl_args *args)
+{
+    if (!t0 || !sxi_tl_on)
+        return;
+    uint64_t t1 = sxi_now_ns();
+    tl_buf *b = buffer();
+    if (!b)
+        return;
+    uint64_t ts = t0 > origin ? t0 - origin : 0, dur = t1 - t0;
+    pthread_mutex_lock(&b->lock);
+    size_t need = 160 + strlen(name) + (args ? args->len : 0);
+    if (b->len + need > TL_BUF_SIZE)
+        drain(b);
+    int w = snprintf(b->data + b->len, TL_BUF_SIZE - b->len,
+                     "{\"name\":\"%s\",\"cat\":\"sx\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%llu.%03u,\"dur\":%llu.%03u,"
+                     "\"args\":{%s}},\n",
+                     name, pid, b->tid, (unsigned long long)(ts / 1000), (unsigned)(ts % 1000),
+                     (unsigned long long)(dur / 1000), (unsigned)(dur % 1000), args ? args->buf : "");
+    if (w > 0 && b->len + (size_t)w < TL_BUF_SIZE)
+        b->len += (size_t)w;
+    pthread_mutex_unlock(&b->lock);
+}
+
+void sxi_tl_launch(uint64_t t0, const char *kernel, const char *device, uint32_t dims, const size_t *global,
+                   const size_t *local, uint32_t num_args, int result)
+{
+    sxi_tl_args a = {.len = 0};
+    a.buf[0] = 0;
+    sxi_tl_arg_str(&a, "kernel", kernel);
+    sxi_tl_arg_str(&a, "device", device);
+    sxi_tl_arg_u64(&a, "dims", dims);
+    sxi_tl_arg_sizes(&a, "global", global, dims);
+    if (local)
+        sxi_tl_arg_sizes(&a, "local", local, dims);
+    sxi_tl_arg_u64(&a, "args", num_args);
+    if (result)
+        sxi_tl_arg_str(&a, "result", sx_result_name((sx_result)result));
+    sxi_tl_end(t0, "launch", &a);
+}
+
+void sxi_tl_copy(uint64_t t0, const char *what, const char *device, size_t bytes, int blocking, int result)
+{
+    sxi_tl_args a = {.len = 0};
+    a.buf[0] = 0;
+    sxi_tl_arg_str(&a, "device", device);
+    sxi_tl_arg_u64(&a, "bytes", bytes);
+    sxi_tl_arg_bool(&a, "blocking", blocking != 0);
+    if (result)
+        sxi_tl_arg_str(&a, "result", sx_result_name((sx_result)result));
+    sxi_tl_end(t0, what, &a);
+}
+
+void sxi_tl_simple(uint64_t t0, const char *name, const char *k, const char *v)
+{
+    sxi_tl_args a = {.len = 0};
+    a.buf[0] = 0;
+    if (k)
+        sxi_tl_arg_str(&a, k, v);
+    sxi_tl_end(t0, name, &a);
+}
+
+void sxi_tl_flush(void)
+{
+    if (fd < 0)
+        return;
+    pthread_mutex_lock(&list_lock);
+    for (tl_buf *b = bufs; b; b = b->next) {
+        pthread_mutex_lock(&b->lock);
+        drain(b);
+        pthread_mutex_unlock(&b->lock);
+    }
+    pthread_mutex_unlock(&list_lock);
+}
+
+static bool json_request(const char *v, const char **path)
+{
+    if (!v || !*v)
+        return false;
+    if (!strncmp(v, "json:", 5)) {
+        *path = v + 5;
+        return **path != 0;
+    }
+    size_t n = strlen(v);
+    if (n > 5 && !strcmp(v + n - 5, ".json")) {
+        *path = v;
+        return true;
+    }
+    return false;
+}
+
+bool sxi_trace_text_wanted(void)
+{
+    const char *v = sxi_getenv("SX_TRACE"), *p;
+    return v && *v && strcmp(v, "0") != 0 && !json_request(v, &p);
+}
+
+static void tl_open(const char *path);
+
+static void child_after_fork(void)
+{
+    /* The child does not write into its parent's file. */
+    sxi_tl_on = false;
+    if (fd >= 0)
+        close(fd);
+    fd = -1;
+}
+
+void sxi_tl_init_from_env(void)
+{
+    static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+    const char *v, *path;
+    if (fd >= 0)
+        return;
+    pthread_mutex_lock(&init_lock);
+    v = sxi_getenv("SX_TRACE");
+    if (fd < 0 && json_request(v, &path))
+        tl_open(path);
+    pthread_mutex_unlock(&init_lock);
+}
+
+static void tl_open(const char *path)
+{
+    pid = (int)getpid();
+    char file[4096];
+    size_t n = 0;
+    for (const char *s = path; *s && n + 24 < sizeof(file); s++) {
+        if (s[0] == '%' && s[1] == 'p') {
+            n += (size_t)snprintf(file + n, sizeof(file) - n, "%d", pid);
+            s++;
+        } else
+            file[n++] = *s;
+    }
+    file[n] = 0;
+    fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        SXI_LOG(SX_LOG_WARN, "SX_TRACE: cannot create the timeline file '%s': %s; no timeline", file, strerror(errno));
+        return;
+    }
+    static bool once;
+    if (!once) {
+        once = true;
+        pthread_atfork(NULL, NULL, child_after_fork);
+    }
+    origin = sxi_now_ns();
+    write_all("[\n", 2);
+    sxi_tl_on = true;
+    SXI_LOG(SX_LOG_INFO, "SX_TRACE: writing the timeline to '%s' (Trace Event JSON)", file);
+}
+
+/* The library's unloading (or the process's exit): the rest, and the end
+ * of the array, so the file is valid JSON. */
+__attribute__((destructor)) static void tl_close(void)
+{
+    if (fd < 0)
+        return;
+    sxi_pcache_writer_stop(); /* its last cache writes are spans too */
+    sxi_tl_on = false;
+    sxi_tl_flush();
+    char end[160];
+    int w = snprintf(end, sizeof(end),
+                     "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"libsycl-ext\"}}\n]\n",
+                     pid, pid);
+    pthread_mutex_lock(&file_lock);
+    write_all(end, (size_t)w);
+    close(fd);
+    fd = -1;
+    pthread_mutex_unlock(&file_lock);
+}
