@@ -328,7 +328,12 @@ static sx_result register_desc(const sx_device_binaries *desc, sxi_library **out
 /* Registration as a timeline span (SX_TRACE=FILE.json). */
 sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
 {
-    sxi_tl_init_from_env(); /* registration from a constructor comes before sx_init */
+    if (!sxi_initialized()) {
+        /* Registration from a constructor comes before sx_init: SX_LOG and
+         * SX_TRACE already count for it. */
+        sxi_log_init_from_env();
+        sxi_tl_init_from_env();
+    }
     uint64_t t0 = sxi_tl_begin();
     sx_result r = register_desc(desc, out);
     if (SXI_UNLIKELY(t0)) {

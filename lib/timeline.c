@@ -16,6 +16,12 @@
 #include "timeline.h"
 
 bool sxi_tl_on;
+bool sxi_tl_file;
+
+void sxi_tl_refresh(void)
+{
+    sxi_tl_on = sxi_tl_file || atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG;
+}
 
 #define TL_BUF_SIZE (32u << 10)
 
@@ -45,7 +51,8 @@ static void write_all(const char *p, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            sxi_tl_on = false; /* disk full or closed: stop tracing, keep running */
+            sxi_tl_file = false; /* disk full or closed: stop tracing, keep running */
+            sxi_tl_refresh();
             return;
         }
         p += w;
@@ -182,7 +189,7 @@ void sxi_tl_arg_sizes(sxi_tl_args *a, const char *k, const size_t *v, uint32_t n
 
 void sxi_tl_end(uint64_t t0, const char *name, const sxi_tl_args *args)
 {
-    if (!t0 || !sxi_tl_on)
+    if (!t0 || !sxi_tl_file)
         return;
     uint64_t t1 = sxi_now_ns();
     tl_buf *b = buffer();
@@ -206,6 +213,19 @@ void sxi_tl_end(uint64_t t0, const char *name, const sxi_tl_args *args)
 void sxi_tl_launch(uint64_t t0, const char *kernel, const char *device, uint32_t dims, const size_t *global,
                    const size_t *local, uint32_t num_args, int result)
 {
+    if (atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG) {
+        size_t g[3] = {1, 1, 1}, l[3] = {0, 0, 0};
+        for (uint32_t d = 0; d < dims && d < 3 && global; d++) {
+            g[d] = global[d];
+            l[d] = local ? local[d] : 0;
+        }
+        sxi_log(SX_LOG_DEBUG, "launch of '%s' on %s: %u dimension(s), global %zu,%zu,%zu, local %zu,%zu,%zu%s, %u "
+                "argument(s): %s (%.1f us)", kernel, device, dims, g[0], g[1], g[2], l[0], l[1], l[2],
+                local ? "" : " (the backend's choice)", num_args, sx_result_name((sx_result)result),
+                (double)(sxi_now_ns() - t0) / 1000.0);
+    }
+    if (!sxi_tl_file)
+        return;
     sxi_tl_args a = {.len = 0};
     a.buf[0] = 0;
     sxi_tl_arg_str(&a, "kernel", kernel);
@@ -222,6 +242,11 @@ void sxi_tl_launch(uint64_t t0, const char *kernel, const char *device, uint32_t
 
 void sxi_tl_copy(uint64_t t0, const char *what, const char *device, size_t bytes, int blocking, int result)
 {
+    if (atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG)
+        sxi_log(SX_LOG_DEBUG, "%s of %zu bytes on %s%s: %s", what, bytes, device, blocking ? " (blocking)" : "",
+                sx_result_name((sx_result)result));
+    if (!sxi_tl_file)
+        return;
     sxi_tl_args a = {.len = 0};
     a.buf[0] = 0;
     sxi_tl_arg_str(&a, "device", device);
@@ -281,7 +306,8 @@ static void tl_open(const char *path);
 static void child_after_fork(void)
 {
     /* The child does not write into its parent's file. */
-    sxi_tl_on = false;
+    sxi_tl_file = false;
+    sxi_tl_refresh();
     if (fd >= 0)
         close(fd);
     fd = -1;
@@ -325,7 +351,8 @@ static void tl_open(const char *path)
     }
     origin = sxi_now_ns();
     write_all("[\n", 2);
-    sxi_tl_on = true;
+    sxi_tl_file = true;
+    sxi_tl_refresh();
     SXI_LOG(SX_LOG_INFO, "SX_TRACE: writing the timeline to '%s' (Trace Event JSON)", file);
 }
 
@@ -336,7 +363,8 @@ __attribute__((destructor)) static void tl_close(void)
     if (fd < 0)
         return;
     sxi_pcache_writer_stop(); /* its last cache writes are spans too */
-    sxi_tl_on = false;
+    sxi_tl_file = false;
+    sxi_tl_refresh();
     sxi_tl_flush();
     char end[160];
     int w = snprintf(end, sizeof(end),

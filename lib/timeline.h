@@ -10,7 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The slow path of launches, copies and waits is on: a timeline file is
+ * open (sxi_tl_file) or SX_LOG is debug (their lines). */
 extern bool sxi_tl_on;
+extern bool sxi_tl_file;
+void sxi_tl_refresh(void);
 uint64_t sxi_now_ns(void);
 
 /* The start of a span: its time, or 0 when the timeline is off. */
