@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sx-internal.h"
@@ -17,9 +18,12 @@
 
 bool sxi_tl_on;
 bool sxi_tl_file;
+static void calibrate(void);
 
 void sxi_tl_refresh(void)
 {
+    if (atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG)
+        calibrate();
     sxi_tl_on = sxi_tl_file || atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG;
 }
 
@@ -30,6 +34,8 @@ typedef struct tl_buf {
     pthread_mutex_t lock; /* the owner appends, a flush from another thread writes */
     int tid;
     size_t len;
+    char ids[48];   /* ","pid":P,"tid":T,"ts": */
+    size_t ids_len;
     char data[TL_BUF_SIZE];
 } tl_buf;
 
@@ -39,7 +45,26 @@ static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER; /* writes to the f
 static tl_buf *bufs;
 static int fd = -1;
 static int pid;
-static uint64_t origin;
+static void calibrate_once(void);
+static uint64_t origin;       /* ticks when the timeline began */
+static uint64_t ns_per_tick;  /* 32.32 fixed point */
+
+/* The tick rate against CLOCK_MONOTONIC over 2 ms, once, when a timeline or
+ * debug log turns on (x86-64: the TSC, which the kernel keeps in step
+ * across CPUs where it uses it as its clock source). */
+static void calibrate(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, calibrate_once);
+}
+
+uint64_t sxi_tl_ns(uint64_t ticks)
+{
+    if (!ns_per_tick)
+        calibrate();
+    uint64_t d = ticks > origin ? ticks - origin : 0;
+    return (uint64_t)(((unsigned __int128)d * ns_per_tick) >> 32);
+}
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static __thread tl_buf *mine;
@@ -69,6 +94,19 @@ static void drain(tl_buf *b)
     write_all(b->data, b->len);
     pthread_mutex_unlock(&file_lock);
     b->len = 0;
+}
+
+static void calibrate_once(void)
+{
+    uint64_t n0 = sxi_now_ns(), t0 = sxi_tl_ticks();
+    struct timespec ts = {0, 2000000};
+    nanosleep(&ts, NULL);
+    uint64_t n1 = sxi_now_ns(), t1 = sxi_tl_ticks();
+    uint64_t dt = t1 > t0 ? t1 - t0 : 1;
+    ns_per_tick = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / dt);
+    if (!ns_per_tick)
+        ns_per_tick = 1;
+    origin = t0;
 }
 
 static void thread_gone(void *p)
@@ -127,6 +165,7 @@ static tl_buf *buffer(void)
     b->len = (size_t)snprintf(b->data, TL_BUF_SIZE,
                               "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"%s%s\"}},\n",
                               pid, b->tid, esc, b->tid == pid ? " (main)" : "");
+    b->ids_len = (size_t)snprintf(b->ids, sizeof(b->ids), "\",\"pid\":%d,\"tid\":%d,\"ts\":", pid, b->tid);
     pthread_once(&key_once, make_key);
     pthread_setspecific(key, b);
     pthread_mutex_lock(&list_lock);
@@ -187,27 +226,102 @@ void sxi_tl_arg_sizes(sxi_tl_args *a, const char *k, const size_t *v, uint32_t n
     a->len = l;
 }
 
+/* The event writers: no printf on the launch path (a span costs about
+ * what the empty launch does, bench/launch-ab with SX_AB_ENV_B). */
+static char *put_mem(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    return p + n;
+}
+#define PUT_LIT(p, lit) put_mem((p), (lit), sizeof(lit) - 1)
+
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* Nanoseconds as microseconds with three decimals (the format's unit). */
+static char *put_us(char *p, uint64_t ns)
+{
+    p = put_u64(p, ns / 1000);
+    unsigned f = (unsigned)(ns % 1000);
+    *p++ = '.';
+    *p++ = (char)('0' + f / 100);
+    *p++ = (char)('0' + f / 10 % 10);
+    *p++ = (char)('0' + f % 10);
+    return p;
+}
+
+/* At most `max` bytes of s, JSON-escaped (control characters dropped). */
+static char *put_esc(char *p, const char *s, size_t max)
+{
+    for (size_t i = 0; s && s[i] && i < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            *p++ = '\\';
+        if (c >= 0x20)
+            *p++ = (char)c;
+    }
+    return p;
+}
+
+/* Open an event in this thread's buffer with room for `need` more bytes:
+ * {"name":"NAME","cat":"sx","ph":"X","pid":P,"tid":T,"ts":TS,"dur":DUR,"args":{
+ * Returns where the arguments go (buffer locked), or NULL. */
+static char *event_open(tl_buf **bp, uint64_t t0, const char *name, size_t need)
+{
+    uint64_t t1 = sxi_tl_ticks();
+    tl_buf *b = buffer();
+    if (!b)
+        return NULL;
+    *bp = b;
+    uint64_t ts = sxi_tl_ns(t0), te = sxi_tl_ns(t1);
+    pthread_mutex_lock(&b->lock);
+    need += 160 + strlen(name);
+    if (b->len + need > TL_BUF_SIZE)
+        drain(b);
+    if (need > TL_BUF_SIZE) {
+        pthread_mutex_unlock(&b->lock);
+        return NULL;
+    }
+    char *p = b->data + b->len;
+    p = PUT_LIT(p, "{\"name\":\"");
+    p = put_esc(p, name, 64);
+    p = PUT_LIT(p, "\",\"cat\":\"sx\",\"ph\":\"X");
+    p = put_mem(p, b->ids, b->ids_len);
+    p = put_us(p, ts);
+    p = PUT_LIT(p, ",\"dur\":");
+    p = put_us(p, te > ts ? te - ts : 0);
+    p = PUT_LIT(p, ",\"args\":{");
+    return p;
+}
+
+static void event_close(tl_buf *b, char *p)
+{
+    p = PUT_LIT(p, "}},\n");
+    b->len = (size_t)(p - b->data);
+    pthread_mutex_unlock(&b->lock);
+}
+
 void sxi_tl_end(uint64_t t0, const char *name, const sxi_tl_args *args)
 {
     if (!t0 || !sxi_tl_file)
         return;
-    uint64_t t1 = sxi_now_ns();
-    tl_buf *b = buffer();
-    if (!b)
+    tl_buf *b;
+    char *p = event_open(&b, t0, name, args ? args->len : 0);
+    if (!p)
         return;
-    uint64_t ts = t0 > origin ? t0 - origin : 0, dur = t1 - t0;
-    pthread_mutex_lock(&b->lock);
-    size_t need = 160 + strlen(name) + (args ? args->len : 0);
-    if (b->len + need > TL_BUF_SIZE)
-        drain(b);
-    int w = snprintf(b->data + b->len, TL_BUF_SIZE - b->len,
-                     "{\"name\":\"%s\",\"cat\":\"sx\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":%llu.%03u,\"dur\":%llu.%03u,"
-                     "\"args\":{%s}},\n",
-                     name, pid, b->tid, (unsigned long long)(ts / 1000), (unsigned)(ts % 1000),
-                     (unsigned long long)(dur / 1000), (unsigned)(dur % 1000), args ? args->buf : "");
-    if (w > 0 && b->len + (size_t)w < TL_BUF_SIZE)
-        b->len += (size_t)w;
-    pthread_mutex_unlock(&b->lock);
+    if (args)
+        p = put_mem(p, args->buf, args->len);
+    event_close(b, p);
 }
 
 void sxi_tl_launch(uint64_t t0, const char *kernel, const char *device, uint32_t dims, const size_t *global,
@@ -222,22 +336,42 @@ void sxi_tl_launch(uint64_t t0, const char *kernel, const char *device, uint32_t
         sxi_log(SX_LOG_DEBUG, "launch of '%s' on %s: %u dimension(s), global %zu,%zu,%zu, local %zu,%zu,%zu%s, %u "
                 "argument(s): %s (%.1f us)", kernel, device, dims, g[0], g[1], g[2], l[0], l[1], l[2],
                 local ? "" : " (the backend's choice)", num_args, sx_result_name((sx_result)result),
-                (double)(sxi_now_ns() - t0) / 1000.0);
+                (double)(sxi_tl_ns(sxi_tl_ticks()) - sxi_tl_ns(t0)) / 1000.0);
     }
     if (!sxi_tl_file)
         return;
-    sxi_tl_args a = {.len = 0};
-    a.buf[0] = 0;
-    sxi_tl_arg_str(&a, "kernel", kernel);
-    sxi_tl_arg_str(&a, "device", device);
-    sxi_tl_arg_u64(&a, "dims", dims);
-    sxi_tl_arg_sizes(&a, "global", global, dims);
-    if (local)
-        sxi_tl_arg_sizes(&a, "local", local, dims);
-    sxi_tl_arg_u64(&a, "args", num_args);
-    if (result)
-        sxi_tl_arg_str(&a, "result", sx_result_name((sx_result)result));
-    sxi_tl_end(t0, "launch", &a);
+    tl_buf *b;
+    char *p = event_open(&b, t0, "launch", 2 * 256 + 3 * 2 * 22 + 120);
+    if (!p)
+        return;
+    p = PUT_LIT(p, "\"kernel\":\"");
+    p = put_esc(p, kernel, 256);
+    p = PUT_LIT(p, "\",\"device\":\"");
+    p = put_esc(p, device, 256);
+    p = PUT_LIT(p, "\",\"dims\":");
+    p = put_u64(p, dims);
+    if (dims > 3)
+        dims = 3;
+    for (int which = 0; which < 2; which++) {
+        const size_t *v = which ? local : global;
+        if (!v)
+            continue;
+        p = which ? PUT_LIT(p, ",\"local\":[") : PUT_LIT(p, ",\"global\":[");
+        for (uint32_t d = 0; d < dims; d++) {
+            if (d)
+                *p++ = ',';
+            p = put_u64(p, v[d]);
+        }
+        *p++ = ']';
+    }
+    p = PUT_LIT(p, ",\"args\":");
+    p = put_u64(p, num_args);
+    if (result) {
+        p = PUT_LIT(p, ",\"result\":\"");
+        p = put_esc(p, sx_result_name((sx_result)result), 64);
+        *p++ = '"';
+    }
+    event_close(b, p);
 }
 
 void sxi_tl_copy(uint64_t t0, const char *what, const char *device, size_t bytes, int blocking, int result)
@@ -247,14 +381,21 @@ void sxi_tl_copy(uint64_t t0, const char *what, const char *device, size_t bytes
                 sx_result_name((sx_result)result));
     if (!sxi_tl_file)
         return;
-    sxi_tl_args a = {.len = 0};
-    a.buf[0] = 0;
-    sxi_tl_arg_str(&a, "device", device);
-    sxi_tl_arg_u64(&a, "bytes", bytes);
-    sxi_tl_arg_bool(&a, "blocking", blocking != 0);
-    if (result)
-        sxi_tl_arg_str(&a, "result", sx_result_name((sx_result)result));
-    sxi_tl_end(t0, what, &a);
+    tl_buf *b;
+    char *p = event_open(&b, t0, what, 256 + 160);
+    if (!p)
+        return;
+    p = PUT_LIT(p, "\"device\":\"");
+    p = put_esc(p, device, 256);
+    p = PUT_LIT(p, "\",\"bytes\":");
+    p = put_u64(p, bytes);
+    p = blocking ? PUT_LIT(p, ",\"blocking\":true") : PUT_LIT(p, ",\"blocking\":false");
+    if (result) {
+        p = PUT_LIT(p, ",\"result\":\"");
+        p = put_esc(p, sx_result_name((sx_result)result), 64);
+        *p++ = '"';
+    }
+    event_close(b, p);
 }
 
 void sxi_tl_simple(uint64_t t0, const char *name, const char *k, const char *v)
@@ -349,7 +490,7 @@ static void tl_open(const char *path)
         once = true;
         pthread_atfork(NULL, NULL, child_after_fork);
     }
-    origin = sxi_now_ns();
+    calibrate();
     write_all("[\n", 2);
     sxi_tl_file = true;
     sxi_tl_refresh();
