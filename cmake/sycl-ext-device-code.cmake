@@ -158,7 +158,11 @@ function(sycl_ext_add_device_code target)
 
   set(_dir "${CMAKE_CURRENT_BINARY_DIR}/${_sx_NAME}.sx")
   file(MAKE_DIRECTORY "${_dir}")
+  # sycl-ext/device.h for the device sources, from the installed headers.
   set(_sx_clang_flags ${_sx_CLANG_FLAGS})
+  if(SYCL_EXT_INCLUDE_DIRS)
+    list(APPEND _sx_clang_flags "-I${SYCL_EXT_INCLUDE_DIRS}")
+  endif()
   set(_args)
   set(_deps)
   set(_stems)
