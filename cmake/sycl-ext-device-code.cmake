@@ -21,7 +21,7 @@
 # Per source (.cl: OpenCL C 2.0; .clcpp: C++ for OpenCL), the producer
 # recipe of doc/producer.md:
 #   k.cl -clang-14 -O<n> -disable-llvm-passes-> k.in.bc -sx-spir-opt -O<n>-> k.bc
-#        -llvm-spirv-14-> k.spv
+#        -llvm-spirv-14 --spirv-ext=+SPV_INTEL_function_pointers-> k.spv
 # (ONE_IMAGE: the k.bc are linked by llvm-link-14 first), then proptool
 # makes the images exactly as `proptool -o NAME.sximg k.spv` does: the
 # if_device pass, the virtual-function split, and for `native` the native
@@ -46,6 +46,9 @@ include_guard(GLOBAL)
 set(_SYCL_EXT_SPIR_FLAGS -target spir64 -c -emit-llvm -Xclang -finclude-default-header)
 set(_SYCL_EXT_HOST_FLAGS -Xclang -finclude-default-header -Dkernel= -D__kernel=
     -target x86_64-linux-gnu -O2 -fPIC -shared -nostdlib)
+
+# Function pointers (C++ virtual functions, indirect calls) translate.
+set(_SYCL_EXT_SPIRV_FLAGS --spirv-ext=+SPV_INTEL_function_pointers)
 
 # The language of a device source from its extension.
 function(_sycl_ext_lang src out_std out_x)
@@ -206,7 +209,7 @@ function(sycl_ext_add_device_code target)
     list(APPEND _bcs "${_bc}")
     if(NOT _sx_ONE_IMAGE)
       add_custom_command(OUTPUT "${_spv}"
-        COMMAND "${SYCL_EXT_LLVM_SPIRV}" "${_bc}" -o "${_spv}"
+        COMMAND "${SYCL_EXT_LLVM_SPIRV}" ${_SYCL_EXT_SPIRV_FLAGS} "${_bc}" -o "${_spv}"
         DEPENDS "${_bc}"
         COMMENT "sycl-ext: ${_stem}: ${SYCL_EXT_LLVM_SPIRV} ${_stem}.bc -o ${_stem}.spv" VERBATIM)
       list(APPEND _args "${_spv}")
@@ -249,7 +252,7 @@ function(sycl_ext_add_device_code target)
       DEPENDS ${_bcs}
       COMMENT "sycl-ext: ${_sx_NAME}: ${SYCL_EXT_LLVM_LINK} (one image of ${_n} sources)" VERBATIM)
     add_custom_command(OUTPUT "${_spv}"
-      COMMAND "${SYCL_EXT_LLVM_SPIRV}" "${_lbc}" -o "${_spv}"
+      COMMAND "${SYCL_EXT_LLVM_SPIRV}" ${_SYCL_EXT_SPIRV_FLAGS} "${_lbc}" -o "${_spv}"
       DEPENDS "${_lbc}"
       COMMENT "sycl-ext: ${_sx_NAME}: ${SYCL_EXT_LLVM_SPIRV} ${_sx_NAME}.bc -o ${_sx_NAME}.spv" VERBATIM)
     list(INSERT _args 0 "${_spv}")
