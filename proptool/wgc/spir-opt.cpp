@@ -108,6 +108,17 @@ int main(int argc, char **argv)
         M.setDataLayout(layout);
     }
 
+    // C++: a vtable of a class with a pure virtual function holds
+    // __cxa_pure_virtual, which no device library defines; define it here
+    // (it returns: calling a pure virtual function is undefined behaviour,
+    // and a device has no abort).
+    for (const char *name : {"__cxa_pure_virtual", "__cxa_deleted_virtual"})
+        if (Function *pv = M.getFunction(name))
+            if (pv->isDeclaration() && pv->getFunctionType()->getReturnType()->isVoidTy() && pv->arg_empty()) {
+                pv->setLinkage(GlobalValue::InternalLinkage);
+                ReturnInst::Create(C, BasicBlock::Create(C, "", pv));
+            }
+
     unsigned frozen = 0;
     for (Function &F : M) {
         std::vector<FreezeInst *> fr;
