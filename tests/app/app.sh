@@ -18,6 +18,10 @@ app=$B/examples/app/app
 SX_DEVICE_SELECTOR='native:*' "$app" >"$W/native.out" 2>&1 || { cat "$W/native.out"; fail "app on native"; }
 grep -q '^OK: ' "$W/native.out" || { cat "$W/native.out"; fail "app on native: no OK"; }
 echo "PASS: the app on native"
+# examples/params: every parameter kind, work_group_memory included.
+SX_DEVICE_SELECTOR='native:*' "$B/examples/params/params" >"$W/params.out" 2>&1 && grep -q '^OK: ' "$W/params.out" ||
+    { cat "$W/params.out"; fail "examples/params on native"; }
+echo "PASS: every parameter kind on native"
 
 # With the timeline: a cold cache (the writer thread's spans too), then
 # the checker. The file is complete when the process has ended.
@@ -55,4 +59,8 @@ OCL_ICD_VENDORS=$icd SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$B/adapters/open
     "$app" >"$W/intel.out" 2>&1 || { cat "$W/intel.out"; fail "app on Intel's CPU OpenCL runtime"; }
 grep -q '^OK: ' "$W/intel.out" || { cat "$W/intel.out"; fail "app on Intel: no OK"; }
 echo "PASS: the app on Intel's CPU OpenCL runtime"
+OCL_ICD_VENDORS=$icd SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$B/adapters/opencl/.libs" SX_DEVICE_SELECTOR='opencl:*' \
+    "$B/examples/params/params" >"$W/params-intel.out" 2>&1 && grep -q '^OK: ' "$W/params-intel.out" ||
+    { cat "$W/params-intel.out"; fail "examples/params on Intel's CPU OpenCL runtime"; }
+echo "PASS: every parameter kind on Intel's CPU OpenCL runtime"
 rm -rf "$W"
