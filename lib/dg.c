@@ -740,7 +740,11 @@ SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, co
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {true, q, global, (void *)src, bytes, offset, blocking, nw, wl, ev};
-    return copy(&c);
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = copy(&c);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_copy(t0, "device_global write", q->device->name, bytes, blocking, (int)r);
+    return r;
 }
 
 SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *global, size_t bytes, size_t offset,
@@ -750,7 +754,11 @@ SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {false, q, global, dst, bytes, offset, blocking, nw, wl, ev};
-    return copy(&c);
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = copy(&c);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_copy(t0, "device_global read", q->device->name, bytes, blocking, (int)r);
+    return r;
 }
 
 static sx_result elems(const void *global, size_t elem, size_t count, size_t start, size_t *bytes, size_t *offset)

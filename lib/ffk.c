@@ -528,9 +528,12 @@ static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, 
                         const size_t *local, const sx_launch_properties *props, uint32_t nw, const sx_event *wl,
                         sx_event *ev)
 {
+    uint64_t t0 = sxi_tl_begin();
     sxi_section sec = sxi_read_lock();
     sx_result r = launch_in_section(&sec, q, a, single, dims, global, local, props, nw, wl, ev);
     sxi_read_unlock(sec);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_launch(t0, a->kernel->name, q->device->name, dims, global, local, a->cap, (int)r);
     return r;
 }
 

@@ -323,7 +323,30 @@ static bool index_add(sxi_image *im)
 
 /* -------------------------------------------------------- public API */
 
+static sx_result register_desc(const sx_device_binaries *desc, sxi_library **out);
+
+/* Registration as a timeline span (SX_TRACE=FILE.json). */
 sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
+{
+    if (!sxi_initialized()) {
+        /* Registration from a constructor comes before sx_init: SX_LOG and
+         * SX_TRACE already count for it. */
+        sxi_log_init_from_env();
+        sxi_tl_init_from_env();
+    }
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = register_desc(desc, out);
+    if (SXI_UNLIKELY(t0)) {
+        sxi_tl_args a = {.len = 0};
+        a.buf[0] = 0;
+        sxi_tl_arg_u64(&a, "images", desc ? desc->num_device_binaries : 0);
+        sxi_tl_arg_str(&a, "result", sx_result_name(r));
+        sxi_tl_end(t0, "register", &a);
+    }
+    return r;
+}
+
+static sx_result register_desc(const sx_device_binaries *desc, sxi_library **out)
 {
     if (!desc)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_register_images: binaries is NULL");

@@ -17,6 +17,7 @@ SX_API sx_result sx_init(uint32_t flags)
     if (init_refs == 0) {
         sxi_env_ignore(flags & SX_INIT_IGNORE_ENVIRONMENT);
         sxi_log_init_from_env();
+        sxi_tl_init_from_env();
         const char *sel = sxi_getenv("SX_DEVICE_SELECTOR");
         sxi_selector_reset();
         if (sel && (r = sxi_selector_parse(sel)) != SX_SUCCESS) {
@@ -56,6 +57,7 @@ SX_API sx_result sx_fini(void)
         sxi_adapters_unload();
         sxi_selector_reset();
         sxi_pcache_writer_stop(); /* every program cache entry handed over is written */
+        sxi_tl_flush();
     }
     pthread_mutex_unlock(&init_lock);
     return SX_SUCCESS;

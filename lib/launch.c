@@ -220,7 +220,16 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
             return SX_SUCCESS;
         }
         sxi_read_unlock(*sec);
+        uint64_t t0 = sxi_tl_begin();
         sx_result r = sxi_kernel_slot_get(h, q);
+        if (SXI_UNLIKELY(t0)) {
+            sxi_tl_args a = {.len = 0};
+            a.buf[0] = 0;
+            sxi_tl_arg_str(&a, "kernel", k->name);
+            sxi_tl_arg_str(&a, "device", q->device->name);
+            sxi_tl_arg_str(&a, "result", sx_result_name(r));
+            sxi_tl_end(t0, "first launch: program and kernel", &a);
+        }
         *sec = sxi_read_lock();
         if (r != SX_SUCCESS)
             return r;
@@ -236,9 +245,9 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                        event);
 }
 
-SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
-                                 const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
-                                 const sx_event *wait_list, sx_event *event)
+static inline __attribute__((always_inline)) sx_result
+queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
+             uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
@@ -264,4 +273,26 @@ SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims,
     }
     sxi_read_unlock(sec);
     return r;
+}
+
+/* SX_TRACE=FILE.json: the launch as a span (timeline.c). */
+static SXI_COLD __attribute__((noinline)) sx_result
+launch_traced(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
+              uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
+{
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    bool named = r == SX_SUCCESS || (sxi_tag_of(&k->tag) == SXI_TAG_KERNEL && sxi_tag_of(&q->tag) == SXI_TAG_QUEUE);
+    sxi_tl_launch(t0, named && k ? k->name : "?", named && q ? q->device->name : "?", dims, global, local, num_args,
+                  (int)r);
+    return r;
+}
+
+SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
+                                 const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
+                                 const sx_event *wait_list, sx_event *event)
+{
+    if (SXI_UNLIKELY(sxi_tl_on))
+        return launch_traced(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
 }

@@ -182,6 +182,71 @@ sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r
     return r;
 }
 
+/* One argument's text: "name=value", or the value alone for a literal
+ * (0, NULL, "x"). */
+static size_t put_arg(char *out, size_t size, const char *name, size_t name_len, const sxi_targ *v)
+{
+    if ((name_len && name[0] >= '0' && name[0] <= '9') || (name_len == 4 && !strncmp(name, "NULL", 4)) ||
+        (name_len && name[0] == '"'))
+        name_len = 0;
+    int w = name_len ? snprintf(out, size, "%.*s=", (int)name_len, name) : 0;
+    size_t n = w < 0 ? 0 : (size_t)w < size ? (size_t)w : size ? size - 1 : 0;
+    out += n;
+    size -= n;
+    switch (v->kind) {
+    case 0: w = snprintf(out, size, "%llu", v->v.u); break;
+    case 1: w = snprintf(out, size, "%lld", v->v.i); break;
+    case 3: w = v->v.s ? snprintf(out, size, "\"%.64s\"", v->v.s) : snprintf(out, size, "NULL"); break;
+    default: w = v->v.p ? snprintf(out, size, "%p", v->v.p) : snprintf(out, size, "NULL");
+    }
+    return n + (w < 0 ? 0 : (size_t)w < size ? (size_t)w : size ? size - 1 : 0);
+}
+
+sx_result sxi_trace_call(struct sx_adapter_s *a, const char *call, const char *names, const sxi_targ *v, uint32_t n,
+                         sx_result r, uint64_t t0)
+{
+    char line[1536];
+    double us = (double)(sxi_now_ns() - t0) / 1000.0;
+    size_t len = (size_t)snprintf(line, 256, "trace %s %s(", a->name, call);
+    /* The source text of the arguments, split at the commas outside
+     * brackets and string literals. */
+    const char *p = names;
+    for (uint32_t i = 0; i < n && len + 8 < sizeof(line) - 320; i++) {
+        while (*p == ' ')
+            p++;
+        const char *b = p;
+        int depth = 0;
+        bool quoted = false;
+        for (; *p && (depth || quoted || *p != ','); p++) {
+            if (quoted) {
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == '"')
+                    quoted = false;
+            } else if (*p == '"')
+                quoted = true;
+            else if (*p == '(' || *p == '[' || *p == '{')
+                depth++;
+            else if (*p == ')' || *p == ']' || *p == '}')
+                depth--;
+        }
+        size_t nl = (size_t)(p - b);
+        while (nl && b[nl - 1] == ' ')
+            nl--;
+        if (i)
+            len += (size_t)snprintf(line + len, sizeof(line) - len, ", ");
+        len += put_arg(line + len, sizeof(line) - 320 - len, b, nl > 48 ? 48 : nl, &v[i]);
+        if (*p == ',')
+            p++;
+    }
+    if (r == SX_SUCCESS)
+        snprintf(line + len, sizeof(line) - len, ") -> SX_SUCCESS (%.1f us)", us);
+    else
+        snprintf(line + len, sizeof(line) - len, ") -> %s (%.1f us): %.200s", sx_result_name(r), us, sx_last_error());
+    sxi_log_emit(SX_LOG_INFO, line);
+    return r;
+}
+
 static char *xstrdup(const char *s)
 {
     return s ? strdup(s) : NULL;
@@ -284,8 +349,7 @@ static struct sx_adapter_s *adapter_new(const char *name, const char *path)
     a->name = xstrdup(name);
     a->path = xstrdup(path);
     a->status = SX_ERROR_UNINITIALIZED;
-    const char *t = sxi_getenv("SX_TRACE");
-    a->trace = t && *t && strcmp(t, "0") != 0;
+    a->trace = sxi_trace_text_wanted(); /* SX_TRACE=FILE.json is the timeline instead (timeline.c) */
     if (!a->name || !a->path) {
         free(a->name);
         free(a->path);

@@ -83,9 +83,12 @@ SX_API sx_result sx_queue_wait(sx_queue q)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
+    uint64_t t0 = sxi_tl_begin();
     sx_result r = SXA_CALL(q->adapter, queue, finish, q->handle);
     if (r != SX_SUCCESS)
         sxi_error_prefix("sx_queue_wait(%s)", q->device->name);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_simple(t0, "queue wait", "device", q->device->name);
     return r;
 }
 
@@ -109,8 +112,8 @@ SX_API sx_result sx_queue_wait(sx_queue q)
         return (ev) ? sxi_event_wrap((q), out_, (ev)) : SX_SUCCESS;        \
     } while (0)
 
-SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void *src, size_t size,
-                                 uint32_t nw, const sx_event *wl, sx_event *ev)
+static sx_result queue_memcpy(sx_queue q, int blocking, void *dst, const void *src, size_t size, uint32_t nw,
+                              const sx_event *wl, sx_event *ev)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
@@ -128,6 +131,16 @@ SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void
         return rc;
     QUEUE_COMMAND(q, nw, wl, ev, "sx_queue_memcpy",
                   SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, blocking, dst, src, size, nwaits_, waits_, outp_));
+}
+
+SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void *src, size_t size,
+                                 uint32_t nw, const sx_event *wl, sx_event *ev)
+{
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = queue_memcpy(q, blocking, dst, src, size, nw, wl, ev);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_copy(t0, "copy", r == SX_SUCCESS ? q->device->name : "?", size, blocking, (int)r);
+    return r;
 }
 
 SX_API sx_result sx_queue_fill(sx_queue q, void *ptr, const void *pattern, size_t pattern_size, size_t size,

@@ -190,11 +190,56 @@ struct sx_adapter_s {
  * and duration. `a` is the struct sx_adapter_s *, `tbl` the table, `fn` the entry. */
 sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r, uint64_t t0) __attribute__((cold));
 uint64_t sxi_now_ns(void);
+/* SX_TRACE=1 shows each call's arguments: every argument becomes a
+ * tagged value by its type (strings for const char *, numbers for integer
+ * types and enums, addresses for the rest) beside its source text. */
+typedef struct sxi_targ {
+    int kind; /* 0 unsigned, 1 signed, 2 pointer, 3 string */
+    union {
+        unsigned long long u;
+        long long i;
+        const void *p;
+        const char *s;
+    } v;
+} sxi_targ;
+static inline sxi_targ sxi_targ_u(unsigned long long u) { return (sxi_targ){0, {.u = u}}; }
+static inline sxi_targ sxi_targ_i(long long i) { return (sxi_targ){1, {.i = i}}; }
+static inline sxi_targ sxi_targ_p(const void *p) { return (sxi_targ){2, {.p = p}}; }
+static inline sxi_targ sxi_targ_s(const char *s) { return (sxi_targ){3, {.s = s}}; }
+#define SXI_TARG(x)                                                                                       \
+    _Generic((x), const char *: sxi_targ_s, _Bool: sxi_targ_u, unsigned char: sxi_targ_u,                \
+             unsigned short: sxi_targ_u, unsigned int: sxi_targ_u, unsigned long: sxi_targ_u,              \
+             unsigned long long: sxi_targ_u, signed char: sxi_targ_i, char: sxi_targ_i, short: sxi_targ_i, \
+             int: sxi_targ_i, long: sxi_targ_i, long long: sxi_targ_i, default: sxi_targ_p)(x)
+#define SXI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
+#define SXI_NARGS(...) SXI_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define SXI_MAP_1(m, a) m(a)
+#define SXI_MAP_2(m, a, ...) m(a), SXI_MAP_1(m, __VA_ARGS__)
+#define SXI_MAP_3(m, a, ...) m(a), SXI_MAP_2(m, __VA_ARGS__)
+#define SXI_MAP_4(m, a, ...) m(a), SXI_MAP_3(m, __VA_ARGS__)
+#define SXI_MAP_5(m, a, ...) m(a), SXI_MAP_4(m, __VA_ARGS__)
+#define SXI_MAP_6(m, a, ...) m(a), SXI_MAP_5(m, __VA_ARGS__)
+#define SXI_MAP_7(m, a, ...) m(a), SXI_MAP_6(m, __VA_ARGS__)
+#define SXI_MAP_8(m, a, ...) m(a), SXI_MAP_7(m, __VA_ARGS__)
+#define SXI_MAP_9(m, a, ...) m(a), SXI_MAP_8(m, __VA_ARGS__)
+#define SXI_MAP_10(m, a, ...) m(a), SXI_MAP_9(m, __VA_ARGS__)
+#define SXI_MAP_11(m, a, ...) m(a), SXI_MAP_10(m, __VA_ARGS__)
+#define SXI_MAP_12(m, a, ...) m(a), SXI_MAP_11(m, __VA_ARGS__)
+#define SXI_MAP_13(m, a, ...) m(a), SXI_MAP_12(m, __VA_ARGS__)
+#define SXI_MAP_14(m, a, ...) m(a), SXI_MAP_13(m, __VA_ARGS__)
+#define SXI_MAP_15(m, a, ...) m(a), SXI_MAP_14(m, __VA_ARGS__)
+#define SXI_MAP_16(m, a, ...) m(a), SXI_MAP_15(m, __VA_ARGS__)
+#define SXI_MAP__(n, m, ...) SXI_MAP_##n(m, __VA_ARGS__)
+#define SXI_MAP_(n, m, ...) SXI_MAP__(n, m, __VA_ARGS__)
+#define SXI_MAP(m, ...) SXI_MAP_(SXI_NARGS(__VA_ARGS__), m, __VA_ARGS__)
+sx_result sxi_trace_call(struct sx_adapter_s *a, const char *call, const char *names, const sxi_targ *v, uint32_t n,
+                         sx_result r, uint64_t t0) __attribute__((cold));
 #define SXA_CALL(a, tbl, fn, ...)                                                 \
     (SXI_UNLIKELY((a)->trace) ? ({                                                \
         uint64_t sxi_t0_ = sxi_now_ns();                                          \
         sx_result sxi_r_ = (a)->dispatch.tbl.fn(__VA_ARGS__);                     \
-        sxi_trace_result((a), #tbl "." #fn, sxi_r_, sxi_t0_);                     \
+        sxi_targ sxi_v_[] = {SXI_MAP(SXI_TARG, __VA_ARGS__)};                     \
+        sxi_trace_call((a), #tbl "." #fn, #__VA_ARGS__, sxi_v_, SXI_NARGS(__VA_ARGS__), sxi_r_, sxi_t0_); \
     })                                                                            \
                               : (a)->dispatch.tbl.fn(__VA_ARGS__))
 
@@ -771,4 +816,6 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                           const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
                           const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
                           sx_event *event);
+#include "timeline.h"
+
 #endif /* SX_INTERNAL_H */

@@ -115,6 +115,8 @@ static const char usage_text[] =
     "Diagnostics:\n"
     "  -q, --quiet               no warnings\n"
     "      --werror              warnings are errors\n"
+    "      --lax-annotations     an unknown or misplaced annotation key is a warning,\n"
+    "                            not an error (for producers with keys of their own)\n"
     "  -h, --help                this help\n"
     "  -V, --version             the version\n"
     "\n"
@@ -152,6 +154,7 @@ enum {
     OPT_NATIVE,
     OPT_NO_NATIVE,
     OPT_WGC,
+    OPT_LAX_ANNOTATIONS,
 };
 
 static const struct option long_opts[] = {
@@ -184,6 +187,7 @@ static const struct option long_opts[] = {
     {"device-global-accessors", no_argument, NULL, OPT_DG_ACCESSORS},
     {"quiet", no_argument, NULL, 'q'},
     {"werror", no_argument, NULL, OPT_WERROR},
+    {"lax-annotations", no_argument, NULL, OPT_LAX_ANNOTATIONS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -795,6 +799,7 @@ int main(int argc, char **argv)
         case OPT_DG_ACCESSORS: opt.dg_accessors = true; break;
         case 'q': sxp_quiet_warnings = true; break;
         case OPT_WERROR: werror = true; break;
+        case OPT_LAX_ANNOTATIONS: sxp_annot_lax = true; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case 'V': printf("proptool (libsycl-ext) %s\n", PACKAGE_VERSION); return 0;
         default: fprintf(stderr, "Try 'proptool --help'.\n"); return 2;

@@ -308,6 +308,101 @@ void expandConstantUses(GlobalValue *G)
     G->removeDeadConstantUsers();
 }
 
+// Import slots inside constant initializers: a vtable of this image that
+// holds a virtual function of another image (proptool's set split moves
+// the set's functions out). That word of the vtable is itself the slot the
+// adapter fills; the variable becomes writable. Rows {name, slot} collect
+// here and go into __sx_wg_imports (workgroup.cpp, via __sx_imp_extra).
+static std::vector<std::pair<std::string, Constant *>> initSlots;
+
+static Constant *slotInInit(GlobalVariable *GV, const SmallVectorImpl<unsigned> &path, LLVMContext &C)
+{
+    std::vector<Constant *> idx{ConstantInt::get(Type::getInt32Ty(C), 0)};
+    for (unsigned i : path)
+        idx.push_back(ConstantInt::get(Type::getInt32Ty(C), i));
+    Constant *p = ConstantExpr::getInBoundsGetElementPtr(GV->getValueType(), GV, idx);
+    Type *slotTy = Type::getInt8PtrTy(C)->getPointerTo();
+    return ConstantExpr::getPointerBitCastOrAddrSpaceCast(p, slotTy);
+}
+
+// `C` with every occurrence of G (under pointer casts) replaced by null; each
+// one's place recorded as an import slot of GV. False for G inside another
+// constant expression (an offset into it): no slot can say that.
+static bool dropFromInit(Constant *Cst, GlobalValue *G, GlobalVariable *GV, SmallVectorImpl<unsigned> &path,
+                         Constant *&out, bool &changed)
+{
+    if (Cst->stripPointerCasts() == G) {
+        initSlots.push_back({G->getName().str(), slotInInit(GV, path, GV->getContext())});
+        out = Constant::getNullValue(Cst->getType());
+        changed = true;
+        return true;
+    }
+    if (isa<ConstantStruct>(Cst) || isa<ConstantArray>(Cst)) {
+        std::vector<Constant *> ops;
+        for (unsigned i = 0; i < Cst->getNumOperands(); i++) {
+            path.push_back(i);
+            Constant *o = nullptr;
+            if (!dropFromInit(cast<Constant>(Cst->getOperand(i)), G, GV, path, o, changed))
+                return false;
+            path.pop_back();
+            ops.push_back(o);
+        }
+        if (auto *S = dyn_cast<ConstantStruct>(Cst))
+            out = ConstantStruct::get(S->getType(), ops);
+        else
+            out = ConstantArray::get(cast<ConstantArray>(Cst)->getType(), ops);
+        return true;
+    }
+    if (auto *CE = dyn_cast<ConstantExpr>(Cst)) {
+        for (const Use &U : CE->operands())
+            if (auto *oc = dyn_cast<Constant>(U.get()))
+                if (oc == G || (isa<ConstantExpr>(oc) && oc->stripPointerCasts() == G))
+                    return false;
+    }
+    out = Cst;
+    return true;
+}
+
+static bool importIntoInitializers(Module &M, GlobalValue *G, std::string &err)
+{
+    for (GlobalVariable &GV : M.globals()) {
+        if (!GV.hasInitializer() || &GV == G)
+            continue;
+        SmallVector<unsigned, 4> path;
+        Constant *init = nullptr;
+        bool changed = false;
+        if (!dropFromInit(GV.getInitializer(), G, &GV, path, init, changed)) {
+            err = "imported symbol '" + G->getName().str() + "' is used at an offset in the initializer of '" +
+                  GV.getName().str() + "'";
+            return false;
+        }
+        if (changed) {
+            GV.setInitializer(init);
+            GV.setConstant(false); /* the adapter writes the slots */
+        }
+    }
+    G->removeDeadConstantUsers();
+    return true;
+}
+
+static void emitInitSlots(Module &M)
+{
+    if (initSlots.empty())
+        return;
+    LLVMContext &C = M.getContext();
+    Type *i8p = Type::getInt8PtrTy(C);
+    StructType *rowTy = StructType::get(C, {i8p, i8p->getPointerTo()});
+    std::vector<Constant *> rows;
+    for (auto &s : initSlots) {
+        Constant *str = ConstantDataArray::getString(C, s.first);
+        auto *g = new GlobalVariable(M, str->getType(), true, GlobalValue::PrivateLinkage, str, "__sx_imp_name");
+        rows.push_back(ConstantStruct::get(rowTy, {ConstantExpr::getPointerCast(g, i8p), s.second}));
+    }
+    ArrayType *at = ArrayType::get(rowTy, rows.size());
+    new GlobalVariable(M, at, true, GlobalValue::ExternalLinkage, ConstantArray::get(at, rows), "__sx_imp_extra");
+    initSlots.clear();
+}
+
 // A symbol of another image: every use loads its address from a slot the
 // adapter fills before the first launch (contract: __sx_wg_imports).
 static bool importThroughSlot(Module &M, GlobalValue *G, std::string &err)
@@ -317,6 +412,11 @@ static bool importThroughSlot(Module &M, GlobalValue *G, std::string &err)
     auto *slot = new GlobalVariable(M, i8p, false, GlobalValue::InternalLinkage, ConstantPointerNull::get(cast<PointerType>(i8p)),
                                     "__sx_imp." + G->getName());
     expandConstantUses(G);
+    bool inInit = false;
+    for (User *U : G->users())
+        inInit |= !isa<Instruction>(U);
+    if (inInit && !importIntoInitializers(M, G, err))
+        return false;
     for (Use &U : make_early_inc_range(G->uses())) {
         auto *I = dyn_cast<Instruction>(U.getUser());
         if (!I) {
@@ -356,6 +456,7 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
         if (GlobalValue *G = M.getNamedValue(n))
             if (G->isDeclaration() && !importThroughSlot(M, G, err))
                 return false;
+    emitInitSlots(M);
     for (Function &F : M) {
         if (F.getCallingConv() == CallingConv::SPIR_FUNC || F.getCallingConv() == CallingConv::SPIR_KERNEL)
             F.setCallingConv(CallingConv::C);

@@ -239,6 +239,13 @@ void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vecto
     for (const std::string &n : imports)
         if (GlobalVariable *slot = M.getGlobalVariable("__sx_imp." + n, true))
             imp.push_back(ConstantStruct::get(impTy, {str(n), slot}));
+    // Slots inside vtables (prepare.cpp: importIntoInitializers).
+    if (GlobalVariable *extra = M.getGlobalVariable("__sx_imp_extra")) {
+        if (auto *rows = dyn_cast<ConstantArray>(extra->getInitializer()))
+            for (unsigned i = 0; i < rows->getNumOperands(); i++)
+                imp.push_back(cast<Constant>(rows->getOperand(i)));
+        extra->eraseFromParent();
+    }
     imp.push_back(Constant::getNullValue(impTy));
     ArrayType *impArr = ArrayType::get(impTy, imp.size());
     new GlobalVariable(M, impArr, true, GlobalValue::ExternalLinkage, ConstantArray::get(impArr, imp), "__sx_wg_imports");
