@@ -739,7 +739,11 @@ SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, co
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {true, q, global, (void *)src, bytes, offset, blocking, nw, wl, ev};
-    return copy(&c);
+    if (!sxi_queue_enter(q)) /* held while copying: sx_queue_release waits (queue.c) */
+        return SXI_DEAD_HANDLE(q, "queue");
+    sx_result r = copy(&c);
+    sxi_queue_leave(q);
+    return r;
 }
 
 SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *global, size_t bytes, size_t offset,
@@ -749,7 +753,11 @@ SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {false, q, global, dst, bytes, offset, blocking, nw, wl, ev};
-    return copy(&c);
+    if (!sxi_queue_enter(q)) /* held while copying: sx_queue_release waits (queue.c) */
+        return SXI_DEAD_HANDLE(q, "queue");
+    sx_result r = copy(&c);
+    sxi_queue_leave(q);
+    return r;
 }
 
 static sx_result elems(const void *global, size_t elem, size_t count, size_t start, size_t *bytes, size_t *offset)
