@@ -124,7 +124,7 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
         sets = (sx_device_binary_property_set *)(ent + c->entries);
         props = (sx_device_binary_property *)(sets + c->sets);
     }
-    size_t ne = 0, ns = 0, np = 0;
+    size_t ne = 0, ns = 0, np = 0, sbytes = 0;
     sx_result r;
     for (uint32_t i = 0; i < nimg; i++) {
         size_t at = (size_t)images_off + (size_t)i * p->img_rec;
@@ -156,11 +156,20 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
         if (!in_file(p, eoff, nent, 4))
             return bad("image %" PRIu32 " (record at byte %zu): %" PRIu32 " entries at %" PRIu64
                        " run past the end of the file", i, at, nent, eoff);
+        /* Records may not be shared to multiply the work: all references
+         * together may name no more records than the file can hold, so
+         * parsing (and the descriptor) stays linear in the file's size. */
+        if (ne + nent > p->size / 4)
+            return bad("image %" PRIu32 " (record at byte %zu): %zu entry references in all, more than a file of %zu "
+                       "bytes holds (records shared between images)", i, at, ne + nent, p->size);
         uint64_t soff = rd64(rec + SXIMG_I_SETS_OFFSET);
         uint32_t nset = rd32(rec + SXIMG_I_NUM_SETS);
         if (!in_file(p, soff, nset, p->set_rec))
             return bad("image %" PRIu32 " (record at byte %zu): %" PRIu32 " property sets at %" PRIu64
                        " run past the end of the file", i, at, nset, soff);
+        if (ns + nset > p->size / p->set_rec)
+            return bad("image %" PRIu32 " (record at byte %zu): %zu property-set references in all, more than a file "
+                       "of %zu bytes holds (records shared between images)", i, at, ns + nset, p->size);
         sx_device_binary *b = desc ? &desc->device_binaries[i] : NULL;
         if (b) {
             b->version = bver;
@@ -197,6 +206,9 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
             if (!in_file(p, poff, nprop, p->prop_rec))
                 return bad("byte %zu: set '%s': %" PRIu32 " properties at %" PRIu64 " run past the end of the file",
                            sat, sname, nprop, poff);
+            if (np + nprop > p->size / p->prop_rec)
+                return bad("byte %zu: set '%s': %zu property references in all, more than a file of %zu bytes holds "
+                           "(records shared between sets)", sat, sname, np + nprop, p->size);
             if (b)
                 sets[ns] = (sx_device_binary_property_set){(char *)sname, props + np, props + np + nprop};
             for (uint32_t k = 0; k < nprop; k++, np++) {
@@ -209,6 +221,15 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
                 uint64_t voff = rd64(pr + SXIMG_P_VALUE_OFFSET), vsize = rd64(pr + SXIMG_P_VALUE_SIZE);
                 if ((r = check_prop(p, pat, sname, pname, type, voff, vsize)))
                     return r;
+                /* A string's check reads it whole: the strings read in all
+                 * are bounded by the file too (values shared to multiply it
+                 * are refused). */
+                if (type == SX_PROPERTY_TYPE_STRING && (vsize > p->size - sbytes))
+                    return bad("byte %zu: property '%s' of set '%s': %" PRIu64 " more string bytes after %zu, more "
+                               "than a file of %zu bytes holds (values shared)", pat, pname, sname, vsize, sbytes,
+                               p->size);
+                if (type == SX_PROPERTY_TYPE_STRING)
+                    sbytes += (size_t)vsize;
                 if (b)
                     props[np] = (sx_device_binary_property){
                         .name = (char *)pname,

@@ -224,6 +224,15 @@ void sxi_kernels_unlink_image(uint64_t image_id, sxi_kernel_slot **retired)
         unlink_slots(s->value, slot_uses_image, &image_id, retired);
 }
 
+void sxi_kernels_unlink_image_named(const sxi_image *im, sxi_kernel_slot **retired)
+{
+    for (uint32_t k = 0; k < im->num_entries; k++) {
+        sxi_kernel *kr = sxi_strmap_get(&kernels, im->entries[k]);
+        if (kr)
+            unlink_slots(kr, slot_uses_image, &im->id, retired);
+    }
+}
+
 void sxi_kernels_drop_all(void)
 {
     sxi_kernel_slot *retired = NULL;

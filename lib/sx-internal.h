@@ -473,6 +473,7 @@ typedef struct sxi_image {
     const char **vf_uses;              /* without calls-/creates- (DPC++'s linking rule, resolver.c) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
+    struct sxi_index_node *index_nodes; /* num_entries: its places in the kernel-name index (images.c) */
     bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */
 } sxi_image;
@@ -481,7 +482,7 @@ typedef struct sxi_library {
     const sx_device_binaries *desc;
     uint32_t num_images;
     sxi_image *images;
-    struct sxi_library *next;
+    struct sxi_library *next, *prev;
 } sxi_library;
 
 /* The registry lock: held while reading or changing registered images. */
@@ -686,6 +687,10 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q);
  * lock held); free them with sxi_kernels_free_retired, which waits for a
  * grace period (better without the registry lock: builders wait on it). */
 void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retired);
+/* The same for an image no other image's program can link in (no
+ * exported symbols, no virtual-function set): only the kernels it names
+ * can use it, so only they are looked at. */
+void sxi_kernels_unlink_image_named(const sxi_image *im, struct sxi_kernel_slot **retired);
 void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
 
