@@ -51,6 +51,9 @@ void sxi_log_emit(sx_log_level level, const char *line);
 /* Environment: secure_getenv, or NULL for everything once the application
  * asked to ignore the environment. */
 const char *sxi_getenv(const char *name);
+/* sx_init's flags for adapter discovery; the test stand-in for AT_SECURE (loader.c). */
+void sxi_adapters_set_init_flags(uint32_t flags);
+extern bool sxi_loader_test_secure;
 void sxi_env_ignore(bool ignore);
 void sxi_log_init_from_env(void);
 
@@ -174,6 +177,7 @@ struct sx_adapter_s {
     char *name;        /* "native", "opencl", ... or the file's base name */
     char *path;        /* resolved path or "(built in)" */
     void *dl;          /* dlopen handle, NULL when built in or failed */
+    int dl_fd;         /* the file it was loaded from (/proc/self/fd/N), open while loaded; -1 if none */
     sx_result status;  /* SX_SUCCESS when usable */
     char *status_text;
     sx_backend backend;
