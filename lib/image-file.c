@@ -246,6 +246,82 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
     return SX_SUCCESS;
 }
 
+/* ------------------------------------------------------------ CRC-32C */
+
+/* CRC-32C (Castagnoli): the SSE4.2 instruction where the CPU has it, else
+ * a table; damage detection, not authentication (what a file may do is
+ * checked field by field whatever its checksum says). */
+static uint32_t crc32c_table(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint32_t t[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        t[i] = c;
+    }
+    while (n--)
+        crc = t[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint64_t c = crc;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        c = __builtin_ia32_crc32di(c, w);
+    }
+    uint32_t c32 = (uint32_t)c;
+    for (; n; n--)
+        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return c32;
+}
+#endif
+
+uint32_t sxi_crc32c(const void *data, size_t n)
+{
+    const uint8_t *p = data;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.2"))
+        return ~crc32c_sse42(~0u, p, n);
+#endif
+    return ~crc32c_table(~0u, p, n);
+}
+
+/* A file with SXIMG_FLAG_CHECKSUMS: the trailer and table checked, then
+ * every block; the first damaged block is named by its bytes. `*covered`:
+ * the bytes before the table (the file as the rest of the parser sees it). */
+static sx_result checksums(const parser *p, size_t *covered)
+{
+    if (p->size < SXIMG_HEADER_SIZE + SXIMG_TRAILER_SIZE)
+        return bad("the checksum flag is set but %zu bytes hold no trailer", p->size);
+    const uint8_t *tr = p->d + p->size - SXIMG_TRAILER_SIZE;
+    uint64_t table = rd64(tr);
+    uint32_t bs = rd32(tr + 8), want = rd32(tr + 12);
+    if (bs < 4096 || bs > (1u << 24) || (bs & (bs - 1)))
+        return bad("byte %zu: checksum block size %" PRIu32 " is not a power of two in 4 KiB..16 MiB",
+                   p->size - SXIMG_TRAILER_SIZE + 8, bs);
+    uint64_t blocks = table / bs + (table % bs != 0);
+    if (table < SXIMG_HEADER_SIZE || table > p->size || blocks > (p->size - table) / 4 ||
+        table + blocks * 4 + SXIMG_TRAILER_SIZE != p->size)
+        return bad("byte %zu: the checksum table at %" PRIu64 " (%" PRIu64 " blocks of %" PRIu32
+                   ") does not end where the file does (%zu bytes)", p->size - SXIMG_TRAILER_SIZE, table, blocks, bs,
+                   p->size);
+    if (sxi_crc32c(p->d + table, (size_t)(p->size - table - 4)) != want)
+        return bad("bytes %" PRIu64 "..%zu: the checksum table or trailer is damaged", table, p->size - 1);
+    for (uint64_t b = 0; b < blocks; b++) {
+        uint64_t from = b * bs, len = table - from < bs ? table - from : bs;
+        if (sxi_crc32c(p->d + from, (size_t)len) != rd32(p->d + table + b * 4))
+            return bad("bytes %" PRIu64 "..%" PRIu64 " (block %" PRIu64 " of %" PRIu64
+                       ") do not match their checksum: the file is damaged", from, from + len - 1, b, blocks);
+    }
+    *covered = (size_t)table;
+    return SX_SUCCESS;
+}
+
 sx_result sxi_image_file_parse(const void *data, size_t size, sx_device_binaries **out)
 {
     if (!data || !out)
@@ -268,6 +344,15 @@ sx_result sxi_image_file_parse(const void *data, size_t size, sx_device_binaries
     if (fsize != size)
         return bad("byte %d: the header says %" PRIu64 " bytes but there are %zu (%s)", SXIMG_H_FILE_SIZE, fsize, size,
                    fsize > size ? "truncated" : "trailing data");
+    /* 1.1: checked before anything else is read; what follows reads only
+     * the bytes the checksums cover. Files without the flag (1.0) load as before. */
+    if (rd32(p.d + SXIMG_H_FLAGS) & SXIMG_FLAG_CHECKSUMS) {
+        size_t covered = size;
+        sx_result cr = checksums(&p, &covered);
+        if (cr != SX_SUCCESS)
+            return cr;
+        p.size = covered;
+    }
     uint32_t nimg = rd32(p.d + SXIMG_H_NUM_IMAGES);
     if (nimg > UINT16_MAX)
         return bad("byte %d: %" PRIu32 " images; at most %u fit a descriptor", SXIMG_H_NUM_IMAGES, nimg, UINT16_MAX);
