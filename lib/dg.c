@@ -740,10 +740,13 @@ SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, co
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {true, q, global, (void *)src, bytes, offset, blocking, nw, wl, ev};
+    if (!sxi_queue_enter(q)) /* held while copying: sx_queue_release waits (queue.c) */
+        return SXI_DEAD_HANDLE(q, "queue");
     uint64_t t0 = sxi_tl_begin();
     sx_result r = copy(&c);
     if (SXI_UNLIKELY(t0))
         sxi_tl_copy(t0, "device_global write", q->device->name, bytes, blocking, (int)r);
+    sxi_queue_leave(q);
     return r;
 }
 
@@ -754,10 +757,13 @@ SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {false, q, global, dst, bytes, offset, blocking, nw, wl, ev};
+    if (!sxi_queue_enter(q)) /* held while copying: sx_queue_release waits (queue.c) */
+        return SXI_DEAD_HANDLE(q, "queue");
     uint64_t t0 = sxi_tl_begin();
     sx_result r = copy(&c);
     if (SXI_UNLIKELY(t0))
         sxi_tl_copy(t0, "device_global read", q->device->name, bytes, blocking, (int)r);
+    sxi_queue_leave(q);
     return r;
 }
 

@@ -10,8 +10,9 @@ _Atomic bool sxi_initialized_flag;
 
 SX_API sx_result sx_init(uint32_t flags)
 {
-    if (flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT)
-        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_init: flags 0x%x are unknown.", flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT);
+    const uint32_t known = SX_INIT_IGNORE_ENVIRONMENT | SX_INIT_INSTALLED_ADAPTERS;
+    if (flags & ~known)
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_init: flags 0x%x are unknown.", flags & ~known);
     pthread_mutex_lock(&init_lock);
     sx_result r = SX_SUCCESS;
     if (init_refs == 0) {
@@ -25,6 +26,7 @@ SX_API sx_result sx_init(uint32_t flags)
             goto out;
         }
         sxi_epoch_prepare();
+        sxi_adapters_set_init_flags(flags);
         if ((r = sxi_adapters_load()) != SX_SUCCESS)
             goto out;
         atomic_store_explicit(&sxi_initialized_flag, true, memory_order_release);

@@ -214,11 +214,22 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
             *out = NULL;
             return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
         }
+        if (sxi_tag_of(&q->tag) != SXI_TAG_QUEUE || sxi_tag_of(&h->tag) != SXI_TAG_KERNEL) {
+            *out = NULL;
+            return sxi_launch_dead(q, h);
+        }
         sxi_kernel_slot *s = sxi_slot_scan(k, q);
         if (s != NULL) {
             *out = s;
             return SX_SUCCESS;
         }
+        /* Out of the section to build: the context is held (it is alive
+         * now: the queue's release waits for this section before it drops
+         * its reference) and let go outside the section, since a last
+         * release tears down and waits for grace periods. The kernel is
+         * checked again under the registry lock (sxi_kernel_slot_get). */
+        struct sx_context_s *c = q->context;
+        atomic_fetch_add(&c->refs, 1);
         sxi_read_unlock(*sec);
         uint64_t t0 = sxi_tl_begin();
         sx_result r = sxi_kernel_slot_get(h, q);
@@ -230,10 +241,20 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
             sxi_tl_arg_str(&a, "result", sx_result_name(r));
             sxi_tl_end(t0, "first launch: program and kernel", &a);
         }
+        sxi_context_release(c);
         *sec = sxi_read_lock();
         if (r != SX_SUCCESS)
             return r;
     }
+}
+
+SXI_COLD sx_result sxi_launch_dead(const struct sx_queue_s *q, const struct sx_kernel_s *h)
+{
+    if (sxi_tag_of(&q->tag) != SXI_TAG_QUEUE)
+        return sxi_error(SX_ERROR_INVALID_HANDLE, "launch: queue %p was released (by another thread) during the call",
+                         (const void *)q);
+    return sxi_error(SX_ERROR_INVALID_HANDLE, "launch: kernel %p was released (by another thread) during the call",
+                     (const void *)h);
 }
 
 sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,

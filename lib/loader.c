@@ -10,6 +10,7 @@
  * sx_adapter_get loads them all, so every status can be shown. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -346,6 +348,7 @@ static struct sx_adapter_s *adapter_new(const char *name, const char *path)
     if (!a)
         return NULL;
     a->tag = SXI_TAG_ADAPTER;
+    a->dl_fd = -1;
     a->name = xstrdup(name);
     a->path = xstrdup(path);
     a->status = SX_ERROR_UNINITIALIZED;
@@ -375,21 +378,46 @@ static sx_result adapter_add(struct sx_adapter_s *a, bool builtin)
     return SX_SUCCESS;
 }
 
+/* The file is opened and checked, then what was opened is loaded
+ * (/proc/self/fd/N): a bare name is the file in the current directory, as
+ * the check saw it, never one dlopen would find through LD_LIBRARY_PATH or
+ * the cache of ld.so (issue 26, finding 10). Where /proc is missing, the
+ * name is given to dlopen with a slash, which dlopen never searches. */
 static void adapter_load_file(struct sx_adapter_s *a)
 {
+    char local[PATH_MAX + 2];
+    const char *file = a->path;
+    if (!strchr(file, '/')) {
+        snprintf(local, sizeof(local), "./%s", file);
+        file = local;
+    }
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
-    if (stat(a->path, &st) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         set_status(a, SX_ERROR_IO, "cannot open %s: %s", a->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return;
     }
+    if (!S_ISREG(st.st_mode)) {
+        set_status(a, SX_ERROR_IO, "cannot load %s: not a regular file", a->path);
+        close(fd);
+        return;
+    }
+    char by_fd[64];
+    snprintf(by_fd, sizeof(by_fd), "/proc/self/fd/%d", fd);
+    bool proc = access(by_fd, F_OK) == 0;
     dlerror();
-    a->dl = dlopen(a->path, RTLD_NOW | RTLD_LOCAL);
+    a->dl = dlopen(proc ? by_fd : file, RTLD_NOW | RTLD_LOCAL);
     if (!a->dl) {
         const char *e = dlerror();
         set_status(a, SX_ERROR_INVALID_BINARY, "dlopen failed: %s", e ? e : "unknown error");
+        close(fd);
         return;
     }
-    /* Say what really loaded: the resolved file, not the name asked for. */
+    /* Say what really loaded: the resolved file, not the name asked for.
+     * The descriptor stays open while the module is loaded: ld.so knows
+     * it by the name /proc/self/fd/N, which no other module may reuse. */
     struct link_map *lm = NULL;
     if (dlinfo(a->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
         char *p = realpath(lm->l_name, NULL);
@@ -398,6 +426,10 @@ static void adapter_load_file(struct sx_adapter_s *a)
             a->path = p;
         }
     }
+    if (proc)
+        a->dl_fd = fd;
+    else
+        close(fd);
     dlerror();
     void *sym = dlsym(a->dl, SXA_ENTRY_SYMBOL);
     if (!sym) {
@@ -535,9 +567,28 @@ static sx_result scan_dir(const char *dir, size_t dir_len, found_adapter **list,
  * from the first directory that has it, loaded in NAME order (never
  * readdir order). Nothing is loaded from the current directory unless a
  * path says so. */
+/* Issue 26, finding 16: in a process that changed identity (setuid or
+ * setgid, file capabilities: AT_SECURE) default discovery loads only the
+ * built-in adapter, unless the application asked for the installed ones
+ * (SX_INIT_INSTALLED_ADAPTERS): the others run vendor runtimes that read
+ * the caller's environment and write the caller's HOME as the new user. */
+bool sxi_loader_test_secure; /* tests: behave as under AT_SECURE */
+static uint32_t init_flags;
+void sxi_adapters_set_init_flags(uint32_t flags) { init_flags = flags; }
+
+static bool secure_process(void)
+{
+    return sxi_loader_test_secure || getauxval(AT_SECURE) != 0;
+}
+
 static sx_result load_default(void)
 {
     sx_result r = add_builtin_native();
+    if (secure_process() && !(init_flags & SX_INIT_INSTALLED_ADAPTERS)) {
+        SXI_LOG(SX_LOG_INFO, "a setuid or setgid process: only the built-in adapter (sx_init with "
+                "SX_INIT_INSTALLED_ADAPTERS loads the installed ones)");
+        return r;
+    }
     const char *search = sxi_getenv("SX_ADAPTERS_PATH");
     found_adapter *list = NULL;
     size_t n = 0, cap = 0;
@@ -652,6 +703,8 @@ void sxi_adapters_unload(void)
             SXA_CALL(a, adapter, fini, a->handle);
         if (a->dl)
             dlclose(a->dl);
+        if (a->dl_fd >= 0)
+            close(a->dl_fd);
         a->tag = SXI_TAG_DEAD;
         free(a->name);
         free(a->path);

@@ -51,6 +51,9 @@ void sxi_log_emit(sx_log_level level, const char *line);
 /* Environment: secure_getenv, or NULL for everything once the application
  * asked to ignore the environment. */
 const char *sxi_getenv(const char *name);
+/* sx_init's flags for adapter discovery; the test stand-in for AT_SECURE (loader.c). */
+void sxi_adapters_set_init_flags(uint32_t flags);
+extern bool sxi_loader_test_secure;
 void sxi_env_ignore(bool ignore);
 void sxi_log_init_from_env(void);
 
@@ -174,6 +177,7 @@ struct sx_adapter_s {
     char *name;        /* "native", "opencl", ... or the file's base name */
     char *path;        /* resolved path or "(built in)" */
     void *dl;          /* dlopen handle, NULL when built in or failed */
+    int dl_fd;         /* the file it was loaded from (/proc/self/fd/N), open while loaded; -1 if none */
     sx_result status;  /* SX_SUCCESS when usable */
     char *status_text;
     sx_backend backend;
@@ -356,7 +360,28 @@ struct sx_queue_s {
     sxa_queue handle;
     uint32_t flags;
     sxi_dep dep;                 /* in the context's list */
+    _Atomic uint32_t users;      /* commands other than launches in flight (sxi_queue_enter) */
 };
+
+/* A command that is not a launch (copy, fill, barrier, wait) holds the
+ * queue while it uses it: sx_queue_release waits until none does, after
+ * killing the tag, so the command either sees the dead tag here or runs
+ * on the live adapter queue. Launches are covered by their reader
+ * section instead (no shared write on the launch path): the tag is
+ * checked inside it (sxi_slot_for) and the release waits for a grace
+ * period. */
+static inline bool sxi_queue_enter(struct sx_queue_s *q)
+{
+    atomic_fetch_add_explicit(&q->users, 1, memory_order_seq_cst);
+    if (SXI_LIKELY(atomic_load_explicit(&q->tag, memory_order_seq_cst) == SXI_TAG_QUEUE))
+        return true;
+    atomic_fetch_sub_explicit(&q->users, 1, memory_order_release);
+    return false;
+}
+static inline void sxi_queue_leave(struct sx_queue_s *q)
+{
+    atomic_fetch_sub_explicit(&q->users, 1, memory_order_release);
+}
 
 struct sx_event_s {
     _Atomic uint32_t tag;
@@ -497,7 +522,8 @@ typedef struct sxi_image {
     const char **vf_uses;              /* without calls-/creates- (DPC++'s linking rule, resolver.c) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
-    bool has_digest;                   /* digest: 256-bit hash of kind and bytes (pcache.c, */
+    struct sxi_index_node *index_nodes; /* num_entries: its places in the kernel-name index (images.c) */
+    bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */
 } sxi_image;
 
@@ -505,7 +531,7 @@ typedef struct sxi_library {
     const sx_device_binaries *desc;
     uint32_t num_images;
     sxi_image *images;
-    struct sxi_library *next;
+    struct sxi_library *next, *prev;
 } sxi_library;
 
 /* The registry lock: held while reading or changing registered images. */
@@ -623,10 +649,15 @@ typedef struct sxi_pcache_key {
  * found. A missing one is made by the first write into it (`missing`). */
 typedef struct sxi_pcache_dir {
     char path[4096];
+    int fd;           /* the directory, opened and checked (kept for the process's life); -1 when missing */
     bool missing;
     bool make_parent; /* the XDG or ~/.cache directory above it is made too */
 } sxi_pcache_dir;
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir);
+/* Test hook: called with the path once a directory is opened and checked. */
+extern void (*sxi_pcache_test_after_check)(const char *path);
+/* SHA-256 of an image's kind, size and bytes (the cache key's part). */
+void sxi_image_digest(sx_image_kind kind, const void *data, size_t size, uint8_t out[32]);
 void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
                          const char *compile_options, const char *link_options, sxi_pcache_key *key);
 /* Read an entry: SX_SUCCESS with *data (malloc'ed), or
@@ -705,6 +736,10 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q);
  * lock held); free them with sxi_kernels_free_retired, which waits for a
  * grace period (better without the registry lock: builders wait on it). */
 void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retired);
+/* The same for an image no other image's program can link in (no
+ * exported symbols, no virtual-function set): only the kernels it names
+ * can use it, so only they are looked at. */
+void sxi_kernels_unlink_image_named(const sxi_image *im, struct sxi_kernel_slot **retired);
 void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
 
@@ -795,9 +830,15 @@ static inline sxi_kernel_slot *sxi_slot_scan(const sxi_kernel *k, const struct s
         s = atomic_load_explicit(&s->next, memory_order_acquire);
     return s;
 }
+/* A queue or kernel released since the caller checked it (inside the section). */
+sx_result sxi_launch_dead(const struct sx_queue_s *q, const struct sx_kernel_s *h);
 static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec,
                                      sxi_kernel_slot **out)
 {
+    /* Checked again inside the section: a release that killed the tag
+     * before waits for this section before it frees what is used below. */
+    if (SXI_UNLIKELY(sxi_tag_of(&q->tag) != SXI_TAG_QUEUE || sxi_tag_of(&h->tag) != SXI_TAG_KERNEL))
+        return sxi_launch_dead(q, h);
     /* Inside the section: the last sx_fini waits for it (init.c). */
     if (SXI_LIKELY(atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed))) {
         sxi_kernel_slot *s = sxi_slot_scan(h->k, q);

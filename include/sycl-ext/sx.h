@@ -63,7 +63,12 @@ SX_API const char *sx_last_error(void);
 enum {
     SX_INIT_DEFAULT = 0,  /**< read the environment, load adapters as queries need them */
     /** Read no environment variable (adapter lists, selector, log, trace). */
-    SX_INIT_IGNORE_ENVIRONMENT = 1u << 0
+    SX_INIT_IGNORE_ENVIRONMENT = 1u << 0,
+    /** In a setuid or setgid process (AT_SECURE), where default discovery
+     * loads only the built-in native adapter, also load the installed
+     * adapters (the configured adapter directory; never SX_ADAPTERS_PATH,
+     * which is environment). No effect in other processes. */
+    SX_INIT_INSTALLED_ADAPTERS = 1u << 1
 };
 
 /** Load the adapters (first call) or count one more user. Returns

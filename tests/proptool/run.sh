@@ -403,11 +403,17 @@ dump_fail() { # NAME PATTERN FILE
 dump_fail "truncated" "the header says [0-9]* bytes but there are 100 (truncated)" t.sximg
 "$M" main.sximg v.sximg set32 8 2
 dump_fail "major version 2" "version 2.0: this library reads 1.x" v.sximg
-"$M" main.sximg o.sximg set64 40 0xffffffffffff0000
+# A field damaged in a 1.1 file: its block's checksum catches it first.
+"$M" main.sximg c.sximg set64 40 0xffffffffffff0000
+dump_fail "checksum of the damaged block" "bytes 0\.\.[0-9]* (block 0 of [0-9]*) do not match their checksum" c.sximg
+# Without the checksums (flags cleared: a 1.0 file, or hostile ones that are
+# right), each field's own check catches it.
+"$M" main.sximg n.sximg set32 36 0
+"$M" n.sximg o.sximg set64 40 0xffffffffffff0000
 dump_fail "image table out of the file" "image records at 18446744073709486080 run past the end" o.sximg
 "$M" main.sximg x.sximg append 0
 dump_fail "trailing byte" "(trailing data)" x.sximg
-"$M" main.sximg d.sximg set64 80 0x7fffffff
+"$M" n.sximg d.sximg set64 80 0x7fffffff
 dump_fail "binary past the end" "image 0 (record at byte 64): binary at 2147483647" d.sximg
 
 echo "proptool tests: $pass passed, $fail failed"
