@@ -31,20 +31,35 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* SX_DPCPP_FORWARD=0 keeps DPC++'s runtime out (read once per call: cheap,
- * and a test may change it). */
-static reg_fn next(const char *name, void *self)
+/* The definition the calling module would have bound to without us:
+ * the next one in the global scope (a program linked with libsycl.so), or
+ * else the one in the caller's own dependencies (a module dlopen'd with
+ * RTLD_LOCAL, such as a Python extension, whose libsycl.so is not global).
+ * SX_DPCPP_FORWARD=0 keeps DPC++'s runtime out. */
+static reg_fn next(const char *name, void *self, const void *caller)
 {
     const char *f = getenv("SX_DPCPP_FORWARD");
     if (f && strcmp(f, "0") == 0)
         return NULL;
     void *p = dlsym(RTLD_NEXT, name);
-    return p == self ? NULL : (reg_fn)(uintptr_t)p;
+    if (p && p != self)
+        return (reg_fn)(uintptr_t)p;
+    Dl_info info;
+    if (!caller || !dladdr(caller, &info) || !info.dli_fname)
+        return NULL;
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    p = dlsym(h, name);
+    dlclose(h); /* NOLOAD took a reference; the module stays loaded */
+    return p && p != self ? (reg_fn)(uintptr_t)p : NULL;
 }
 
 SX_API void __sycl_register_lib(void *descriptor)
 {
     const sx_device_binaries *desc = descriptor;
+    /* Looked up outside our lock: it may take the loader's. */
+    reg_fn f = next("__sycl_register_lib", (void *)(uintptr_t)__sycl_register_lib, __builtin_return_address(0));
     uint64_t t0 = now_ns();
     sx_result r = sx_register_images(desc);
     uint64_t dt = now_ns() - t0;
@@ -76,7 +91,6 @@ SX_API void __sycl_register_lib(void *descriptor)
         const char *why = r == SX_ERROR_OUT_OF_HOST_MEMORY ? "out of memory" : sx_last_error();
         strncpy(stats.last_error, why ? why : sx_result_name(r), sizeof(stats.last_error) - 1);
     }
-    reg_fn f = next("__sycl_register_lib", (void *)(uintptr_t)__sycl_register_lib);
     if (f)
         stats.forwarded++;
     pthread_mutex_unlock(&lock);
@@ -87,6 +101,7 @@ SX_API void __sycl_register_lib(void *descriptor)
 SX_API void __sycl_unregister_lib(void *descriptor)
 {
     const sx_device_binaries *desc = descriptor;
+    reg_fn f = next("__sycl_unregister_lib", (void *)(uintptr_t)__sycl_unregister_lib, __builtin_return_address(0));
     bool ours = false;
     pthread_mutex_lock(&lock);
     for (size_t i = 0; i < num_held; i++)
@@ -105,7 +120,6 @@ SX_API void __sycl_unregister_lib(void *descriptor)
         held = NULL;
         cap_held = 0;
     }
-    reg_fn f = next("__sycl_unregister_lib", (void *)(uintptr_t)__sycl_unregister_lib);
     if (f)
         stats.forwarded++;
     pthread_mutex_unlock(&lock);
