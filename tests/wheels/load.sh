@@ -24,7 +24,7 @@ fi
 w=$b/dpcpp-wheels/lib
 bridge=$b/dpcpp/.libs/libsycl-ext-dpcpp.so
 mods="libDPCTLSyclInterface.so $(cd "$w" && ls _tensor_impl*.so _tensor_elementwise_impl*.so)"
-export LD_LIBRARY_PATH="$w:$b/intel-opencl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$b/lib/.libs:$w:$b/intel-opencl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SX_TEST_EXPECT_IMAGES=7871
 echo "== with DPC++'s runtime beside it"
 LD_PRELOAD=$bridge "$b/tests/wheels/.libs/load" "$w" $mods || exit 1
