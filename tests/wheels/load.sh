@@ -26,6 +26,15 @@ bridge=$b/dpcpp/.libs/libsycl-ext-dpcpp.so
 mods="libDPCTLSyclInterface.so $(cd "$w" && ls _tensor_impl*.so _tensor_elementwise_impl*.so)"
 export LD_LIBRARY_PATH="$b/lib/.libs:$w:$b/intel-opencl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export SX_TEST_EXPECT_IMAGES=7871
+echo "== proptool --dump of each module, from the file alone"
+total=0
+for m in $mods; do
+    line=$("$b/proptool/proptool" --dump "$w/$m" | head -n 1) || { echo "FAIL: proptool --dump $m"; exit 1; }
+    echo "$line"
+    n=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) images*$/\1/p')
+    total=$((total + ${n:-0}))
+done
+[ "$total" -eq "$SX_TEST_EXPECT_IMAGES" ] || { echo "FAIL: proptool listed $total images, not $SX_TEST_EXPECT_IMAGES"; exit 1; }
 echo "== with DPC++'s runtime beside it"
 LD_PRELOAD=$bridge "$b/tests/wheels/.libs/load" "$w" $mods || exit 1
 if [ -n "${VALGRIND:-}" ] && [ "${SX_TEST_NO_VALGRIND:-0}" != 1 ]; then
