@@ -257,10 +257,42 @@ static sx_result read_record(uint32_t i, const uint8_t *p, sx_device_binary *b, 
     return SX_SUCCESS;
 }
 
+/* "-ftarget-register-alloc-mode=<arch>:<option>[,...]" is DPC++'s front-end
+ * option, kept in the image for its runtime, which turns it into <option>
+ * on a Level Zero device of that <arch> and drops it everywhere else.
+ * Backends here reject it (Intel's CPU OpenCL: CL_INVALID_BUILD_OPTIONS),
+ * so the normal form holds the options without it. NULL: nothing to drop. */
+static char *without_dpcpp_options(const char *opts)
+{
+    static const char key[] = "-ftarget-register-alloc-mode=";
+    if (!opts || !strstr(opts, key))
+        return NULL;
+    size_t n = strlen(opts);
+    char *out = malloc(n + 1), *w = out;
+    if (!out)
+        return NULL;
+    for (const char *p = opts; *p;) {
+        while (*p == ' ')
+            *w++ = *p++;
+        const char *end = strchr(p, ' ');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (strncmp(p, key, sizeof(key) - 1) != 0) {
+            memcpy(w, p, len);
+            w += len;
+        }
+        p += len;
+    }
+    *w = '\0';
+    return out;
+}
+
 void sxi_binaries_read_free(sxi_desc_read *rd)
 {
     if (!rd)
         return;
+    for (uint32_t i = 0; rd->options && i < rd->desc.num_device_binaries; i++)
+        free(rd->options[i]);
+    free(rd->options);
     free(rd->bins);
     free(rd->info);
     free(rd->entries);
@@ -272,6 +304,8 @@ sx_result sxi_binaries_read(const sx_device_binaries *desc, sxi_desc_read **out)
     *out = NULL;
     uint32_t n = desc->num_device_binaries;
     sxi_desc_read *rd = calloc(1, sizeof(*rd));
+    if (rd)
+        rd->desc.num_device_binaries = (uint16_t)n; /* for the free below */
     if (!rd || !(rd->bins = calloc(n ? n : 1, sizeof(*rd->bins))) || !(rd->info = calloc(n ? n : 1, sizeof(*rd->info)))) {
         sxi_binaries_read_free(rd);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory reading %u images", n);
@@ -302,6 +336,16 @@ sx_result sxi_binaries_read(const sx_device_binaries *desc, sxi_desc_read **out)
             llvm_entries += rd->info[i].num_entries;
         /* The normal form is version 2 whatever was written. */
         rd->bins[i].version = SX_DEVICE_BINARY_VERSION_2;
+        char *opts = without_dpcpp_options(rd->bins[i].compile_options);
+        if (opts) {
+            if (!rd->options && !(rd->options = calloc(n, sizeof(char *)))) {
+                free(opts);
+                sxi_binaries_read_free(rd);
+                return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+            }
+            rd->options[i] = opts;
+            rd->bins[i].compile_options = opts;
+        }
         p += rec;
     }
     if (llvm_entries) {

@@ -472,6 +472,7 @@ typedef struct sxi_desc_read {
     sx_device_binary *bins;
     sxi_binary_info *info;     /* per image */
     sx_offload_entry *entries; /* 56-byte entries converted (NULL if none) */
+    char **options;            /* compile options without DPC++'s front-end ones (NULL if none) */
 } sxi_desc_read;
 /* Read every record by its version; SX_ERROR_INVALID_BINARY naming the
  * image for an unknown version, a bad or mixed entry table, or a damaged

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "dpcpp-elf.h"
-#include "sx-internal.h"
 
 #define MAX_SPAN ((uint64_t)4 << 30) /* the most address space a file may ask us to lay out */
 

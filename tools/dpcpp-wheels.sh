@@ -6,7 +6,8 @@
 # system-wide; issue 27's tests load the modules with the bridge preloaded.
 #
 #   BUILDDIR/dpcpp-wheels/wheels/       the downloaded wheels (a rerun needs no network)
-#   BUILDDIR/dpcpp-wheels/lib/          libDPCTLSyclInterface.so, _tensor_impl*.so,
+#   BUILDDIR/dpcpp-wheels/lib/          libDPCTLSyclInterface.so, _tensor_impl*.so, _tensor_reductions_impl*.so,
+#                                       _tensor_sorting_impl*.so, _tensor_accumulation_impl*.so,
 #                                       _tensor_elementwise_impl*.so, libsycl.so.9
 #   BUILDDIR/dpcpp-wheels/UNAVAILABLE   why they are not there (tests print it and skip)
 #
@@ -17,6 +18,7 @@ set -u
 mkdir -p "${1:-.}" && build=$(cd "${1:-.}" && pwd) || { echo "dpcpp-wheels: cannot use ${1:-.}" >&2; exit 0; }
 dir=$build/dpcpp-wheels
 PKGS="dpctl==0.22.1 dpnp==0.20.0 intel-sycl-rt==2026.2.0"
+STAMP="$PKGS: 7 modules"
 mkdir -p "$dir/wheels" "$dir/lib"
 
 unavailable() {
@@ -25,7 +27,7 @@ unavailable() {
     exit 0
 }
 [ "${SX_DPCPP_WHEELS:-1}" = 0 ] && unavailable "not downloaded: SX_DPCPP_WHEELS=0"
-[ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$PKGS" ] && { rm -f "$dir/UNAVAILABLE"; exit 0; }
+[ -f "$dir/.stamp" ] && [ "$(cat "$dir/.stamp")" = "$STAMP" ] && { rm -f "$dir/UNAVAILABLE"; exit 0; }
 for py in python3 python; do
     command -v $py >/dev/null 2>&1 && $py -m pip --version >/dev/null 2>&1 && break
     py=
@@ -45,6 +47,7 @@ $py - "$dir" <<'PY' || unavailable "could not unpack the wheels"
 import glob, os, sys, zipfile
 d = sys.argv[1]
 want = ("dpctl/libDPCTLSyclInterface.so", "dpnp/tensor/_tensor_impl", "dpnp/tensor/_tensor_elementwise_impl",
+        "dpnp/tensor/_tensor_reductions_impl", "dpnp/tensor/_tensor_sorting_impl", "dpnp/tensor/_tensor_accumulation_impl",
         "/lib/libsycl.so.9")
 for w in sorted(glob.glob(os.path.join(d, "wheels", "*.whl"))):
     with zipfile.ZipFile(w) as z:
@@ -56,7 +59,7 @@ for w in sorted(glob.glob(os.path.join(d, "wheels", "*.whl"))):
                 os.replace(out + ".tmp", out)
 PY
 n=$(ls "$dir/lib" | wc -l)
-[ "$n" -ge 4 ] || unavailable "the wheels held $n of the 4 libraries wanted"
-echo "$PKGS" > "$dir/.stamp"
+[ "$n" -ge 7 ] || unavailable "the wheels held $n of the 7 libraries wanted"
+echo "$STAMP" > "$dir/.stamp"
 rm -f "$dir/UNAVAILABLE"
 exit 0
