@@ -55,7 +55,7 @@ static reg_fn next(const char *name, void *self, const void *caller)
     return p && p != self ? (reg_fn)(uintptr_t)p : NULL;
 }
 
-SX_API void __sycl_register_lib(void *descriptor)
+SX_DPCPP_API void __sycl_register_lib(void *descriptor)
 {
     const sx_device_binaries *desc = descriptor;
     /* Looked up outside our lock: it may take the loader's. */
@@ -98,7 +98,7 @@ SX_API void __sycl_register_lib(void *descriptor)
         f(descriptor);
 }
 
-SX_API void __sycl_unregister_lib(void *descriptor)
+SX_DPCPP_API void __sycl_unregister_lib(void *descriptor)
 {
     const sx_device_binaries *desc = descriptor;
     reg_fn f = next("__sycl_unregister_lib", (void *)(uintptr_t)__sycl_unregister_lib, __builtin_return_address(0));
@@ -131,7 +131,7 @@ SX_API void __sycl_unregister_lib(void *descriptor)
         sx_unregister_images(desc);
 }
 
-SX_API sx_result sx_dpcpp_bridge_get_stats(sx_dpcpp_bridge_stats *out)
+SX_DPCPP_API sx_result sx_dpcpp_bridge_get_stats(sx_dpcpp_bridge_stats *out)
 {
     if (!out)
         return SX_ERROR_INVALID_NULL_POINTER;

@@ -25,9 +25,17 @@
 extern "C" {
 #endif
 
+/* Exported by libsycl-ext-dpcpp.so, not libsycl-ext.so (tests/check-exports.sh
+ * checks each library against its own macro). */
+#if defined(SX_BUILDING_LIBRARY)
+#define SX_DPCPP_API __attribute__((visibility("default")))
+#else
+#define SX_DPCPP_API
+#endif
+
 /* DPC++'s entry points, as its wrapper calls them. */
-SX_API void __sycl_register_lib(void *descriptor);
-SX_API void __sycl_unregister_lib(void *descriptor);
+SX_DPCPP_API void __sycl_register_lib(void *descriptor);
+SX_DPCPP_API void __sycl_unregister_lib(void *descriptor);
 
 /* What the bridge has done in this process. */
 typedef struct sx_dpcpp_bridge_stats {
@@ -44,7 +52,7 @@ typedef struct sx_dpcpp_bridge_stats {
 
 /* Fill *stats. SX_ERROR_INVALID_NULL_POINTER: stats is NULL;
  * SX_ERROR_INVALID_SIZE: stats->size is below this version's size. */
-SX_API sx_result sx_dpcpp_bridge_get_stats(sx_dpcpp_bridge_stats *stats);
+SX_DPCPP_API sx_result sx_dpcpp_bridge_get_stats(sx_dpcpp_bridge_stats *stats);
 
 #ifdef __cplusplus
 }
