@@ -24,5 +24,5 @@ NATIVE="$S/adapters/native/native.c $S/adapters/native/program.c $S/adapters/nat
     $S/adapters/native/pool.c $S/adapters/native/fiber.c $S/adapters/native/link.c"
 $CC $FLAGS -include "$B/config.h" -DSX_BUILDING_LIBRARY -DSXN_BUILTIN -DSX_ADAPTER_DIR='"/nonexistent"' \
     $(pkg-config --cflags libffi) -o "$O/fuzz-register" "$S/fuzz/fuzz-register.c" $CORE $NATIVE \
-    $(pkg-config --libs libffi) -ldl -lpthread -lm
+    $(pkg-config --libs libffi) $(pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread -lm
 echo "built $O/fuzz-spirv $O/fuzz-image-file $O/fuzz-register"
