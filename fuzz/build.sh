@@ -42,5 +42,5 @@ NATIVE="$S/adapters/native/native.c $S/adapters/native/program.c $S/adapters/nat
 printf '#define SX_ADAPTER_DIR "/nonexistent"\n' >"$O/sx-paths.h"
 $CC -I"$O" $FLAGS -include "$B/config.h" -DSX_BUILDING_LIBRARY -DSXN_BUILTIN \
     $(pkg-config --cflags libffi) -o "$O/fuzz-register" "$S/fuzz/fuzz-register.c" $CORE $NATIVE \
-    $(pkg-config --libs libffi) $NETTLE -ldl -lpthread -lm
+    $(pkg-config --libs libffi) $NETTLE $(pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread -lm
 echo "built $O/fuzz-spirv $O/fuzz-image-file $O/fuzz-bitcode $O/fuzz-register"

@@ -151,7 +151,9 @@ static sx_result check_binary(uint32_t i, const sx_device_binary *b)
             set->properties_end < set->properties_begin ||
             (size_t)(set->properties_end - set->properties_begin) > MAX_PROPS)
             return bad(i, "property set '%s' has an invalid property range", set->name);
-        for (const sx_device_binary_property *p = set->properties_begin; p < set->properties_end; p++) {
+        /* Sets the core does not read are kept as they are (issue 27). */
+        for (const sx_device_binary_property *p = set->properties_begin;
+             sxi_prop_set_is_read(set->name) && p < set->properties_end; p++) {
             sx_result r = check_property(i, set->name, p);
             if (r != SX_SUCCESS)
                 return r;
@@ -170,6 +172,7 @@ static void image_free(sxi_image *im)
     free(im->signatures);
     free(im->entries);
     free(im->index_nodes);
+    free(im->expanded);
     for (uint32_t k = 0; k < im->num_globals; k++)
         free(im->globals[k].symbol_owned);
     free(im->globals);
@@ -183,6 +186,7 @@ static void library_free(sxi_library *lib)
     for (uint32_t i = 0; i < lib->num_images; i++)
         image_free(&lib->images[i]);
     free(lib->images);
+    sxi_binaries_read_free(lib->read);
     free(lib);
 }
 
@@ -229,6 +233,7 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
     im->bin = b;
     im->data = b->binary_start;
     im->size = (size_t)(b->binary_end - b->binary_start);
+    im->compressed = b->format == SX_BINARY_FORMAT_COMPRESSED_NONE;
     im->kind = sxi_image_kind_detect(b, why, sizeof(why));
     if (im->kind == SX_IMAGE_KIND_UNKNOWN)
         return bad(i, "%s", why);
@@ -427,21 +432,30 @@ static sx_result register_desc(const sx_device_binaries *desc, sxi_library **out
     if (desc->num_device_binaries && !desc->device_binaries)
         return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: %u binaries but the array is NULL",
                          desc->num_device_binaries);
+    /* Every DPC++ layout, read into one form (binaries-read.c). */
+    sxi_desc_read *rd;
+    sx_result rr = sxi_binaries_read(desc, &rd);
+    if (rr != SX_SUCCESS)
+        return rr;
     for (uint32_t i = 0; i < desc->num_device_binaries; i++) {
-        sx_result r = check_binary(i, &desc->device_binaries[i]);
-        if (r != SX_SUCCESS)
+        sx_result r = check_binary(i, &rd->bins[i]);
+        if (r != SX_SUCCESS) {
+            sxi_binaries_read_free(rd);
             return r;
+        }
     }
     sxi_library *lib = calloc(1, sizeof(*lib));
     if (!lib || !(lib->images = calloc(desc->num_device_binaries ? desc->num_device_binaries : 1, sizeof(sxi_image)))) {
         free(lib);
+        sxi_binaries_read_free(rd);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
     }
     lib->desc = desc;
+    lib->read = rd;
     for (uint32_t i = 0; i < desc->num_device_binaries; i++) {
         sxi_image *im = &lib->images[lib->num_images++];
         im->lib = lib;
-        sx_result r = image_read(i, &desc->device_binaries[i], im);
+        sx_result r = image_read(i, &rd->bins[i], im);
         if (r != SX_SUCCESS) {
             library_free(lib);
             return r;

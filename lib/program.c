@@ -333,6 +333,14 @@ static sx_result build(sxi_program *p, const char *who)
     sxi_pcache_dir dir; /* found and checked once for the whole build */
     struct sx_adapter_s *a = p->context->adapter;
     sx_image_kind kind = p->num_images == 1 ? p->images[0]->kind : SX_IMAGE_KIND_UNKNOWN;
+    /* Compressed images are decoded here, once (registry lock held). */
+    for (uint32_t i = 0; i < p->num_images; i++) {
+        sx_result r = sxi_image_expand((sxi_image *)p->images[i]);
+        if (r != SX_SUCCESS) {
+            sxi_error_prefix("%s", who);
+            return r;
+        }
+    }
     size_t bytes = 0;
     for (uint32_t i = 0; i < p->num_images; i++)
         bytes += p->images[i]->size;

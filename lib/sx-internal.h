@@ -525,10 +525,45 @@ typedef struct sxi_image {
     struct sxi_index_node *index_nodes; /* num_entries: its places in the kernel-name index (images.c) */
     bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */
+    bool compressed;                   /* zstd: data/size are the compressed bytes until */
+    uint8_t *expanded;                 /* sxi_image_expand (registry lock held) decodes them here */
 } sxi_image;
+
+/* A descriptor read from whatever DPC++ layout it was written in
+ * (binaries-read.c): version-2 records with 32-byte entries. */
+typedef struct sxi_binary_info {
+    uint16_t version;          /* the record's version as written: 1, 2 or 3 */
+    uint8_t format;            /* as written */
+    uint8_t entry_size;        /* 0 (no entries), 32 or 56 */
+    size_t num_entries;
+    uint64_t expanded_size;    /* compressed: the size its zstd frame states */
+} sxi_binary_info;
+typedef struct sxi_desc_read {
+    sx_device_binaries desc;   /* the normal form; device_binaries = bins */
+    sx_device_binary *bins;
+    sxi_binary_info *info;     /* per image */
+    sx_offload_entry *entries; /* 56-byte entries converted (NULL if none) */
+    char **options;            /* compile options without DPC++'s front-end ones (NULL if none) */
+} sxi_desc_read;
+/* Read every record by its version; SX_ERROR_INVALID_BINARY naming the
+ * image for an unknown version, a bad or mixed entry table, or a damaged
+ * compressed image (SX_ERROR_UNSUPPORTED_FEATURE: no zstd in this build). */
+sx_result sxi_binaries_read(const sx_device_binaries *desc, sxi_desc_read **out);
+void sxi_binaries_read_free(sxi_desc_read *rd);
+/* Whether the core reads this property set (others are never checked). */
+bool sxi_prop_set_is_read(const char *name);
+/* zstd (binaries-read.c): whether this build has it; a compressed image's
+ * stated size, checked; its first bytes (0 if undecodable); the whole image
+ * (malloc'd); an image's bytes decoded once at first use. */
+bool sxi_zstd_available(void);
+sx_result sxi_zstd_check(uint32_t img, const uint8_t *src, size_t n, uint64_t *size);
+size_t sxi_zstd_peek(const uint8_t *src, size_t n, uint8_t *out, size_t cap);
+sx_result sxi_zstd_expand(const uint8_t *src, size_t n, uint8_t **out, size_t *out_size);
+sx_result sxi_image_expand(sxi_image *im);
 
 typedef struct sxi_library {
     const sx_device_binaries *desc;
+    sxi_desc_read *read;           /* the records in normal form (the images' bin) */
     uint32_t num_images;
     sxi_image *images;
     struct sxi_library *next, *prev;

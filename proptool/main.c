@@ -19,6 +19,7 @@
 #include "proptool.h"
 #include "sx-internal.h"
 #include "dump-json.h"
+#include "dpcpp-elf.h"
 
 typedef struct variant {
     const char *path;
@@ -217,12 +218,124 @@ static const char *ext_of(const sx_device_binary *d)
     }
 }
 
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static const char *contents_ext(const char *contents)
+{
+    static const struct { const char *kind, *ext; } map[] = {
+        {"SPIR-V", "spv"}, {"SPIR bitcode", "bc"}, {"PTX", "ptx"}, {"cubin", "cubin"}, {"host ELF", "so"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(contents, map[i].kind))
+            return map[i].ext;
+    return "bin";
+}
+
+/* The device images a DPC++-built executable or shared library carries,
+ * read from the file (dpcpp-elf.c): nothing of it runs. */
+static int do_dump_elf(const char *path, const uint8_t *data, size_t size, const char *extract, bool json)
+{
+    sxp_elf e;
+    if (!sxp_elf_read(path, data, size, &e))
+        return 1;
+    size_t images = 0;
+    for (size_t k = 0; k < e.num_descs; k++)
+        images += e.descs[k].desc.num_device_binaries;
+    int rc = 0;
+    if (extract && mkdir(extract, 0777) != 0 && errno != EEXIST) {
+        sxp_error(extract, SXP_NONE, "cannot create: %s", strerror(errno));
+        rc = 1;
+    }
+    if (json) {
+        printf("{\"schema\": \"sycl-ext/proptool-elf-dump\", \"schema_version\": 1, \"file\": ");
+        json_str(stdout, path);
+        printf(", \"num_descriptors\": %zu, \"num_images\": %zu, \"descriptors\": [\n", e.num_descs, images);
+    } else {
+        printf("%s: %zu DPC++ descriptor%s, %zu image%s\n", path, e.num_descs, e.num_descs == 1 ? "" : "s", images,
+               images == 1 ? "" : "s");
+    }
+    for (size_t k = 0; k < e.num_descs; k++) {
+        const sxp_elf_desc *d = &e.descs[k];
+        uint16_t n = d->desc.num_device_binaries;
+        sxp_dump_extra *x = sxp_xcalloc(n, sizeof(*x));
+        char (*why)[256] = sxp_xcalloc(n, sizeof(*why));
+        for (uint16_t i = 0; i < n; i++)
+            sxp_dump_extra_fill(&d->desc.device_binaries[i], d->images[i].version, d->images[i].entry_size,
+                                d->images[i].record_address, &x[i], why[i], sizeof(why[i]));
+        if (json) {
+            if (k)
+                printf(",\n");
+            fflush(stdout);
+            if (!sxp_dump_json_ex(path, &d->desc, x, stdout))
+                rc = 1;
+        } else {
+            printf("\ndescriptor %zu at 0x%llx: ", k, (unsigned long long)d->address);
+            sxp_buf b = {0};
+            sxp_dump_ex(&d->desc, x, &b);
+            fwrite(b.data, 1, b.len, stdout);
+            sxp_buf_free(&b);
+        }
+        for (uint16_t i = 0; !rc && extract && i < n; i++) {
+            const sx_device_binary *img = &d->desc.device_binaries[i];
+            const uint8_t *bytes = img->binary_start;
+            size_t len = (size_t)(img->binary_end - img->binary_start);
+            uint8_t *plain = NULL;
+            if (x[i].compressed) {
+                if (sxi_zstd_expand(bytes, len, &plain, &len) != SX_SUCCESS) {
+                    sxp_error(path, SXP_NONE, "descriptor %zu image %u: %s", k, i, sx_last_error());
+                    rc = 1;
+                    break;
+                }
+                bytes = plain;
+                sx_device_binary dec = *img;
+                dec.format = SX_BINARY_FORMAT_NONE;
+                dec.binary_start = plain;
+                dec.binary_end = plain + len;
+                sxp_dump_extra_fill(&dec, x[i].record_version, x[i].entry_size, x[i].record_address, &x[i], why[i],
+                                    sizeof(why[i]));
+            }
+            char *p = e.num_descs == 1 ? sxp_xasprintf("%s/image%u.%s", extract, i, contents_ext(x[i].contents))
+                                       : sxp_xasprintf("%s/d%zu-image%u.%s", extract, k, i, contents_ext(x[i].contents));
+            if (!sxp_write_file_atomic(p, bytes, len))
+                rc = 1;
+            free(p);
+            free(plain);
+        }
+        free(why);
+        free(x);
+    }
+    if (json)
+        printf("]}\n");
+    if (fflush(stdout) != 0)
+        rc = 1;
+    sxp_elf_free(&e);
+    return rc;
+}
+
 static int do_dump(const char *path, const char *extract, bool json)
 {
     size_t size;
     uint8_t *data = sxp_read_file(path, &size);
     if (!data)
         return 1;
+    if (sxp_is_elf(data, size)) {
+        int rc = do_dump_elf(path, data, size, extract, json);
+        free(data);
+        return rc;
+    }
     sx_device_binaries *desc = NULL;
     sx_result r = sxi_image_file_parse(data, size, &desc);
     if (r) {

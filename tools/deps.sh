@@ -6,6 +6,9 @@ spirv-headers spirv-tools clang-14 llvm-spirv-14 llvm-14-dev \
 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers pocl-opencl-icd oclgrind clinfo \
 libze1 libze-dev valgrind python3-pip"
 
+# DPC++ compressed device images (issue 27).
+SX_PACKAGES="$SX_PACKAGES libzstd-dev"
+
 # CMake package, MPI example and JSON tests (issue 17).
 SX_PACKAGES="$SX_PACKAGES cmake openmpi-bin libopenmpi-dev python3"
 
