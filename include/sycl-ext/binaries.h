@@ -28,23 +28,23 @@ extern "C" {
  * and manifest_end (sx_device_binary_v3, 80 bytes: binary_start follows
  * link_options). A descriptor's device_binaries array is walked record by
  * record, each record's size taken from its own version. */
-#define SX_DEVICE_BINARY_VERSION_1 1
-#define SX_DEVICE_BINARY_VERSION_2 2
-#define SX_DEVICE_BINARY_VERSION_3 3
-/* sx_device_binary.kind */
+#define SX_DEVICE_BINARY_VERSION_1 1 /**< the DPC++ runtime's layout: sx_device_binary (96 bytes) */
+#define SX_DEVICE_BINARY_VERSION_2 2 /**< the offload wrapper's layout: sx_device_binary (96 bytes) */
+#define SX_DEVICE_BINARY_VERSION_3 3 /**< no manifest pointers: sx_device_binary_v3 (80 bytes) */
+/** sx_device_binary.kind: a SYCL image */
 #define SX_OFFLOAD_KIND_SYCL 4
 
 /** sx_device_binary.format (DPC++'s sycl_device_binary_type) */
 enum {
-    SX_BINARY_FORMAT_NONE = 0,             /* detect from the bytes and the target */
-    SX_BINARY_FORMAT_NATIVE = 1,
-    SX_BINARY_FORMAT_SPIRV = 2,
-    SX_BINARY_FORMAT_LLVMIR_BITCODE = 3,
-    SX_BINARY_FORMAT_COMPRESSED_NONE = 4   /* one zstd frame holding an image of format NONE
+    SX_BINARY_FORMAT_NONE = 0,             /**< detect from the bytes and the target */
+    SX_BINARY_FORMAT_NATIVE = 1,             /**< a device-native binary (host object, cubin, zebin) */
+    SX_BINARY_FORMAT_SPIRV = 2,              /**< a SPIR-V module */
+    SX_BINARY_FORMAT_LLVMIR_BITCODE = 3,     /**< LLVM bitcode (SPIR for OpenCL without IL) */
+    SX_BINARY_FORMAT_COMPRESSED_NONE = 4   /**< one zstd frame holding an image of format NONE
                                             * (--offload-compress): decompressed once, at first
                                             * use; builds without libzstd refuse it at registration */
 };
-/* The most bytes a compressed image may expand to (its zstd frame header
+/** The most bytes a compressed image may expand to (its zstd frame header
  * must state the size, and the size must be at most this). */
 #define SX_MAX_DECOMPRESSED_SIZE ((uint64_t)1 << 31)
 
@@ -63,13 +63,13 @@ enum {
 #define SX_TARGET_NVPTX64 "nvptx64"
 /** DPC++'s native CPU target. */
 #define SX_TARGET_NATIVE_CPU "native_cpu"
-/* DPC++'s other targets: images for them register (and are listed) but no
+/** DPC++'s other targets: images for them register (and are listed) but no
  * adapter here takes them. */
-#define SX_TARGET_SPIRV64_FPGA "spir64_fpga"
-#define SX_TARGET_AMDGCN "amdgcn"
-#define SX_TARGET_LLVM_NVPTX64 "llvm_nvptx64"
-#define SX_TARGET_LLVM_AMDGCN "llvm_amdgcn"
-/* A host shared object for the native adapter (OpenCL C built for the host). */
+#define SX_TARGET_SPIRV64_FPGA "spir64_fpga" /**< FPGA AOT binaries */
+#define SX_TARGET_AMDGCN "amdgcn" /**< AMD GPU binaries */
+#define SX_TARGET_LLVM_NVPTX64 "llvm_nvptx64" /**< LLVM IR for NVIDIA GPUs (SYCL JIT) */
+#define SX_TARGET_LLVM_AMDGCN "llvm_amdgcn" /**< LLVM IR for AMD GPUs (SYCL JIT) */
+/** A host shared object for the native adapter (OpenCL C built for the host). */
 #define SX_TARGET_HOST "host_x86_64"
 
 /** Property value types (DPC++'s sycl_property_type). */
@@ -95,7 +95,7 @@ typedef struct sx_device_binary_property_set {
     sx_device_binary_property *properties_end;   /**< one past the last */
 } sx_device_binary_property_set;
 
-/* Offload entry, legacy 32-byte layout. Only `name` is used: a kernel's
+/** Offload entry, legacy 32-byte layout. Only `name` is used: a kernel's
  * entry name or an exported symbol. The 56-byte LLVM layout
  * (sx_offload_entry_llvm: reserved=0, version=1, kind=8, flags=0 first) is
  * detected from the first entry and accepted as well; one image's table is
@@ -108,22 +108,24 @@ typedef struct sx_offload_entry {
     int32_t reserved;    /**< unused */
 } sx_offload_entry;
 
-/* Offload entry, LLVM's EntryTy (llvm/Frontend/Offloading/Utility.h), 56
+/** Offload entry, LLVM's EntryTy (llvm/Frontend/Offloading/Utility.h), 56
  * bytes, what DPC++'s wrapper writes since 2025. */
 typedef struct sx_offload_entry_llvm {
-    uint64_t reserved;  /* 0 */
-    uint16_t version;   /* SX_OFFLOAD_ENTRY_LLVM_VERSION */
-    uint16_t kind;      /* SX_OFFLOAD_ENTRY_LLVM_KIND_SYCL */
-    uint32_t flags;     /* 0 */
-    void *address;
-    char *symbol_name;
-    uint64_t size;
-    uint64_t data;
-    void *aux_address;
+    uint64_t reserved;  /**< 0 */
+    uint16_t version;   /**< SX_OFFLOAD_ENTRY_LLVM_VERSION */
+    uint16_t kind;      /**< SX_OFFLOAD_ENTRY_LLVM_KIND_SYCL */
+    uint32_t flags;     /**< 0 */
+    void *address;  /**< the symbol or kernel address (unused) */
+    char *symbol_name;  /**< a kernel entry name or an exported symbol */
+    uint64_t size;  /**< the size of a variable, else 0 */
+    uint64_t data;  /**< flags (unused) */
+    void *aux_address;  /**< unused */
 } sx_offload_entry_llvm;
-#define SX_OFFLOAD_ENTRY_LLVM_VERSION 1
-#define SX_OFFLOAD_ENTRY_LLVM_KIND_SYCL 8 /* OFK_SYCL (1 << 3) */
+#define SX_OFFLOAD_ENTRY_LLVM_VERSION 1 /**< sx_offload_entry_llvm.version */
+#define SX_OFFLOAD_ENTRY_LLVM_KIND_SYCL 8 /**< sx_offload_entry_llvm.kind: OFK_SYCL (1 << 3) */
 
+/** One device image and what describes it (DPC++'s sycl_device_binary_struct),
+ * record versions 1 and 2. */
 typedef struct sx_device_binary {
     uint16_t version;                        /**< SX_DEVICE_BINARY_VERSION (1 accepted too) */
     uint8_t kind;                            /**< SX_OFFLOAD_KIND_SYCL */
@@ -141,25 +143,27 @@ typedef struct sx_device_binary {
     sx_device_binary_property_set *property_sets_end;   /**< one past the last set */
 } sx_device_binary;
 
-/* Version 3 (DPC++ built with __INTEL_PREVIEW_BREAKING_CHANGES, e.g. the
+/** Version 3 (DPC++ built with __INTEL_PREVIEW_BREAKING_CHANGES, e.g. the
  * dpctl/dpnp wheels): no manifest pointers. Hand an array of these to
  * sx_register_images through sx_device_binaries.device_binaries (cast);
  * every record's version field must be 3. */
 typedef struct sx_device_binary_v3 {
-    uint16_t version;
-    uint8_t kind;
-    uint8_t format;
-    const char *device_target_spec;
-    const char *compile_options;
-    const char *link_options;
-    const unsigned char *binary_start;
-    const unsigned char *binary_end;
-    sx_offload_entry *entries_begin;
-    sx_offload_entry *entries_end;
-    sx_device_binary_property_set *property_sets_begin;
-    sx_device_binary_property_set *property_sets_end;
+    uint16_t version;  /**< 3 (SX_DEVICE_BINARY_VERSION_3) */
+    uint8_t kind;  /**< SX_OFFLOAD_KIND_SYCL */
+    uint8_t format;  /**< SX_BINARY_FORMAT_* */
+    const char *device_target_spec;  /**< the target (SX_TARGET_*) */
+    const char *compile_options;  /**< options for the backend compiler */
+    const char *link_options;  /**< options for the backend linker */
+    const unsigned char *binary_start;  /**< first byte of the image */
+    const unsigned char *binary_end;  /**< one past its last byte */
+    sx_offload_entry *entries_begin;  /**< the offload entries (kernels and exported symbols) */
+    sx_offload_entry *entries_end;  /**< one past the last entry */
+    sx_device_binary_property_set *property_sets_begin;  /**< the property sets */
+    sx_device_binary_property_set *property_sets_end;  /**< one past the last set */
 } sx_device_binary_v3;
 
+/** What sx_register_images takes: the images of one program or library
+ * (DPC++'s sycl_device_binaries_struct). */
 typedef struct sx_device_binaries {
     uint16_t version;                        /**< SX_DEVICE_BINARIES_VERSION */
     uint16_t num_device_binaries;            /**< entries of device_binaries */
@@ -187,22 +191,18 @@ typedef struct sx_device_binaries {
 #define SX_PROP_SET_PROGRAM_METADATA "SYCL/program metadata"
 /** Miscellaneous properties DPC++ writes; read where the core needs one. */
 #define SX_PROP_SET_MISC "SYCL/misc properties"
-<<<<<<< HEAD
-/** Ours: per-kernel signatures (kind, dimensions, parameters); see below. */
-=======
-/* DPC++'s other sets: kept with the image and shown by the dumps; the
+/** DPC++'s other sets: kept with the image and shown by the dumps; the
  * core does not read them and never refuses an image for them. */
-#define SX_PROP_SET_SPEC_CONSTANTS "SYCL/specialization constants"
-#define SX_PROP_SET_SPEC_CONSTANTS_DEFAULTS "SYCL/specialization constants default values"
-#define SX_PROP_SET_DEVICELIB_REQ_MASK "SYCL/devicelib req mask"
-#define SX_PROP_SET_DEVICELIB_METADATA "SYCL/devicelib metadata"
-#define SX_PROP_SET_ASSERT_USED "SYCL/assert used"
-#define SX_PROP_SET_MALLOC_USED "SYCL/malloc used"
-#define SX_PROP_SET_KERNEL_NAMES "SYCL/kernel names"
-#define SX_PROP_SET_HOST_PIPES "SYCL/host pipes"
-#define SX_PROP_SET_REGISTERED_KERNELS "SYCL/registered kernels"
-/* Ours: per-kernel signatures (kind, dimensions, parameters); see below. */
->>>>>>> h27
+#define SX_PROP_SET_SPEC_CONSTANTS "SYCL/specialization constants" /**< specialization constants */
+#define SX_PROP_SET_SPEC_CONSTANTS_DEFAULTS "SYCL/specialization constants default values" /**< their default values */
+#define SX_PROP_SET_DEVICELIB_REQ_MASK "SYCL/devicelib req mask" /**< the device libraries an image needs */
+#define SX_PROP_SET_DEVICELIB_METADATA "SYCL/devicelib metadata" /**< device-library metadata */
+#define SX_PROP_SET_ASSERT_USED "SYCL/assert used" /**< kernels that use assert */
+#define SX_PROP_SET_MALLOC_USED "SYCL/malloc used" /**< kernels that use malloc */
+#define SX_PROP_SET_KERNEL_NAMES "SYCL/kernel names" /**< kernel names */
+#define SX_PROP_SET_HOST_PIPES "SYCL/host pipes" /**< host pipes */
+#define SX_PROP_SET_REGISTERED_KERNELS "SYCL/registered kernels" /**< names registered by sycl::ext::oneapi::experimental kernel registration */
+/** Ours: per-kernel signatures (kind, dimensions, parameters); see below. */
 #define SX_PROP_SET_KERNEL_SIGNATURES "SX/kernel signatures"
 /** Ours: per device global, host_access (UINT32: 0 read, 1 write, 2 read_write, 3 none). */
 #define SX_PROP_SET_HOST_ACCESS "SX/host access"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* sycl-ext/dpcpp.h: libsycl-ext-dpcpp, the registration bridge for
+/** @file sycl-ext/dpcpp.h
+ * @brief libsycl-ext-dpcpp, the registration bridge for
  * DPC++-built programs and libraries.
  *
  * A DPC++-built module registers its device images from a constructor by
@@ -33,24 +34,27 @@ extern "C" {
 #define SX_DPCPP_API
 #endif
 
-/* DPC++'s entry points, as its wrapper calls them. */
+/** DPC++'s entry point, as its wrapper's constructor calls it: registers the
+ * descriptor's images with libsycl-ext, then passes the call on. */
 SX_DPCPP_API void __sycl_register_lib(void *descriptor);
+/** DPC++'s entry point, as its wrapper's destructor calls it: unregisters
+ * the descriptor's images, then passes the call on. */
 SX_DPCPP_API void __sycl_unregister_lib(void *descriptor);
 
-/* What the bridge has done in this process. */
+/** What the bridge has done in this process. */
 typedef struct sx_dpcpp_bridge_stats {
-    uint32_t size;              /* set by the caller: sizeof(sx_dpcpp_bridge_stats) */
-    uint32_t registered;        /* descriptors registered with libsycl-ext now */
-    uint64_t registered_images; /* device images in them */
-    uint64_t registrations;     /* descriptors ever registered */
-    uint64_t unregistrations;   /* descriptors ever unregistered */
-    uint64_t refused;           /* descriptors libsycl-ext refused */
-    uint64_t forwarded;         /* calls passed on to the next definition */
-    uint64_t register_ns;       /* time spent in sx_register_images, in all */
-    char last_error[512];       /* why the last refusal, or "" */
+    uint32_t size;              /**< set by the caller: sizeof(sx_dpcpp_bridge_stats) */
+    uint32_t registered;        /**< descriptors registered with libsycl-ext now */
+    uint64_t registered_images; /**< device images in them */
+    uint64_t registrations;     /**< descriptors ever registered */
+    uint64_t unregistrations;   /**< descriptors ever unregistered */
+    uint64_t refused;           /**< descriptors libsycl-ext refused */
+    uint64_t forwarded;         /**< calls passed on to the next definition */
+    uint64_t register_ns;       /**< time spent in sx_register_images, in all */
+    char last_error[512];       /**< why the last refusal, or "" */
 } sx_dpcpp_bridge_stats;
 
-/* Fill *stats. SX_ERROR_INVALID_NULL_POINTER: stats is NULL;
+/** Fill *stats. SX_ERROR_INVALID_NULL_POINTER: stats is NULL;
  * SX_ERROR_INVALID_SIZE: stats->size is below this version's size. */
 SX_DPCPP_API sx_result sx_dpcpp_bridge_get_stats(sx_dpcpp_bridge_stats *stats);
 
