@@ -24,6 +24,15 @@ if [ "${1:-}" = --stage ]; then
         "$TOP/tools/sx-adapter-cts.cl" -o "$t/cts.bc" && "${LLVM_SPIRV:-llvm-spirv-14}" "$t/cts.bc" -o "$t/cts.spv" &&
         "${NVCC:-/usr/local/cuda/bin/nvcc}" -ptx -rdc=true -arch=sm_90 "$TOP/tools/sx-adapter-cts.cu" -o "$t/cts.ptx" &&
         "$BUILD/proptool/proptool" -q -o "$B/cts.sximg" "$t/cts.spv" --ptx "$t/cts.ptx" || echo "no CTS image"
+    # Virtual functions from C++ for OpenCL through proptool's PTX variants
+    # (split into set images, linked by cuLink*), and the program that runs
+    # them (issue 31).
+    "${CLANG:-clang-14}" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        "$TOP/tests/proptool/vfsets.clcpp" -o "$t/vf.bc" &&
+        "${LLVM_SPIRV:-llvm-spirv-14}" --spirv-ext=+SPV_INTEL_function_pointers "$t/vf.bc" -o "$t/vf.spv" &&
+        "$BUILD/proptool/proptool" -q --no-native --ptx-variant -o "$B/vf-ptx.sximg" "$t/vf.spv" &&
+        ${CC:-gcc} -I"$TOP/include" -I"$BUILD/include" -o "$B/vf-e2e" "$TOP/tests/proptool/vf-e2e.c" \
+            -L"$BUILD/lib/.libs" -lsycl-ext -lm || echo "no VF PTX image"
     rm -rf "$t"
     du -sh "$B"
     exit 0
@@ -67,13 +76,23 @@ command -v compute-sanitizer >/dev/null &&
     step "compute-sanitizer test-cuda-core" compute-sanitizer --leak-check full --report-api-errors no --error-exitcode 9 \
         env CK_FORK=no "$(bin tests/cuda/test-cuda-core)"
 step "tests/pcache/cuda.sh" sh "$TOP/tests/pcache/cuda.sh"
+# The native suites' OpenCL C sources on the GPU through proptool's PTX
+# variant (made from their SPIR-V): free-function kernels, device globals,
+# virtual functions (issue 31).
+CUDA_SO=$B/adapters/cuda/.libs/sx-adapter-cuda.so
+for t in ffk dg; do
+    SX_E2E_ADAPTERS=$CUDA_SO step "ptx-e2e-$t" "$(bin "tests/e2e/test-e2e-$t")"
+done
+[ -f "$B/vf-ptx.sximg" ] && SX_ADAPTERS=$CUDA_SO SX_CACHE=0 step ptx-vf-e2e "$B/vf-e2e" "$B/vf-ptx.sximg" fp64
+[ -f "$B/bench/cuda/ptx-bench-ours.ptx" ] && step bench-ptx-vs-nvcc "$(bin bench/cuda/ptx-vs-nvcc)" \
+    "$B/bench/cuda/ptx-bench-ours.ptx" "$B/bench/cuda/ptx-bench-nvcc.ptx"
 step bench-cuda "$(bin bench/cuda/bench-cuda)"
 step bench-first-launch "$(bin bench/cuda/first-launch)"
 step bench-cuda-core "$(bin bench/cuda/bench-cuda-core)"
 step bench-dg-copy-cuda "$(bin bench/cuda/dg-copy-cuda)"
 rm -rf "$OUT/cache"
 step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
-for f in bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
+for f in ptx-e2e-ffk ptx-e2e-dg ptx-vf-e2e bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
          tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
 done

@@ -120,8 +120,9 @@ double sxm_powr_d(double x, double y) { return x < 0 ? __builtin_nan("") : __nv_
 float __nv_fmaf(float, float, float); double __nv_fma(double, double, double);
 float sxm_fma_f(float x, float y, float z) { return __nv_fmaf(x, y, z); }
 double sxm_fma_d(double x, double y, double z) { return __nv_fma(x, y, z); }
-float sxm_mad_f(float x, float y, float z) { return x * y + z; }
-double sxm_mad_d(double x, double y, double z) { return x * y + z; }
+/* mad: the fused multiply-add (one rounding, within what mad allows, and what nvcc makes of a * b + c) */
+float sxm_mad_f(float x, float y, float z) { return __builtin_fmaf(x, y, z); }
+double sxm_mad_d(double x, double y, double z) { return __builtin_fma(x, y, z); }
 float sxm_mix_f(float x, float y, float a) { return x + (y - x) * a; }
 double sxm_mix_d(double x, double y, double a) { return x + (y - x) * a; }
 float sxm_clamp_f(float x, float lo, float hi) { return __nv_fminf(__nv_fmaxf(x, lo), hi); }
