@@ -79,14 +79,14 @@ else
     ko "dynamic shared block"
 fi
 # reduce's third parameter (the __local one) is a 32-bit offset; by_value's
-# struct is a .param byte array of its size (24 bytes)
+# struct is a .param byte array of its size (20 bytes)
 if sed -n '/^\.visible \.entry reduce(/,/^)/p' "$ptx" | grep -q '\.param \.u32 reduce_param_2'; then
     ok "a __local parameter is a .u32 offset"
 else
     sed -n '/^\.visible \.entry reduce(/,/^)/p' "$ptx"; ko "__local parameter"
 fi
-if sed -n '/^\.visible \.entry by_value(/,/^)/p' "$ptx" | grep -q '\.param \.align 4 \.b8 by_value_param_1\[24\]'; then
-    ok "a struct by value is a 24-byte .param"
+if sed -n '/^\.visible \.entry by_value(/,/^)/p' "$ptx" | grep -q '\.param \.align 4 \.b8 by_value_param_1\[20\]'; then
+    ok "a struct by value is a 20-byte .param"
 else
     sed -n '/^\.visible \.entry by_value(/,/^)/p' "$ptx"; ko "struct by value"
 fi
@@ -100,6 +100,32 @@ if [ -n "$PTXAS" ]; then
     if "$PTXAS" -arch=sm_90 "$ptx" -o ptx.cubin 2> as.err; then ok "ptxas assembles it for sm_90"; else cat as.err; ko "ptxas"; fi
 else
     echo "note: no ptxas here (CUDA not installed): the directives above are the check"
+fi
+
+# --- virtual functions (vfsets.clcpp): split into a kernel image, the set
+# images and a dummy, each with its PTX variant; the kernel image's vtable
+# holds the functions' addresses, the sets' functions are visible .func
+# definitions, and what an image takes from another is .extern (cuLink*).
+if "$CLANG" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+       "$D/vfsets.clcpp" -o vf.bc && "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers vf.bc -o vf.spv &&
+   "$P" --no-native --ptx-variant -o vf.sximg vf.spv 2> vf.err; then
+    n_spv=$("$P" --dump vf.sximg | grep -c '^  target: spir64')
+    n_ptx=$("$P" --dump vf.sximg | grep -c '^  target: nvptx64')
+    if [ "$n_spv" -ge 3 ] && [ "$n_ptx" -eq "$n_spv" ]; then ok "every split image has its PTX variant ($n_ptx)"; else ko "split: $n_spv SPIR-V, $n_ptx PTX"; fi
+    rm -rf exv && mkdir exv && "$P" --dump vf.sximg --extract exv > /dev/null 2>&1
+    if grep -l '^\.visible \.global .* _ZTV4Base\[5\] = {0, 0, ' exv/*.ptx > /dev/null &&
+       grep -l '^\.extern \.func' exv/*.ptx > /dev/null && grep -l '^\.visible \.func .*Base3foo' exv/*.ptx > /dev/null; then
+        ok "vtable with function addresses, .extern imports, exported set functions"
+    else
+        ko "virtual-function PTX"
+    fi
+    if [ -n "$PTXAS" ]; then
+        bad=0
+        for f in exv/*.ptx; do "$PTXAS" -c -arch=sm_90 "$f" -o vf.o 2>> vfas.err || bad=1; done
+        if [ $bad = 0 ]; then ok "ptxas -c assembles every split image's PTX"; else cat vfas.err; ko "ptxas -c of the split"; fi
+    fi
+else
+    cat vf.err 2>/dev/null; ko "virtual functions through the PTX variant"
 fi
 
 # --- options: off, the environment, --ptx given, a missing tool
@@ -142,14 +168,16 @@ elif grep -q "ptx-arch takes sm_NN" arch.err; then
 else
     cat arch.err; ko "--ptx-arch: wrong message"
 fi
-# a builtin the variant lacks: a warning by default, an error with --ptx-variant
+# a builtin the variant lacks (printf): a warning by default, an error with --ptx-variant
 cat > img.cl <<'CL'
-__kernel void img(read_only image2d_t i, __global float4 *o) { o[0] = read_imagef(i, (int2)(0, 0)); }
+__kernel void img(__global int *o) { printf("%d\n", o[0]); }
 CL
 if "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header img.cl -o img.bc 2>/dev/null &&
    "$LLVM_SPIRV" img.bc -o img.spv 2>/dev/null; then
-    if "$P" --no-native -o img.sximg img.spv 2> img.err && grep -q "warning: .*no PTX variant.*no PTX definition of" img.err &&
-       ! "$P" --no-native --ptx-variant -o img2.sximg img.spv 2> img2.err && grep -q "error: .*PTX variant: .*no PTX definition of" img2.err; then
+    if "$P" --no-native -o img.sximg img.spv 2> img.err && grep -q "warning: img.spv: no PTX variant" img.err &&
+       grep -q "no PTX definition of printf" img.err &&
+       ! "$P" --no-native --ptx-variant -o img2.sximg img.spv 2> img2.err && grep -q "error: img.spv: PTX variant: " img2.err &&
+       grep -q "no PTX definition of printf" img2.err; then
         ok "a missing builtin: warning by default, error with --ptx-variant"
     else
         cat img.err img2.err 2>/dev/null; ko "missing builtin"
