@@ -71,10 +71,10 @@ cat "$OUT/sx-info.log"
 # virtual functions (issue 31).
 CUDA_SO=$B/adapters/cuda/.libs/sx-adapter-cuda.so
 for t in ffk dg; do
-    SX_E2E_ADAPTERS=$CUDA_SO step "ptx-e2e-$t" "$(bin "tests/e2e/test-e2e-$t")"
+    SX_E2E_ADAPTERS=$CUDA_SO SX_E2E_TARGET=nvptx64 step "ptx-e2e-$t" "$(bin "tests/e2e/test-e2e-$t")"
 done
 # again: the programs come from the persistent cache now
-SX_E2E_ADAPTERS=$CUDA_SO step ptx-e2e-ffk-cached "$(bin tests/e2e/test-e2e-ffk)"
+SX_E2E_ADAPTERS=$CUDA_SO SX_E2E_TARGET=nvptx64 step ptx-e2e-ffk-cached "$(bin tests/e2e/test-e2e-ffk)"
 [ -f "$B/vf-ptx.sximg" ] && SX_ADAPTERS=$CUDA_SO SX_CACHE=0 step ptx-vf-e2e "$B/vf-e2e" "$B/vf-ptx.sximg" fp64
 [ -f "$B/bench/cuda/ptx-bench-ours.ptx" ] && step bench-ptx-vs-nvcc "$(bin bench/cuda/ptx-vs-nvcc)" \
     "$B/bench/cuda/ptx-bench-ours.ptx" "$B/bench/cuda/ptx-bench-nvcc.ptx"

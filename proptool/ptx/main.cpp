@@ -40,6 +40,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -57,7 +58,9 @@ extern "C" void LLVMInitializeNVPTXAsmPrinter();
 using namespace llvm;
 
 static const char *const TRIPLE = "nvptx64-nvidia-cuda";
-static const char *const LAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
+static std::string LAYOUT;  // the target machine's (32-bit shared pointers, as nvcc has them)
+// Before the address spaces are renumbered (SPIR numbers: 4 is generic, 64-bit).
+static const char *const SPIR_LAYOUT = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
 static const char *const LOCAL_BLOCK = "__sx_local";
 
 // A file beside this executable (the build tree and bindir), else "".
@@ -360,6 +363,10 @@ int main(int argc, char **argv)
     if (in.empty() || out.empty())
         return fail("usage: sx-ptx [--builtins FILE.bc] [--libdevice FILE.bc] [--arch sm_NN] [--import NAME]... -o OUT.ptx "
                     "IN.bc");
+    // Shared-memory pointers of 32 bits (nvcc's choice): shorter address
+    // arithmetic in loops over __local arrays.
+    const char *cl_args[] = {"sx-ptx", "-nvptx-short-ptr"};
+    cl::ParseCommandLineOptions(2, cl_args);
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
@@ -372,6 +379,7 @@ int main(int argc, char **argv)
                                                              None, CodeGenOpt::Aggressive));
     if (!TM)
         return fail("LLVM's NVPTX back end has no target machine for " + arch);
+    LAYOUT = TM->createDataLayout().getStringRepresentation();
 
     LLVMContext C;
     std::unique_ptr<Module> M = load(C, in, err);
@@ -394,13 +402,13 @@ int main(int argc, char **argv)
                 if (CB->getCallingConv() == CallingConv::SPIR_FUNC)
                     CB->setCallingConv(CallingConv::C);
     M->setTargetTriple(TRIPLE);
-    M->setDataLayout(LAYOUT);
+    M->setDataLayout(SPIR_LAYOUT);
 
     std::unique_ptr<Module> B = load(C, builtins, err);
     if (!B)
         return fail(err);
     B->setTargetTriple(TRIPLE);
-    B->setDataLayout(LAYOUT);
+    B->setDataLayout(SPIR_LAYOUT);
     if (Linker::linkModules(*M, std::move(B), Linker::LinkOnlyNeeded))
         return fail("linking the builtins failed");
     for (Function &F : *M)
