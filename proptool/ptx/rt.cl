@@ -12,10 +12,11 @@
 #define AI static inline __attribute__((always_inline))
 
 /* ----------------------------------------------------------- work-items */
-AI size_t tid(uint d) { return d == 0 ? __nvvm_read_ptx_sreg_tid_x() : d == 1 ? __nvvm_read_ptx_sreg_tid_y() : d == 2 ? __nvvm_read_ptx_sreg_tid_z() : 0; }
-AI size_t ntid(uint d) { return d == 0 ? __nvvm_read_ptx_sreg_ntid_x() : d == 1 ? __nvvm_read_ptx_sreg_ntid_y() : d == 2 ? __nvvm_read_ptx_sreg_ntid_z() : 1; }
-AI size_t ctaid(uint d) { return d == 0 ? __nvvm_read_ptx_sreg_ctaid_x() : d == 1 ? __nvvm_read_ptx_sreg_ctaid_y() : d == 2 ? __nvvm_read_ptx_sreg_ctaid_z() : 0; }
-AI size_t nctaid(uint d) { return d == 0 ? __nvvm_read_ptx_sreg_nctaid_x() : d == 1 ? __nvvm_read_ptx_sreg_nctaid_y() : d == 2 ? __nvvm_read_ptx_sreg_nctaid_z() : 1; }
+/* (the registers are unsigned: zero-extended, as nvcc's size_t indices) */
+AI size_t tid(uint d) { return d == 0 ? (uint)__nvvm_read_ptx_sreg_tid_x() : d == 1 ? (uint)__nvvm_read_ptx_sreg_tid_y() : d == 2 ? (uint)__nvvm_read_ptx_sreg_tid_z() : 0; }
+AI size_t ntid(uint d) { return d == 0 ? (uint)__nvvm_read_ptx_sreg_ntid_x() : d == 1 ? (uint)__nvvm_read_ptx_sreg_ntid_y() : d == 2 ? (uint)__nvvm_read_ptx_sreg_ntid_z() : 1; }
+AI size_t ctaid(uint d) { return d == 0 ? (uint)__nvvm_read_ptx_sreg_ctaid_x() : d == 1 ? (uint)__nvvm_read_ptx_sreg_ctaid_y() : d == 2 ? (uint)__nvvm_read_ptx_sreg_ctaid_z() : 0; }
+AI size_t nctaid(uint d) { return d == 0 ? (uint)__nvvm_read_ptx_sreg_nctaid_x() : d == 1 ? (uint)__nvvm_read_ptx_sreg_nctaid_y() : d == 2 ? (uint)__nvvm_read_ptx_sreg_nctaid_z() : 1; }
 
 size_t OVL get_local_id(uint d) { return tid(d); }
 size_t OVL get_local_size(uint d) { return ntid(d); }
