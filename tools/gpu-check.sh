@@ -75,6 +75,7 @@ for t in ffk dg; do
 done
 # again: the programs come from the persistent cache now
 SX_E2E_ADAPTERS=$CUDA_SO SX_E2E_TARGET=nvptx64 step ptx-e2e-ffk-cached "$(bin tests/e2e/test-e2e-ffk)"
+step ptx-test-vf-cuda-spv "$(bin tests/vf/test-vf-cuda-spv)"
 [ -f "$B/vf-ptx.sximg" ] && SX_ADAPTERS=$CUDA_SO SX_CACHE=0 step ptx-vf-e2e "$B/vf-e2e" "$B/vf-ptx.sximg" fp64
 [ -f "$B/bench/cuda/ptx-bench-ours.ptx" ] && step bench-ptx-vs-nvcc "$(bin bench/cuda/ptx-vs-nvcc)" \
     "$B/bench/cuda/ptx-bench-ours.ptx" "$B/bench/cuda/ptx-bench-nvcc.ptx"
@@ -98,7 +99,7 @@ step bench-dg-copy-cuda "$(bin bench/cuda/dg-copy-cuda)"
 rm -rf "$OUT/cache"
 step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
 fi
-for f in ptx-e2e-ffk ptx-e2e-dg ptx-vf-e2e bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
+for f in ptx-e2e-ffk ptx-e2e-dg ptx-test-vf-cuda-spv ptx-vf-e2e bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
          tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
 done
