@@ -16,6 +16,7 @@
 #include <sycl-ext/sx.h>
 
 #include "native.h"
+#include "ptx.h"
 #include "proptool.h"
 #include "sx-internal.h"
 #include "dump-json.h"
@@ -89,6 +90,18 @@ static const char usage_text[] =
     "      --no-native           do not make native variants from SPIR-V\n"
     "      --wgc PATH            the work-group compiler (default: $SX_WGC, then sx-wgc\n"
     "                            beside proptool)\n"
+    "      --ptx-variant         make the PTX variant of every SPIR-V image from the\n"
+    "                            processed SPIR-V (CUDA adapter; needs sx-ptx and\n"
+    "                            llvm-spirv-14); an error when missing. Default: made\n"
+    "                            when the tools are there and the input has no --ptx\n"
+    "                            or --cubin variant\n"
+    "      --no-ptx-variant      do not make PTX variants from SPIR-V\n"
+    "      --sx-ptx PATH         the SPIR-V -> PTX compiler (default: $SX_PTX, then\n"
+    "                            sx-ptx beside proptool)\n"
+    "      --libdevice FILE      CUDA's libdevice for the math builtins (default:\n"
+    "                            $SX_LIBDEVICE, then CUDA's nvvm/libdevice)\n"
+    "      --ptx-arch sm_NN      the PTX variant's target (default sm_80; newer GPUs\n"
+    "                            JIT-compile it)\n"
     "      --manifest FILE       images described by a text manifest (see proptool(1))\n"
     "      --prop FILE.prop      sycl-post-link's property file of the SPIR-V input\n"
     "                            before it: its SYCL/ property sets are the image's\n"
@@ -156,6 +169,11 @@ enum {
     OPT_NO_NATIVE,
     OPT_WGC,
     OPT_LAX_ANNOTATIONS,
+    OPT_PTX_VARIANT,
+    OPT_NO_PTX_VARIANT,
+    OPT_SX_PTX,
+    OPT_LIBDEVICE,
+    OPT_PTX_ARCH,
 };
 
 static const struct option long_opts[] = {
@@ -174,6 +192,11 @@ static const struct option long_opts[] = {
     {"native", no_argument, NULL, OPT_NATIVE},
     {"no-native", no_argument, NULL, OPT_NO_NATIVE},
     {"wgc", required_argument, NULL, OPT_WGC},
+    {"ptx-variant", no_argument, NULL, OPT_PTX_VARIANT},
+    {"no-ptx-variant", no_argument, NULL, OPT_NO_PTX_VARIANT},
+    {"sx-ptx", required_argument, NULL, OPT_SX_PTX},
+    {"libdevice", required_argument, NULL, OPT_LIBDEVICE},
+    {"ptx-arch", required_argument, NULL, OPT_PTX_ARCH},
     {"ptx", required_argument, NULL, OPT_PTX},
     {"cubin", required_argument, NULL, OPT_CUBIN},
     {"spir-bc", no_argument, NULL, OPT_SPIR_BC},
@@ -785,6 +808,8 @@ int main(int argc, char **argv)
     size_t nman = 0;
     sxp_native_mode native = SXP_NATIVE_AUTO;
     sxp_native_tools ntools = {0};
+    sxp_ptx_mode ptxmode = SXP_PTX_AUTO;
+    sxp_ptx_tools ptools = {0};
     int c;
     bool json = false; /* --dump as JSON */
 
@@ -793,6 +818,11 @@ int main(int argc, char **argv)
         native = SXP_NATIVE_OFF;
     else if (nenv && (!strcmp(nenv, "on") || !strcmp(nenv, "1") || !strcmp(nenv, "yes")))
         native = SXP_NATIVE_ON;
+    const char *penv = getenv("SX_PROPTOOL_PTX");
+    if (penv && (!strcmp(penv, "off") || !strcmp(penv, "0") || !strcmp(penv, "no")))
+        ptxmode = SXP_PTX_OFF;
+    else if (penv && (!strcmp(penv, "on") || !strcmp(penv, "1") || !strcmp(penv, "yes")))
+        ptxmode = SXP_PTX_ON;
     /* A leading '-' keeps inputs in command-line order, so variants attach
      * to the SPIR-V input before them. */
     while ((c = getopt_long(argc, argv, "-o:qhV", long_opts, NULL)) != -1) {
@@ -849,6 +879,15 @@ int main(int argc, char **argv)
         case OPT_NATIVE: native = SXP_NATIVE_ON; break;
         case OPT_NO_NATIVE: native = SXP_NATIVE_OFF; break;
         case OPT_WGC: ntools.wgc = optarg; break;
+        case OPT_PTX_VARIANT: ptxmode = SXP_PTX_ON; break;
+        case OPT_NO_PTX_VARIANT: ptxmode = SXP_PTX_OFF; break;
+        case OPT_SX_PTX: ptools.sx_ptx = optarg; break;
+        case OPT_LIBDEVICE: ptools.libdevice = optarg; break;
+        case OPT_PTX_ARCH:
+            if (strncmp(optarg, "sm_", 3) || !optarg[3] || strspn(optarg + 3, "0123456789") != strlen(optarg + 3))
+                return usage_error("--ptx-arch takes sm_NN (e.g. sm_80), not '%s'", optarg);
+            ptools.arch = optarg;
+            break;
         case OPT_AOT_ASPECTS: {
             opt.aot = true;
             free(opt.aot_aspects);
@@ -1054,6 +1093,20 @@ int main(int argc, char **argv)
             free(why);
         }
     }
+    if (ok && ptxmode != SXP_PTX_OFF && nins) {
+        char *why = NULL;
+        if (!sxp_ptx_find(&ptools, &why)) {
+            if (ptxmode == SXP_PTX_ON) {
+                sxp_error(NULL, SXP_NONE, "--ptx-variant: %s", why);
+                ok = false;
+            } else if (!sxp_quiet_warnings) {
+                fprintf(stderr, "proptool: note: no PTX variants made from SPIR-V: %s; --ptx FILE still works\n",
+                        why);
+            }
+            ptxmode = SXP_PTX_OFF;
+            free(why);
+        }
+    }
     for (size_t i = 0; i < nins && ok; i++) {
         input *in = &ins[i];
         size_t first = nimgs;
@@ -1134,6 +1187,23 @@ int main(int argc, char **argv)
                 continue;
             sxp_image *v = sxp_native_variant(&ntools, imgs[k], native == SXP_NATIVE_ON);
             if (!v && native == SXP_NATIVE_ON) {
+                ok = false;
+                break;
+            }
+            if (!v)
+                continue;
+            sxp_grow(&imgs, &imgs_cap, nimgs, sizeof *imgs);
+            imgs[nimgs++] = v;
+        }
+        /* The PTX variants likewise, unless PTX or a cubin was given. */
+        bool has_gpu = false;
+        for (size_t k = 0; k < in->nvariants; k++)
+            has_gpu |= !strcmp(in->variants[k].what, "ptx") || !strcmp(in->variants[k].what, "cubin");
+        for (size_t k = first; ptxmode != SXP_PTX_OFF && !has_gpu && k < last && ok; k++) {
+            if (imgs[k]->format != SX_BINARY_FORMAT_SPIRV)
+                continue;
+            sxp_image *v = sxp_ptx_variant(&ptools, imgs[k], ptxmode == SXP_PTX_ON);
+            if (!v && ptxmode == SXP_PTX_ON) {
                 ok = false;
                 break;
             }

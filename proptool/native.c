@@ -50,47 +50,13 @@ static void fail(const char *origin, const char *fmt, ...)
     free(msg);
 }
 
-/* `name` as a command: a path, or a file found in $PATH. */
-static bool runnable(const char *name)
-{
-    if (strchr(name, '/'))
-        return access(name, X_OK) == 0;
-    const char *p = getenv("PATH");
-    if (!p)
-        p = "/usr/bin:/bin";
-    while (*p) {
-        const char *c = strchr(p, ':');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        char *cand = sxp_xasprintf("%.*s/%s", (int)len, p, name);
-        bool ok = access(cand, X_OK) == 0;
-        free(cand);
-        if (ok)
-            return true;
-        p = c ? c + 1 : p + len;
-    }
-    return false;
-}
-
 /* sx-wgc: $SX_WGC, else beside this proptool (build tree and install). */
 static char *default_wgc(void)
 {
     const char *env = getenv("SX_WGC");
     if (env && *env)
         return sxp_xstrdup(env);
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = 0;
-        char *slash = strrchr(self, '/');
-        if (slash) {
-            *slash = 0;
-            char *p = sxp_xasprintf("%s/sx-wgc", self);
-            if (access(p, X_OK) == 0)
-                return p;
-            free(p);
-        }
-    }
-    return NULL;
+    return sxp_beside_self("sx-wgc");
 }
 
 bool sxp_native_find(sxp_native_tools *t, char **why)
@@ -118,8 +84,8 @@ bool sxp_native_find(sxp_native_tools *t, char **why)
         const char *env = getenv("LLVM_SPIRV");
         t->llvm_spirv = env && *env ? env : SXP_WGC_LLVM_SPIRV;
     }
-    const char *missing = !runnable(t->wgc) ? t->wgc : !runnable(t->clang) ? t->clang
-                        : !runnable(t->llvm_spirv) ? t->llvm_spirv : NULL;
+    const char *missing = !sxp_runnable(t->wgc) ? t->wgc : !sxp_runnable(t->clang) ? t->clang
+                        : !sxp_runnable(t->llvm_spirv) ? t->llvm_spirv : NULL;
     if (missing) {
         *why = sxp_xasprintf("'%s' cannot be run (the native variant needs sx-wgc, clang-14 and llvm-spirv-14)",
                              missing);
@@ -128,41 +94,13 @@ bool sxp_native_find(sxp_native_tools *t, char **why)
     return true;
 }
 
-/* Runs a tool with its stderr in `log`; on failure the first lines of it
- * go into the diagnostic (a crashing tool prints pages of stack). */
 static bool run(const char *origin, char *const argv[], const char *log)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 2);
-            close(fd);
-        }
-        execvp(argv[0], argv);
-        fprintf(stderr, "proptool: error: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int st = 0;
-    if (pid < 0) {
-        fail(origin, "fork failed: %s", strerror(errno));
-        return false;
-    }
-    if (waitpid(pid, &st, 0) >= 0 && WIFEXITED(st) && !WEXITSTATUS(st))
+    char *why = NULL;
+    if (sxp_tool_run(argv, log, &why))
         return true;
-    size_t n = 0;
-    char *text = (char *)sxp_read_file(log, &n);
-    size_t keep = 0;
-    for (int lines = 0; text && keep < n && lines < 6; keep++)
-        lines += text[keep] == '\n';
-    while (keep && text && (text[keep - 1] == '\n' || text[keep - 1] == 0))
-        keep--;
-    char *status = WIFSIGNALED(st) ? sxp_xasprintf("killed by signal %d", WTERMSIG(st))
-                                   : sxp_xasprintf("status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-    fail(origin, "`%s` failed (%s)%s%.*s", argv[0], status, keep ? ":\n" : "",
-              (int)keep, text ? text : "");
-    free(status);
-    free(text);
+    fail(origin, "%s", why);
+    free(why);
     return false;
 }
 
@@ -190,18 +128,17 @@ static void add_report(sxp_image *v, char *line)
     free(text);
 }
 
-sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, bool must)
+/* The SPIR-V without UserSemantic (llvm-spirv would make them
+ * llvm.global.annotations) and the names it imports. */
+bool sxp_plain_spirv(const sxp_image *spv, sxp_buf *plain, char ***imports_out, size_t *nimports_out)
 {
-    required = must;
-    /* The SPIR-V without UserSemantic (llvm-spirv would make them
-     * llvm.global.annotations) and the names it imports. */
     sxp_module m;
     sxp_any_bound = true;
     bool parsed = sxp_module_parse(&m, spv->origin, spv->data, spv->size);
     sxp_any_bound = false;
     if (!parsed) {
         sxp_module_free(&m);
-        return NULL;
+        return false;
     }
     char **imports = NULL;
     size_t nimports = 0;
@@ -217,9 +154,21 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
             imports[nimports++] = sxp_xstrdup(name);
         }
     }
-    sxp_buf plain = {0};
-    sxp_module_write(&m, &plain);
+    sxp_module_write(&m, plain);
     sxp_module_free(&m);
+    *imports_out = imports;
+    *nimports_out = nimports;
+    return true;
+}
+
+sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, bool must)
+{
+    required = must;
+    char **imports = NULL;
+    size_t nimports = 0;
+    sxp_buf plain = {0};
+    if (!sxp_plain_spirv(spv, &plain, &imports, &nimports))
+        return NULL;
 
     const char *tmpdir = getenv("TMPDIR");
     char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");

@@ -20,6 +20,18 @@ typedef struct sxp_native_tools {
     const char *march;                     /* NULL: the baseline x86-64 */
 } sxp_native_tools;
 
+/* tools.c: `name` as a command (a path, or a file in $PATH) can be run. */
+bool sxp_runnable(const char *name);
+/* tools.c: runs argv with its stderr in `log`; false with *why (malloc'd:
+ * the status and the first lines of the log) when it fails. */
+bool sxp_tool_run(char *const argv[], const char *log, char **why);
+/* The same file beside this proptool (NULL when it is not there). */
+char *sxp_beside_self(const char *file);
+
+/* The SPIR-V of `spv` as llvm-spirv -r takes it (no UserSemantic) and the
+ * names it imports (malloc'd); false when it does not parse. */
+bool sxp_plain_spirv(const sxp_image *spv, sxp_buf *plain, char ***imports, size_t *nimports);
+
 /* Resolves the tools; false with *why (malloc'd) when one is missing. */
 bool sxp_native_find(sxp_native_tools *t, char **why);
 /* The compiled work-group image of SPIR-V image `spv`; NULL when the

@@ -7,6 +7,8 @@
 #       modules, image files; no objects) into .gpu/build and make the CTS
 #       image (needs clang, llvm-spirv, nvcc, proptool)
 #   tools/gpu-check.sh                       there: run it all; logs in $OUT
+#   tools/gpu-check.sh --ptx-only            there: only the suites and the
+#       bench of proptool's PTX variant (made from SPIR-V, issue 31)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 B=$TOP/.gpu/build
@@ -24,6 +26,15 @@ if [ "${1:-}" = --stage ]; then
         "$TOP/tools/sx-adapter-cts.cl" -o "$t/cts.bc" && "${LLVM_SPIRV:-llvm-spirv-14}" "$t/cts.bc" -o "$t/cts.spv" &&
         "${NVCC:-/usr/local/cuda/bin/nvcc}" -ptx -rdc=true -arch=sm_90 "$TOP/tools/sx-adapter-cts.cu" -o "$t/cts.ptx" &&
         "$BUILD/proptool/proptool" -q -o "$B/cts.sximg" "$t/cts.spv" --ptx "$t/cts.ptx" || echo "no CTS image"
+    # Virtual functions from C++ for OpenCL through proptool's PTX variants
+    # (split into set images, linked by cuLink*), and the program that runs
+    # them (issue 31).
+    "${CLANG:-clang-14}" -x clcpp -cl-std=clc++ -target spir64 -O1 -c -emit-llvm -Xclang -finclude-default-header \
+        "$TOP/tests/proptool/vfsets.clcpp" -o "$t/vf.bc" &&
+        "${LLVM_SPIRV:-llvm-spirv-14}" --spirv-ext=+SPV_INTEL_function_pointers "$t/vf.bc" -o "$t/vf.spv" &&
+        "$BUILD/proptool/proptool" -q --no-native --ptx-variant -o "$B/vf-ptx.sximg" "$t/vf.spv" &&
+        ${CC:-gcc} -I"$TOP/include" -I"$BUILD/include" -o "$B/vf-e2e" "$TOP/tests/proptool/vf-e2e.c" \
+            -L"$BUILD/lib/.libs" -lsycl-ext -lm || echo "no VF PTX image"
     rm -rf "$t"
     du -sh "$B"
     exit 0
@@ -55,6 +66,20 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 SX_ADAPTERS_PATH=$B/adapters/cuda/.libs:$B/adapters/opencl/.libs:$B/adapters/level_zero/.libs \
     step sx-info "$(bin tools/sx-info)"
 cat "$OUT/sx-info.log"
+# The native suites' OpenCL C sources on the GPU through proptool's PTX
+# variant (made from their SPIR-V): free-function kernels, device globals,
+# virtual functions (issue 31).
+CUDA_SO=$B/adapters/cuda/.libs/sx-adapter-cuda.so
+for t in ffk dg; do
+    SX_E2E_ADAPTERS=$CUDA_SO SX_E2E_TARGET=nvptx64 step "ptx-e2e-$t" "$(bin "tests/e2e/test-e2e-$t")"
+done
+# again: the programs come from the persistent cache now
+SX_E2E_ADAPTERS=$CUDA_SO SX_E2E_TARGET=nvptx64 step ptx-e2e-ffk-cached "$(bin tests/e2e/test-e2e-ffk)"
+step ptx-test-vf-cuda-spv "$(bin tests/vf/test-vf-cuda-spv)"
+[ -f "$B/vf-ptx.sximg" ] && SX_ADAPTERS=$CUDA_SO SX_CACHE=0 step ptx-vf-e2e "$B/vf-e2e" "$B/vf-ptx.sximg" fp64
+[ -f "$B/bench/cuda/ptx-bench-ours.ptx" ] && step bench-ptx-vs-nvcc "$(bin bench/cuda/ptx-vs-nvcc)" \
+    "$B/bench/cuda/ptx-bench-ours.ptx" "$B/bench/cuda/ptx-bench-nvcc.ptx"
+if [ "${1:-}" != --ptx-only ]; then
 for t in tests/cuda/test-cuda-nodriver tests/cuda/test-cuda-abi tests/cuda/test-cuda-core tests/cuda/test-cuda-e2e tests/cuda/test-cuda-params \
          tests/vf/test-vf-cuda; do
     step "$t" "$(bin "$t")"
@@ -73,7 +98,8 @@ step bench-cuda-core "$(bin bench/cuda/bench-cuda-core)"
 step bench-dg-copy-cuda "$(bin bench/cuda/dg-copy-cuda)"
 rm -rf "$OUT/cache"
 step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
-for f in bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
+fi
+for f in ptx-e2e-ffk ptx-e2e-dg ptx-test-vf-cuda-spv ptx-vf-e2e bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
          tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
 done

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* e2e.h: setup shared by the end-to-end suites: the native adapter alone,
- * an image file made by proptool, a context and an in-order queue. */
+/* e2e.h: setup shared by the end-to-end suites: the native adapter alone
+ * (or $SX_E2E_ADAPTERS: tools/gpu-check.sh runs them on the CUDA adapter
+ * through proptool's PTX variant), an image file made by proptool, a
+ * context and an in-order queue. */
 #ifndef SX_E2E_H
 #define SX_E2E_H
 
@@ -17,7 +19,8 @@ typedef struct {
 
 static inline void e2e_open(e2e *t, const char *image_file)
 {
-    setenv("SX_ADAPTERS", "native", 1);
+    const char *adapters = getenv("SX_E2E_ADAPTERS");
+    setenv("SX_ADAPTERS", adapters && *adapters ? adapters : "native", 1);
     CK_OK(sx_image_file_load(sxt_build_path(image_file), &t->file));
     CK_OK(sx_init(0));
     CK_OK(sx_device_get_default(&t->dev));

@@ -418,23 +418,30 @@ START_TEST(image_scope_copies_race_unregistration)
 END_TEST
 
 /* Two devices: the native CPU and the Level Zero TEST DRIVER's GPU (the
- * driver runs no kernels of this file, but copies exercise the instances). */
+ * driver runs no kernels of this file, but copies exercise the instances);
+ * with SX_E2E_ADAPTERS (tools/gpu-check.sh: the CUDA adapter) the native
+ * CPU and that adapter's GPU, each running its own variant of the file. */
 START_TEST(instances_per_device)
 {
     char list[8192];
-    const char *ze = sxt_build_path("adapters/level_zero/.libs/sx-adapter-level_zero.so");
-    const char *drv = sxt_build_path("tests/level_zero/.libs/libze_sx_test_driver.so");
-    if (access(ze, F_OK) || access(drv, F_OK)) {
-        fprintf(stderr, "instances_per_device: no Level Zero adapter or test driver built: skipped\n");
-        return;
+    const char *other = getenv("SX_E2E_ADAPTERS");
+    if (other && *other) {
+        snprintf(list, sizeof(list), "native,%s", other);
+    } else {
+        const char *ze = sxt_build_path("adapters/level_zero/.libs/sx-adapter-level_zero.so");
+        const char *drv = sxt_build_path("tests/level_zero/.libs/libze_sx_test_driver.so");
+        if (access(ze, F_OK) || access(drv, F_OK)) {
+            fprintf(stderr, "instances_per_device: no Level Zero adapter or test driver built: skipped\n");
+            return;
+        }
+        snprintf(list, sizeof(list), "native,%s", ze);
+        setenv("ZE_ENABLE_ALT_DRIVERS", drv, 1);
     }
     /* Start again with both adapters; the image file stays registered. */
     CK_OK(sx_queue_release(t.q));
     CK_OK(sx_context_release(t.ctx));
     CK_OK(sx_fini());
-    snprintf(list, sizeof(list), "native,%s", ze);
     setenv("SX_ADAPTERS", list, 1);
-    setenv("ZE_ENABLE_ALT_DRIVERS", drv, 1);
     CK_OK(sx_init(0));
     sx_device devs[2];
     uint32_t n = 0;
@@ -453,8 +460,8 @@ START_TEST(instances_per_device)
         CK_OK(sx_queue_release(q[i]));
         CK_OK(sx_context_release(c[i]));
     }
-    /* the fixture's objects again, on the native device */
-    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 1, &t.dev, NULL));
+    /* the fixture's objects again, on its device */
+    CK_OK(sx_device_get(NULL, other && *other ? SX_DEVICE_TYPE_GPU : SX_DEVICE_TYPE_CPU, 1, &t.dev, NULL));
     CK_OK(sx_context_create(1, &t.dev, &t.ctx));
     CK_OK(sx_queue_create(t.ctx, t.dev, 0, &t.q));
 }

@@ -5,6 +5,7 @@
  * errors, many threads. */
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "e2e.h"
 #include "../sig-encode.h"
@@ -186,7 +187,10 @@ static void *slurp(const char *path, size_t *n)
 }
 
 /* A hand-built image: one source argument decomposed into two, one
- * eliminated, work_group_memory, and the hidden scratch argument. */
+ * eliminated, work_group_memory, and the hidden scratch argument. Its code
+ * is decomp.cl built for the host, or with SX_E2E_TARGET=nvptx64 (the CUDA
+ * run of tools/gpu-check.sh) proptool's PTX variant of it: the two __local
+ * parameters are offsets into CUDA's one dynamic shared block. */
 START_TEST(decomposed_eliminated_and_scratch_arguments)
 {
     static const rec recs[] = {
@@ -201,7 +205,9 @@ START_TEST(decomposed_eliminated_and_scratch_arguments)
     encode(&sig, SX_KERNEL_KIND_ND_RANGE, 1, 4, recs, 6);
     static uint8_t mask[9] = {6, 0, 0, 0, 0, 0, 0, 0, 1u << 3}; /* 6 arguments; `dead` eliminated */
     size_t size;
-    void *so = slurp(sxt_build_path("tests/e2e/decomp-host.so"), &size);
+    const char *tgt = getenv("SX_E2E_TARGET");
+    bool ptx = tgt && !strcmp(tgt, SX_TARGET_NVPTX64);
+    void *so = slurp(sxt_build_path(ptx ? "tests/e2e/decomp.ptx" : "tests/e2e/decomp-host.so"), &size);
     static sx_offload_entry entry = {.name = "__sycl_kernel_decomp"};
     sx_device_binary_property sp = {"__sycl_kernel_decomp", sig.bytes, SX_PROPERTY_TYPE_BYTE_ARRAY, sig.len};
     sx_device_binary_property mp = {"__sycl_kernel_decomp", mask, SX_PROPERTY_TYPE_BYTE_ARRAY, sizeof(mask)};
@@ -209,8 +215,9 @@ START_TEST(decomposed_eliminated_and_scratch_arguments)
     sx_device_binary_property_set sets[3] = {{SX_PROP_SET_KERNEL_SIGNATURES, &sp, &sp + 1},
                                              {SX_PROP_SET_KERNEL_PARAM_OPT, &mp, &mp + 1},
                                              {SX_PROP_SET_IMPLICIT_LOCAL_ARG, &ip, &ip + 1}};
-    sx_device_binary bin = {.version = 2, .kind = SX_OFFLOAD_KIND_SYCL, .format = SX_BINARY_FORMAT_NATIVE,
-                            .device_target_spec = SX_TARGET_HOST, .binary_start = so,
+    sx_device_binary bin = {.version = 2, .kind = SX_OFFLOAD_KIND_SYCL,
+                            .format = ptx ? SX_BINARY_FORMAT_NONE : SX_BINARY_FORMAT_NATIVE,
+                            .device_target_spec = ptx ? SX_TARGET_NVPTX64 : SX_TARGET_HOST, .binary_start = so,
                             .binary_end = (unsigned char *)so + size, .entries_begin = &entry,
                             .entries_end = &entry + 1, .property_sets_begin = sets, .property_sets_end = sets + 3};
     sx_device_binaries desc = {SX_DEVICE_BINARIES_VERSION, 1, &bin, NULL, NULL};

@@ -6,7 +6,9 @@
  * vtables); test-vf-native (VF_NATIVE): the native adapter with host
  * shared objects and real vtables, fp64 hidden by SX_NATIVE_HIDE_ASPECTS;
  * test-vf-cuda (VF_CUDA): the CUDA adapter (cuLink of relocatable PTX from
- * tests/vf/kernels/vf-*.cu, real vtables) on a GPU.
+ * tests/vf/kernels/vf-*.cu, real vtables) on a GPU; test-vf-cuda-spv
+ * (VF_CUDA, VF_PTX_FROM_SPIRV): the same with the PTX proptool makes from
+ * the .cl files' SPIR-V (no CUDA twin).
  * Checks the values the kernels compute: the real set or its dummy, the
  * set a kernel calls, the persistent cache, and a set provided by two
  * libraries, one unregistered. Skips (77) when the backend, the adapter,
@@ -22,6 +24,9 @@
 #if defined(VF_NATIVE)
 #define K(name) "tests/vf/kernels/" name "-host.so"
 #define BACKEND "native"
+#elif defined(VF_CUDA) && defined(VF_PTX_FROM_SPIRV)
+#define K(name) "tests/vf/kernels/" name "-spv.ptx"
+#define BACKEND "CUDA"
 #elif defined(VF_CUDA)
 #define K(name) "tests/vf/kernels/" name ".ptx"
 #define BACKEND "CUDA"

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* ptx.c: the PTX variant made from the processed SPIR-V (after the
+ * if_device pass and the virtual-function split, so both apply to it):
+ *     llvm-spirv -r IMAGE.spv                -> SPIR IR (OpenCL builtins)
+ *     sx-ptx [--import NAME]... -o IMAGE.ptx -> PTX (target nvptx64, format none)
+ * sx-ptx and the LLVM 14 toolchain are build-time dependencies of proptool
+ * only; without them --ptx FILE still works. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sycl-ext/sx.h>
+
+#include "native.h"
+#include "ptx.h"
+
+#ifndef SXP_WGC_LLVM_SPIRV
+#define SXP_WGC_LLVM_SPIRV "llvm-spirv-14"
+#endif
+
+static bool required;
+
+static void fail(const char *origin, const char *fmt, ...) SXP_PRINTF(2, 3);
+static void fail(const char *origin, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (required)
+        sxp_error(origin, SXP_NONE, "PTX variant: %s", msg ? msg : fmt);
+    else
+        sxp_warn(origin, SXP_NONE, "no PTX variant (--no-ptx-variant: none made): %s", msg ? msg : fmt);
+    free(msg);
+}
+
+bool sxp_ptx_find(sxp_ptx_tools *t, char **why)
+{
+    static char *self;
+    if (!t->sx_ptx) {
+        const char *env = getenv("SX_PTX");
+        if (env && *env)
+            t->sx_ptx = env;
+        else if (self || (self = sxp_beside_self("sx-ptx")))
+            t->sx_ptx = self;
+    }
+    if (!t->sx_ptx) {
+#ifdef SXP_HAVE_SX_PTX
+        *why = sxp_xstrdup("sx-ptx is not installed beside proptool (give --sx-ptx PATH or set SX_PTX)");
+#else
+        *why = sxp_xstrdup("proptool was built without sx-ptx: configure found no LLVM 14 with its NVPTX back "
+                           "end (install llvm-14-dev and reconfigure, or give --sx-ptx PATH)");
+#endif
+        return false;
+    }
+    if (!t->llvm_spirv) {
+        const char *env = getenv("LLVM_SPIRV");
+        t->llvm_spirv = env && *env ? env : SXP_WGC_LLVM_SPIRV;
+    }
+    const char *missing = !sxp_runnable(t->sx_ptx) ? t->sx_ptx : !sxp_runnable(t->llvm_spirv) ? t->llvm_spirv : NULL;
+    if (missing) {
+        *why = sxp_xasprintf("'%s' cannot be run (the PTX variant needs sx-ptx and llvm-spirv-14)", missing);
+        return false;
+    }
+    return true;
+}
+
+static bool run(const char *origin, char *const argv[], const char *log)
+{
+    char *why = NULL;
+    if (sxp_tool_run(argv, log, &why))
+        return true;
+    fail(origin, "%s", why);
+    free(why);
+    return false;
+}
+
+sxp_image *sxp_ptx_variant(const sxp_ptx_tools *t, const sxp_image *spv, bool must)
+{
+    required = must;
+    char **imports = NULL;
+    size_t nimports = 0;
+    sxp_buf plain = {0};
+    if (!sxp_plain_spirv(spv, &plain, &imports, &nimports))
+        return NULL;
+    const char *tmpdir = getenv("TMPDIR");
+    char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    sxp_image *v = NULL;
+    if (!mkdtemp(dir)) {
+        fail(spv->origin, "cannot make a temporary directory: %s", strerror(errno));
+        free(dir);
+        dir = NULL;
+    }
+    char *spvp = NULL, *bc = NULL, *ptx = NULL, *log = NULL;
+    if (dir) {
+        spvp = sxp_xasprintf("%s/image.spv", dir);
+        bc = sxp_xasprintf("%s/image.bc", dir);
+        ptx = sxp_xasprintf("%s/image.ptx", dir);
+        log = sxp_xasprintf("%s/stderr.txt", dir);
+    }
+    bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
+    sxp_buf_free(&plain);
+    if (ok) {
+        char *const a1[] = {(char *)t->llvm_spirv, "-r", spvp, "-o", bc, NULL};
+        ok = run(spv->origin, a1, log);
+    }
+    if (ok) {
+        char **a = sxp_xmalloc((10 + 2 * nimports) * sizeof *a);
+        size_t n = 0;
+        a[n++] = (char *)t->sx_ptx;
+        for (size_t i = 0; i < nimports; i++) {
+            a[n++] = "--import";
+            a[n++] = imports[i];
+        }
+        if (t->libdevice) {
+            a[n++] = "--libdevice";
+            a[n++] = (char *)t->libdevice;
+        }
+        if (t->arch) {
+            a[n++] = "--arch";
+            a[n++] = (char *)t->arch;
+        }
+        a[n++] = "-o";
+        a[n++] = ptx;
+        a[n++] = bc;
+        a[n] = NULL;
+        ok = run(spv->origin, a, log);
+        free(a);
+    }
+    size_t n = 0;
+    uint8_t *bytes = ok ? sxp_read_file(ptx, &n) : NULL;
+    if (bytes) {
+        v = sxp_image_new(spv->origin, SX_TARGET_NVPTX64, SX_BINARY_FORMAT_NONE);
+        v->data = bytes;
+        v->size = n;
+        if (spv->compile_options)
+            v->compile_options = sxp_xstrdup(spv->compile_options);
+        if (spv->link_options)
+            v->link_options = sxp_xstrdup(spv->link_options);
+        sxp_image_copy_props(v, spv);
+        v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
+        v->vf_dummy = spv->vf_dummy;
+    }
+    const char *files[] = {spvp, bc, ptx, log};
+    for (size_t i = 0; i < 4; i++)
+        if (files[i]) {
+            unlink(files[i]);
+            free((char *)files[i]);
+        }
+    if (dir) {
+        rmdir(dir);
+        free(dir);
+    }
+    for (size_t i = 0; i < nimports; i++)
+        free(imports[i]);
+    free(imports);
+    return v;
+}
