@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,11 +32,50 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The definition the calling module would have bound to without us:
- * the next one in the global scope (a program linked with libsycl.so), or
- * else the one in the caller's own dependencies (a module dlopen'd with
- * RTLD_LOCAL, such as a Python extension, whose libsycl.so is not global).
- * SX_DPCPP_FORWARD=0 keeps DPC++'s runtime out. */
+/* `name` as defined by the object `path` or its dependencies, unless that
+ * definition is ours. */
+static void *defined_from(const char *path, const char *name, void *self)
+{
+    void *h = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return NULL;
+    void *p = dlsym(h, name);
+    dlclose(h); /* NOLOAD took a reference; the object stays loaded */
+    return p == self ? NULL : p;
+}
+
+typedef struct {
+    char **names;
+    size_t n, cap;
+} object_list;
+
+static int collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    object_list *l = data;
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        char **n = realloc(l->names, cap * sizeof(*n));
+        if (!n)
+            return 1;
+        l->names = n;
+        l->cap = cap;
+    }
+    if ((l->names[l->n] = strdup(info->dlpi_name)))
+        l->n++;
+    return 0;
+}
+
+/* The definition the calling module would have bound to without us: the
+ * next one in the global scope (a program linked with libsycl.so); else
+ * the one in the caller's own dependencies (a module dlopen'd with
+ * RTLD_LOCAL, such as a Python extension, whose libsycl.so is not
+ * global); else, when the caller is not known (its constructor reached us
+ * by a tail call, so the return address is the loader's), the first
+ * loaded object that defines it. SX_DPCPP_FORWARD=0 keeps DPC++'s runtime
+ * out. */
 static reg_fn next(const char *name, void *self, const void *caller)
 {
     const char *f = getenv("SX_DPCPP_FORWARD");
@@ -45,14 +85,18 @@ static reg_fn next(const char *name, void *self, const void *caller)
     if (p && p != self)
         return (reg_fn)(uintptr_t)p;
     Dl_info info;
-    if (!caller || !dladdr(caller, &info) || !info.dli_fname)
-        return NULL;
-    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return NULL;
-    p = dlsym(h, name);
-    dlclose(h); /* NOLOAD took a reference; the module stays loaded */
-    return p && p != self ? (reg_fn)(uintptr_t)p : NULL;
+    if (caller && dladdr(caller, &info) && info.dli_fname && (p = defined_from(info.dli_fname, name, self)))
+        return (reg_fn)(uintptr_t)p;
+    object_list l = {0};
+    dl_iterate_phdr(collect, &l);
+    p = NULL;
+    for (size_t i = 0; i < l.n; i++) {
+        if (!p)
+            p = defined_from(l.names[i], name, self);
+        free(l.names[i]);
+    }
+    free(l.names);
+    return p ? (reg_fn)(uintptr_t)p : NULL;
 }
 
 SX_DPCPP_API void __sycl_register_lib(void *descriptor)

@@ -200,9 +200,14 @@ static bool copy_sets(const space *s, found *fd, uint64_t b, uint64_t e, sx_devi
             props[k].value_size = size;
             if (!props[k].name)
                 return false;
-            if (type == SX_PROPERTY_TYPE_BYTE_ARRAY && val) {
-                props[k].value_addr = (void *)at(s, val, size);
+            if (type == SX_PROPERTY_TYPE_BYTE_ARRAY) {
+                /* A u64 bit count, then the payload it covers (what the
+                 * listing reads). */
+                props[k].value_addr = size >= 8 ? (void *)at(s, val, size) : NULL;
                 if (!props[k].value_addr)
+                    return false;
+                uint64_t bits = rd64(s, val);
+                if (bits / 8 + (bits % 8 != 0) > size - 8)
                     return false;
             } else if (type == SX_PROPERTY_TYPE_STRING && val) {
                 props[k].value_addr = (void *)str(s, val);
@@ -336,6 +341,11 @@ bool sxp_elf_read(const char *path, const uint8_t *file, size_t size, sxp_elf *o
             continue;
         size_t before = fd.nblocks;
         if (!try_desc(&s, &fd, s.lo + off)) {
+            if (record_head(&s, rd64(&s, s.lo + off + 8)))
+                sxp_warn(path, SXP_NONE,
+                         "data at 0x%llx looks like a DPC++ descriptor but does not read (a pointer, size or "
+                         "property outside the file): not listed",
+                         (unsigned long long)(s.lo + off));
             /* Drop what a failed candidate copied. */
             for (size_t i = before; i < fd.nblocks; i++)
                 free(fd.blocks[i]);

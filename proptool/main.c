@@ -48,7 +48,7 @@ typedef struct input {
 
 static const char usage_text[] =
     "Usage: proptool [OPTION]... -o OUT.sximg INPUT.spv [VARIANT]...\n"
-    "       proptool --dump [--json] [--extract DIR] FILE.sximg\n"
+    "       proptool --dump [--json] [--extract DIR] FILE.sximg|DPCPP-BUILT.so\n"
     "Turn pre-lowered SPIR-V into device images with the property sets libsycl-ext\n"
     "reads, written as an image file and, optionally, as C source that registers them.\n"
     "\n"
@@ -58,8 +58,10 @@ static const char usage_text[] =
     "                            registers them (sx_register_images), a destructor\n"
     "                            unregisters them\n"
     "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
-    "      --dump [FILE]         print a listing of an image file and exit (the file\n"
-    "                            may come anywhere on the command line)\n"
+    "      --dump [FILE]         print a listing of an image file, or of the device\n"
+    "                            images a DPC++-built executable or library carries\n"
+    "                            (read from the file; nothing of it runs), and exit;\n"
+    "                            FILE may come anywhere on the command line\n"
     "      --emit-prop PREFIX    also write each image as sycl-post-link would:\n"
     "                            PREFIX_<N>.prop, PREFIX_<N>.<ext> and PREFIX.table\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"

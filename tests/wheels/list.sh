@@ -16,7 +16,7 @@ cat "$tmp/out.txt"
 for want in "2 DPC++ descriptors, 3 images" "record: version 3 layout (80 bytes, no manifest)" \
     "record: version 2 layout (96 bytes)" "56-byte LLVM entries" "compression: zstd, 54 bytes -> 61 bytes" \
     "contents: SPIR-V" "contents: PTX" "_ZTS10packed_k" "_ZTS8plain_k2" "[SYCL/misc properties] (1)" \
-    "optLevel: uint32 3" "[SYCL/registered kernels] (1)" "eliminated [01]" 'compile options: "-O2"'; do
+    "optLevel: uint32 3" "[SYCL/registered kernels] (1)" "eliminated [101]" 'compile options: "-O2"'; do
     grep -qF -- "$want" "$tmp/out.txt" || fail "the listing lacks: $want"
 done
 "$pt" --dump "$so" --json > "$tmp/out.json" || fail "proptool --dump --json exited $?"
@@ -39,4 +39,22 @@ ls "$tmp/x"
 n=$(cat "$tmp"/x/*image1.spv | wc -c)
 [ "$n" -eq 61 ] || fail "the compressed image extracted as $n bytes, not 61"
 grep -q "^\.version 7.0" "$tmp"/x/*image0.ptx || fail "no PTX extracted"
+# A damaged copy: the eliminated-argument mask claims 255 bits in its 1
+# byte. Not listed, a warning says where, no crash.
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$so" "$tmp/bad.so" <<'PY' || fail "could not make the damaged copy"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(bytes([3, 0, 0, 0, 0, 0, 0, 0, 5]))
+assert i >= 0 and b.find(bytes([3, 0, 0, 0, 0, 0, 0, 0, 5]), i + 1) < 0
+b[i] = 255
+open(sys.argv[2], "wb").write(b)
+PY
+    "$pt" --dump "$tmp/bad.so" > "$tmp/bad.txt" 2> "$tmp/bad.err"
+    rc=$?
+    cat "$tmp/bad.txt" "$tmp/bad.err"
+    [ "$rc" -eq 0 ] || fail "proptool --dump of the damaged copy exited $rc"
+    grep -q "looks like a DPC++ descriptor but does not read" "$tmp/bad.err" || fail "no warning for the damaged descriptor"
+    grep -q "1 DPC++ descriptor, 1 image" "$tmp/bad.txt" || fail "the undamaged descriptor is not listed alone"
+fi
 echo PASS

@@ -23,7 +23,7 @@ static sx_offload_entry legacy[] = {{0, (char *)"_ZTS8plain_k1", 0, 0, 0}, {0, (
 static sx_offload_entry_llvm llvm[] = {{0, 1, 8, 0, 0, (char *)"_ZTS10packed_k", 0, 0, 0}};
 static sx_offload_entry ptx_entries[] = {{0, (char *)"_ZTS5ptx_k", 0, 0, 0}};
 
-static unsigned char opt_bits[9] = {2, 0, 0, 0, 0, 0, 0, 0, 0x2};
+static unsigned char opt_bits[9] = {3, 0, 0, 0, 0, 0, 0, 0, 0x5};
 static sx_device_binary_property misc[] = {{(char *)"optLevel", NULL, SX_PROPERTY_TYPE_UINT32, 3}};
 static sx_device_binary_property opt[] = {
     {(char *)"_ZTS8plain_k1", opt_bits, SX_PROPERTY_TYPE_BYTE_ARRAY, sizeof(opt_bits)}};
