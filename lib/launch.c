@@ -292,7 +292,7 @@ SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims,
                                  const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
                                  const sx_event *wait_list, sx_event *event)
 {
-    if (SXI_UNLIKELY(sxi_tl_on))
+    if (SXI_UNLIKELY(SXI_TL_ON()))
         return launch_traced(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
     return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
 }
