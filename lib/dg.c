@@ -740,9 +740,12 @@ SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, co
     SXI_CHECK_PTR(global, "global");
     copy_req c = {true, q, global, (void *)src, bytes, offset, blocking, nw, wl, ev};
     uint64_t t0 = sxi_tl_begin();
+    char dev[128];
+    if (SXI_UNLIKELY(t0)) /* before the copy: the queue is valid here */
+        snprintf(dev, sizeof(dev), "%s", q->device->name);
     sx_result r = copy(&c);
     if (SXI_UNLIKELY(t0))
-        sxi_tl_copy(t0, "device_global write", q->device->name, bytes, blocking, (int)r);
+        sxi_tl_copy(t0, "device_global write", dev, bytes, blocking, (int)r);
     return r;
 }
 
@@ -754,9 +757,12 @@ SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *
     SXI_CHECK_PTR(global, "global");
     copy_req c = {false, q, global, dst, bytes, offset, blocking, nw, wl, ev};
     uint64_t t0 = sxi_tl_begin();
+    char dev[128];
+    if (SXI_UNLIKELY(t0)) /* before the copy: the queue is valid here */
+        snprintf(dev, sizeof(dev), "%s", q->device->name);
     sx_result r = copy(&c);
     if (SXI_UNLIKELY(t0))
-        sxi_tl_copy(t0, "device_global read", q->device->name, bytes, blocking, (int)r);
+        sxi_tl_copy(t0, "device_global read", dev, bytes, blocking, (int)r);
     return r;
 }
 

@@ -245,9 +245,13 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                        event);
 }
 
+/* t0: the timeline's start of this launch (0: off, the cached launch;
+ * the span is written inside the reader section, where the kernel's and
+ * the device's names stay valid whatever sx_fini does meanwhile). */
 static inline __attribute__((always_inline)) sx_result
 queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
-             uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
+             uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event,
+             uint64_t t0)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
@@ -271,6 +275,8 @@ queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const
             r = sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list,
                                 event);
     }
+    if (t0)
+        sxi_tl_launch(t0, k->name, q->device->name, dims, global, local, num_args, (int)r);
     sxi_read_unlock(sec);
     return r;
 }
@@ -280,12 +286,8 @@ static SXI_COLD __attribute__((noinline)) sx_result
 launch_traced(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
               uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
 {
-    uint64_t t0 = sxi_tl_begin();
-    sx_result r = queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
-    bool named = r == SX_SUCCESS || (sxi_tag_of(&k->tag) == SXI_TAG_KERNEL && sxi_tag_of(&q->tag) == SXI_TAG_QUEUE);
-    sxi_tl_launch(t0, named && k ? k->name : "?", named && q ? q->device->name : "?", dims, global, local, num_args,
-                  (int)r);
-    return r;
+    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event,
+                        sxi_tl_begin());
 }
 
 SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
@@ -294,5 +296,5 @@ SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims,
 {
     if (SXI_UNLIKELY(SXI_TL_ON()))
         return launch_traced(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
-    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event, 0);
 }

@@ -2,6 +2,7 @@
 /* queue.c: queues and the commands that are not launches (memcpy, fill,
  * barrier). */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "sx-internal.h"
@@ -84,11 +85,14 @@ SX_API sx_result sx_queue_wait(sx_queue q)
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     uint64_t t0 = sxi_tl_begin();
+    char dev[128];
+    if (SXI_UNLIKELY(t0)) /* before the call: the queue is valid here */
+        snprintf(dev, sizeof(dev), "%s", q->device->name);
     sx_result r = SXA_CALL(q->adapter, queue, finish, q->handle);
     if (r != SX_SUCCESS)
         sxi_error_prefix("sx_queue_wait(%s)", q->device->name);
     if (SXI_UNLIKELY(t0))
-        sxi_tl_simple(t0, "queue wait", "device", q->device->name);
+        sxi_tl_simple(t0, "queue wait", "device", dev);
     return r;
 }
 
@@ -137,9 +141,12 @@ SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void
                                  uint32_t nw, const sx_event *wl, sx_event *ev)
 {
     uint64_t t0 = sxi_tl_begin();
+    char dev[128] = "?";
+    if (SXI_UNLIKELY(t0) && q && sxi_tag_of(&q->tag) == SXI_TAG_QUEUE)
+        snprintf(dev, sizeof(dev), "%s", q->device->name);
     sx_result r = queue_memcpy(q, blocking, dst, src, size, nw, wl, ev);
     if (SXI_UNLIKELY(t0))
-        sxi_tl_copy(t0, "copy", r == SX_SUCCESS ? q->device->name : "?", size, blocking, (int)r);
+        sxi_tl_copy(t0, "copy", dev, size, blocking, (int)r);
     return r;
 }
 

@@ -142,6 +142,8 @@ static void json_escape(char *out, size_t size, size_t *len, const char *s)
             out[n++] = (char)c;
         } else if (c < 0x20) {
             n += (size_t)snprintf(out + n, size - n, "\\u%04x", c);
+        } else if (c >= 0x80) {
+            out[n++] = '?';
         } else
             out[n++] = (char)c;
     }
@@ -270,8 +272,10 @@ static char *put_esc(char *p, const char *s, size_t max)
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\')
             *p++ = '\\';
-        if (c >= 0x20)
+        if (c >= 0x20 && c < 0x80)
             *p++ = (char)c;
+        else if (c >= 0x80)
+            *p++ = '?'; /* the file stays valid UTF-8 whatever a driver names its device */
     }
     return p;
 }
