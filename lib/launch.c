@@ -219,14 +219,19 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
             *out = s;
             return SX_SUCCESS;
         }
-        sxi_read_unlock(*sec);
         uint64_t t0 = sxi_tl_begin();
-        sx_result r = sxi_kernel_slot_get(h, q);
+        sxi_tl_args a;
         if (SXI_UNLIKELY(t0)) {
-            sxi_tl_args a = {.len = 0};
+            /* the names now, inside the section: sx_fini may free them
+             * while it is left */
+            a.len = 0;
             a.buf[0] = 0;
             sxi_tl_arg_str(&a, "kernel", k->name);
             sxi_tl_arg_str(&a, "device", q->device->name);
+        }
+        sxi_read_unlock(*sec);
+        sx_result r = sxi_kernel_slot_get(h, q);
+        if (SXI_UNLIKELY(t0)) {
             sxi_tl_arg_str(&a, "result", sx_result_name(r));
             sxi_tl_end(t0, "first launch: program and kernel", &a);
         }
@@ -275,8 +280,12 @@ queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const
             r = sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list,
                                 event);
     }
-    if (t0)
-        sxi_tl_launch(t0, k->name, q->device->name, dims, global, local, num_args, (int)r);
+    if (t0) {
+        /* Inside the section, with sx_fini not begun, the names are valid
+         * (a launch that built its slot left the section meanwhile). */
+        bool live = r == SX_SUCCESS || atomic_load_explicit(&sxi_initialized_flag, memory_order_seq_cst);
+        sxi_tl_launch(t0, live ? k->name : "?", live ? q->device->name : "?", dims, global, local, num_args, (int)r);
+    }
     sxi_read_unlock(sec);
     return r;
 }
