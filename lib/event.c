@@ -139,7 +139,7 @@ static SXI_COLD __attribute__((noinline)) sx_result wait_traced(uint32_t count, 
 
 SX_API SXI_HOT sx_result sx_event_wait(uint32_t count, const sx_event *events)
 {
-    if (SXI_UNLIKELY(sxi_tl_on))
+    if (SXI_UNLIKELY(SXI_TL_ON()))
         return wait_traced(count, events);
     /* one live event of a command (the usual wait): one test, one call */
     struct sx_event_s *e;

@@ -531,9 +531,12 @@ static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, 
     uint64_t t0 = sxi_tl_begin();
     sxi_section sec = sxi_read_lock();
     sx_result r = launch_in_section(&sec, q, a, single, dims, global, local, props, nw, wl, ev);
+    if (SXI_UNLIKELY(t0)) { /* inside the section, sx_fini not begun: the names are valid */
+        bool live = r == SX_SUCCESS || atomic_load_explicit(&sxi_initialized_flag, memory_order_seq_cst);
+        sxi_tl_launch(t0, live ? a->kernel->name : "?", live ? q->device->name : "?", dims, global, local, a->cap,
+                      (int)r);
+    }
     sxi_read_unlock(sec);
-    if (SXI_UNLIKELY(t0))
-        sxi_tl_launch(t0, a->kernel->name, q->device->name, dims, global, local, a->cap, (int)r);
     return r;
 }
 

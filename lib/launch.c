@@ -230,14 +230,19 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
          * checked again under the registry lock (sxi_kernel_slot_get). */
         struct sx_context_s *c = q->context;
         atomic_fetch_add(&c->refs, 1);
-        sxi_read_unlock(*sec);
         uint64_t t0 = sxi_tl_begin();
-        sx_result r = sxi_kernel_slot_get(h, q);
+        sxi_tl_args a;
         if (SXI_UNLIKELY(t0)) {
-            sxi_tl_args a = {.len = 0};
+            /* the names now, inside the section: sx_fini may free them
+             * while it is left */
+            a.len = 0;
             a.buf[0] = 0;
             sxi_tl_arg_str(&a, "kernel", k->name);
             sxi_tl_arg_str(&a, "device", q->device->name);
+        }
+        sxi_read_unlock(*sec);
+        sx_result r = sxi_kernel_slot_get(h, q);
+        if (SXI_UNLIKELY(t0)) {
             sxi_tl_arg_str(&a, "result", sx_result_name(r));
             sxi_tl_end(t0, "first launch: program and kernel", &a);
         }
@@ -266,9 +271,13 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                        event);
 }
 
+/* t0: the timeline's start of this launch (0: off, the cached launch;
+ * the span is written inside the reader section, where the kernel's and
+ * the device's names stay valid whatever sx_fini does meanwhile). */
 static inline __attribute__((always_inline)) sx_result
 queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
-             uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
+             uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event,
+             uint64_t t0)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
@@ -292,6 +301,12 @@ queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const
             r = sxi_launch_slot(q, k, s, dims, offset, global, local, num_args, args, false, num_events, wait_list,
                                 event);
     }
+    if (t0) {
+        /* Inside the section, with sx_fini not begun, the names are valid
+         * (a launch that built its slot left the section meanwhile). */
+        bool live = r == SX_SUCCESS || atomic_load_explicit(&sxi_initialized_flag, memory_order_seq_cst);
+        sxi_tl_launch(t0, live ? k->name : "?", live ? q->device->name : "?", dims, global, local, num_args, (int)r);
+    }
     sxi_read_unlock(sec);
     return r;
 }
@@ -301,19 +316,15 @@ static SXI_COLD __attribute__((noinline)) sx_result
 launch_traced(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
               uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
 {
-    uint64_t t0 = sxi_tl_begin();
-    sx_result r = queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
-    bool named = r == SX_SUCCESS || (sxi_tag_of(&k->tag) == SXI_TAG_KERNEL && sxi_tag_of(&q->tag) == SXI_TAG_QUEUE);
-    sxi_tl_launch(t0, named && k ? k->name : "?", named && q ? q->device->name : "?", dims, global, local, num_args,
-                  (int)r);
-    return r;
+    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event,
+                        sxi_tl_begin());
 }
 
 SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
                                  const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
                                  const sx_event *wait_list, sx_event *event)
 {
-    if (SXI_UNLIKELY(sxi_tl_on))
+    if (SXI_UNLIKELY(SXI_TL_ON()))
         return launch_traced(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
-    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event, 0);
 }

@@ -207,13 +207,16 @@ static size_t put_arg(char *out, size_t size, const char *name, size_t name_len,
 sx_result sxi_trace_call(struct sx_adapter_s *a, const char *call, const char *names, const sxi_targ *v, uint32_t n,
                          sx_result r, uint64_t t0)
 {
-    char line[1536];
+    /* "trace ADAPTER CALL -> RESULT {ARGUMENTS} (N us)[: message]": the
+     * line SX_TRACE=1 always wrote, with the arguments before the time, so
+     * readers of "CALL -> RESULT" and of the last "(N us)" still work. */
+    char args[1024];
     double us = (double)(sxi_now_ns() - t0) / 1000.0;
-    size_t len = (size_t)snprintf(line, 256, "trace %s %s(", a->name, call);
+    size_t len = 0;
     /* The source text of the arguments, split at the commas outside
      * brackets and string literals. */
     const char *p = names;
-    for (uint32_t i = 0; i < n && len + 8 < sizeof(line) - 320; i++) {
+    for (uint32_t i = 0; i < n && len + 8 < sizeof(args); i++) {
         while (*p == ' ')
             p++;
         const char *b = p;
@@ -236,15 +239,18 @@ sx_result sxi_trace_call(struct sx_adapter_s *a, const char *call, const char *n
         while (nl && b[nl - 1] == ' ')
             nl--;
         if (i)
-            len += (size_t)snprintf(line + len, sizeof(line) - len, ", ");
-        len += put_arg(line + len, sizeof(line) - 320 - len, b, nl > 48 ? 48 : nl, &v[i]);
+            len += (size_t)snprintf(args + len, sizeof(args) - len, ", ");
+        len += put_arg(args + len, sizeof(args) - len, b, nl > 48 ? 48 : nl, &v[i]);
         if (*p == ',')
             p++;
     }
+    args[len < sizeof(args) ? len : sizeof(args) - 1] = 0;
+    char line[1536];
     if (r == SX_SUCCESS)
-        snprintf(line + len, sizeof(line) - len, ") -> SX_SUCCESS (%.1f us)", us);
+        snprintf(line, sizeof(line), "trace %s %s -> SX_SUCCESS {%s} (%.1f us)", a->name, call, args, us);
     else
-        snprintf(line + len, sizeof(line) - len, ") -> %s (%.1f us): %.200s", sx_result_name(r), us, sx_last_error());
+        snprintf(line, sizeof(line), "trace %s %s -> %s {%s} (%.1f us): %.300s", a->name, call, sx_result_name(r),
+                 args, us, sx_last_error());
     sxi_log_emit(SX_LOG_INFO, line);
     return r;
 }

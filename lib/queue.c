@@ -3,6 +3,7 @@
  * barrier). */
 #include <sched.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -169,7 +170,7 @@ SX_API sx_result sx_queue_memcpy(sx_queue q, int blocking, void *dst, const void
     uint64_t t0 = sxi_tl_begin();
     sx_result r = memcpy_held(q, blocking, dst, src, size, nw, wl, ev);
     if (SXI_UNLIKELY(t0))
-        sxi_tl_copy(t0, "copy", r == SX_SUCCESS ? q->device->name : "?", size, blocking, (int)r);
+        sxi_tl_copy(t0, "copy", q->device->name, size, blocking, (int)r);
     sxi_queue_leave(q);
     return r;
 }

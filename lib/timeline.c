@@ -16,15 +16,17 @@
 #include "sx-internal.h"
 #include "timeline.h"
 
-bool sxi_tl_on;
-bool sxi_tl_file;
+_Atomic bool sxi_tl_on;
+_Atomic bool sxi_tl_file;
 static void calibrate(void);
 
 void sxi_tl_refresh(void)
 {
     if (atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG)
         calibrate();
-    sxi_tl_on = sxi_tl_file || atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG;
+    atomic_store_explicit(&sxi_tl_on,
+                          SXI_TL_FILE() || atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG,
+                          memory_order_relaxed);
 }
 
 #define TL_BUF_SIZE (32u << 10)
@@ -76,7 +78,7 @@ static void write_all(const char *p, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            sxi_tl_file = false; /* disk full or closed: stop tracing, keep running */
+            atomic_store_explicit(&sxi_tl_file, false, memory_order_relaxed); /* disk full or closed: stop tracing, keep running */
             sxi_tl_refresh();
             return;
         }
@@ -127,7 +129,8 @@ static void thread_gone(void *p)
     mine = NULL;
 }
 
-static void make_key(void) { pthread_key_create(&key, thread_gone); }
+static bool key_made;
+static void make_key(void) { key_made = pthread_key_create(&key, thread_gone) == 0; }
 
 static void json_escape(char *out, size_t size, size_t *len, const char *s)
 {
@@ -139,6 +142,8 @@ static void json_escape(char *out, size_t size, size_t *len, const char *s)
             out[n++] = (char)c;
         } else if (c < 0x20) {
             n += (size_t)snprintf(out + n, size - n, "\\u%04x", c);
+        } else if (c >= 0x80) {
+            out[n++] = '?';
         } else
             out[n++] = (char)c;
     }
@@ -267,8 +272,10 @@ static char *put_esc(char *p, const char *s, size_t max)
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\')
             *p++ = '\\';
-        if (c >= 0x20)
+        if (c >= 0x20 && c < 0x80)
             *p++ = (char)c;
+        else if (c >= 0x80)
+            *p++ = '?'; /* the file stays valid UTF-8 whatever a driver names its device */
     }
     return p;
 }
@@ -313,7 +320,7 @@ static void event_close(tl_buf *b, char *p)
 
 void sxi_tl_end(uint64_t t0, const char *name, const sxi_tl_args *args)
 {
-    if (!t0 || !sxi_tl_file)
+    if (!t0 || !SXI_TL_FILE())
         return;
     tl_buf *b;
     char *p = event_open(&b, t0, name, args ? args->len : 0);
@@ -338,7 +345,7 @@ void sxi_tl_launch(uint64_t t0, const char *kernel, const char *device, uint32_t
                 local ? "" : " (the backend's choice)", num_args, sx_result_name((sx_result)result),
                 (double)(sxi_tl_ns(sxi_tl_ticks()) - sxi_tl_ns(t0)) / 1000.0);
     }
-    if (!sxi_tl_file)
+    if (!SXI_TL_FILE())
         return;
     tl_buf *b;
     char *p = event_open(&b, t0, "launch", 2 * 256 + 3 * 2 * 22 + 120);
@@ -379,7 +386,7 @@ void sxi_tl_copy(uint64_t t0, const char *what, const char *device, size_t bytes
     if (atomic_load_explicit(&sxi_log_level, memory_order_relaxed) >= SX_LOG_DEBUG)
         sxi_log(SX_LOG_DEBUG, "%s of %zu bytes on %s%s: %s", what, bytes, device, blocking ? " (blocking)" : "",
                 sx_result_name((sx_result)result));
-    if (!sxi_tl_file)
+    if (!SXI_TL_FILE())
         return;
     tl_buf *b;
     char *p = event_open(&b, t0, what, 256 + 160);
@@ -447,7 +454,7 @@ static void tl_open(const char *path);
 static void child_after_fork(void)
 {
     /* The child does not write into its parent's file. */
-    sxi_tl_file = false;
+    atomic_store_explicit(&sxi_tl_file, false, memory_order_relaxed);
     sxi_tl_refresh();
     if (fd >= 0)
         close(fd);
@@ -492,7 +499,7 @@ static void tl_open(const char *path)
     }
     calibrate();
     write_all("[\n", 2);
-    sxi_tl_file = true;
+    atomic_store_explicit(&sxi_tl_file, true, memory_order_relaxed);
     sxi_tl_refresh();
     SXI_LOG(SX_LOG_INFO, "SX_TRACE: writing the timeline to '%s' (Trace Event JSON)", file);
 }
@@ -504,7 +511,7 @@ __attribute__((destructor)) static void tl_close(void)
     if (fd < 0)
         return;
     sxi_pcache_writer_stop(); /* its last cache writes are spans too */
-    sxi_tl_file = false;
+    atomic_store_explicit(&sxi_tl_file, false, memory_order_relaxed);
     sxi_tl_refresh();
     sxi_tl_flush();
     char end[160];
@@ -516,4 +523,7 @@ __attribute__((destructor)) static void tl_close(void)
     close(fd);
     fd = -1;
     pthread_mutex_unlock(&file_lock);
+    /* dlclose: no thread may call thread_gone once this code is gone. */
+    if (key_made)
+        pthread_key_delete(key);
 }

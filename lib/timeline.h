@@ -6,14 +6,18 @@
 #ifndef SXI_TIMELINE_H
 #define SXI_TIMELINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* The slow path of launches, copies and waits is on: a timeline file is
  * open (sxi_tl_file) or SX_LOG is debug (their lines). */
-extern bool sxi_tl_on;
-extern bool sxi_tl_file;
+extern _Atomic bool sxi_tl_on;
+extern _Atomic bool sxi_tl_file;
+/* Relaxed loads: a plain load on x86-64, and race-free for TSan. */
+#define SXI_TL_ON() atomic_load_explicit(&sxi_tl_on, memory_order_relaxed)
+#define SXI_TL_FILE() atomic_load_explicit(&sxi_tl_file, memory_order_relaxed)
 void sxi_tl_refresh(void);
 uint64_t sxi_now_ns(void);
 
@@ -39,7 +43,7 @@ uint64_t sxi_tl_ns(uint64_t ticks);
 /* The start of a span: its ticks, or 0 when the timeline is off. */
 static inline uint64_t sxi_tl_begin(void)
 {
-    return __builtin_expect(sxi_tl_on, 0) ? sxi_tl_ticks() : 0;
+    return __builtin_expect(SXI_TL_ON(), 0) ? sxi_tl_ticks() : 0;
 }
 
 /* A span's arguments, written as JSON members into a small buffer. */

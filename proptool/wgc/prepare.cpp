@@ -452,6 +452,15 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     M.setDataLayout(X86_64_LAYOUT);
     if (GlobalVariable *a = M.getGlobalVariable("llvm.global.annotations"))
         a->eraseFromParent();
+    // C++: vtables of abstract classes hold __cxa_pure_virtual, which no
+    // image exports (sx-spir-opt defines it; SPIR-V made without it still
+    // runs here): it returns.
+    for (const char *pv : {"__cxa_pure_virtual", "__cxa_deleted_virtual"})
+        if (Function *F = M.getFunction(pv))
+            if (F->isDeclaration() && F->getReturnType()->isVoidTy() && F->arg_empty()) {
+                F->setLinkage(GlobalValue::InternalLinkage);
+                ReturnInst::Create(M.getContext(), BasicBlock::Create(M.getContext(), "", F));
+            }
     for (const std::string &n : imports)
         if (GlobalValue *G = M.getNamedValue(n))
             if (G->isDeclaration() && !importThroughSlot(M, G, err))

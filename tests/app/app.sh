@@ -37,7 +37,7 @@ else
 fi
 # SX_TRACE=1 is still the text trace, now with each call's arguments.
 SX_TRACE=1 SX_DEVICE_SELECTOR='native:*' "$app" >"$W/text.out" 2>&1 || { cat "$W/text.out"; fail "app with SX_TRACE=1"; }
-grep -q 'trace native enqueue.kernel_launch(.*dims=2, .*num_args=' "$W/text.out" ||
+grep -q 'trace native enqueue.kernel_launch -> SX_SUCCESS {.*dims=2, .*num_args=.*} ([0-9.]* us)' "$W/text.out" ||
     { grep trace "$W/text.out" | head; fail "SX_TRACE=1 does not show the launch's arguments"; }
 # SX_LOG=debug says what the runtime decided.
 SX_LOG=debug SX_CACHE_DIR="$W/cache3" SX_DEVICE_SELECTOR='native:*' "$app" >"$W/debug.out" 2>&1 ||

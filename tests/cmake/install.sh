@@ -78,7 +78,7 @@ else
     echo "app (CMake) on Intel's CPU OpenCL runtime: not run (tools/intel-opencl.sh installed none)"
 fi
 # The MPI example, where CMake found an MPI: its virtual-function set's
-# host variant came through VF_SETS.
+# native image is proptool's, from the SPIR-V.
 if [ -x "$w/bld/mpi-ranks" ] && command -v mpirun >/dev/null 2>&1; then
     root=""; [ "$(id -u)" -eq 0 ] && root=--allow-run-as-root
     SX_ADAPTERS=native SX_NATIVE_BUILTINS="$builtins" SX_CACHE=0 mpirun $root --oversubscribe -np 2 \

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* ffk.cl: free-function kernels for the end-to-end suite (native adapter:
- * built for the host and as SPIR-V, bundled by proptool). */
+ * built for the host and as SPIR-V, bundled by proptool), written with
+ * sycl-ext/device.h where the name is a C one. */
+#include <sycl-ext/device.h>
 struct params {
     int i;
     float f;
@@ -8,23 +10,20 @@ struct params {
     double d;
 };
 
-__attribute__((annotate("sycl-nd-range-kernel=1")))
-kernel void __sycl_kernel_axpy(global float *y, global const float *x, float a, long n)
+SX_ND_RANGE_KERNEL(1, axpy)(global float *y, global const float *x, float a, long n)
 {
     size_t i = get_global_id(0);
     if ((long)i < n)
         y[i] = a * x[i] + y[i];
 }
 
-__attribute__((annotate("sycl-nd-range-kernel=2")))
-kernel void __sycl_kernel_ids2(global int *out)
+SX_ND_RANGE_KERNEL(2, ids2)(global int *out)
 {
     size_t w = get_global_size(0);
     out[get_global_id(1) * w + get_global_id(0)] = (int)(get_group_id(0) * 1000 + get_local_id(1) * 100 + get_global_id(0));
 }
 
-__attribute__((annotate("sycl-nd-range-kernel=3")))
-kernel void __sycl_kernel_ids3(global int *out)
+SX_ND_RANGE_KERNEL(3, ids3)(global int *out)
 {
     size_t w = get_global_size(0), h = get_global_size(1);
     size_t lin = (get_global_id(2) * h + get_global_id(1)) * w + get_global_id(0);
@@ -32,8 +31,7 @@ kernel void __sycl_kernel_ids3(global int *out)
 }
 
 /* work_group_memory: a local buffer; the sum of each group in out[group]. */
-__attribute__((annotate("sycl-nd-range-kernel=1")))
-kernel void __sycl_kernel_group_sum(global const int *in, global int *out, local int *tmp)
+SX_ND_RANGE_KERNEL(1, group_sum)(global const int *in, global int *out, local int *tmp)
 {
     size_t l = get_local_id(0), n = get_local_size(0);
     tmp[l] = in[get_global_id(0)];
@@ -47,8 +45,7 @@ kernel void __sycl_kernel_group_sum(global const int *in, global int *out, local
         out[get_group_id(0)] = tmp[0];
 }
 
-__attribute__((annotate("sycl-single-task-kernel")))
-kernel void __sycl_kernel_mix(global double *out, struct params p, long l, uchar c, short s)
+SX_SINGLE_TASK_KERNEL(mix)(global double *out, struct params p, long l, uchar c, short s)
 {
     out[0] = p.i + p.f + p.c + p.d;
     out[1] = (double)l;
@@ -70,7 +67,6 @@ kernel void _Z19__sycl_kernel_twicePf(global float *p)
 }
 
 /* For the launch benchmark: does nothing with one argument. */
-__attribute__((annotate("sycl-nd-range-kernel=1")))
-kernel void __sycl_kernel_empty(int x)
+SX_ND_RANGE_KERNEL(1, empty)(int x)
 {
 }
