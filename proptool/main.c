@@ -435,10 +435,6 @@ static bool make_spir_bc(const char *tool, const char *origin, const uint8_t *sp
     return ok;
 }
 
-/* The SPIR bitcode variant of one SPIR-V image, without its UserSemantic
- * decorations: llvm-spirv -r turns them back into llvm.global.annotations,
- * whose function pointers Oclgrind cannot initialise ("Unsupported
- * constant pointer value"). */
 /* Does a SPIR-V image take the address of a function (a vtable's
  * OpConstantFunctionPointerINTEL) and go to a driver as it is, without
  * the link step of virtual-function sets (no "SYCL/virtual functions")?
@@ -469,6 +465,10 @@ static bool spv_self_contained_fnptrs(const sxp_image *img)
     return false;
 }
 
+/* The SPIR bitcode variant of one SPIR-V image, without its UserSemantic
+ * decorations: llvm-spirv -r turns them back into llvm.global.annotations,
+ * whose function pointers Oclgrind cannot initialise ("Unsupported
+ * constant pointer value"). */
 static sxp_image *spir_bc_variant(const char *tool, const sxp_image *spv)
 {
     sxp_module m;

@@ -23,6 +23,14 @@ if grep -q . "$w/warnings.log"; then
     sed "s|$s/||; s|$b/||" "$w/warnings.log" | head -n 60
     bad=1
 fi
+# Man page text must not start a line with ' or . (groff reads a request):
+# lintian's groff-message warning in the Debian package.
+for f in "$w"/man/man3/*.3; do
+    if grep -n "^'" "$f" >"$w/quote.txt"; then
+        echo "FAIL: ${f##*/}: a line starts with a quote (reword the comment): $(head -n 1 "$w/quote.txt" | cut -c1-80)"
+        bad=1
+    fi
+done
 # Enumeration values (Doxygen does not warn about them) and exported functions.
 python3 - "$w/xml" "$b/lib/.libs/libsycl-ext.so.1" <<'EOF' || bad=1
 import glob, subprocess, sys

@@ -211,7 +211,7 @@ typedef struct sx_device_binaries {
  * STRING entry name of its accessor kernel. */
 #define SX_PROP_SET_GLOBAL_ACCESSORS "SX/device global accessors"
 
-/** "SX/kernel signatures": one BYTE_ARRAY property per kernel entry name.
+/** The "SX/kernel signatures" set: one BYTE_ARRAY property per kernel entry name.
  * Payload (after the 64-bit bit-count prefix), all little-endian u32 unless
  * stated:
  *   version (1), kind (SX_KERNEL_KIND_*), dims (0, or 1..3 for nd_range),
