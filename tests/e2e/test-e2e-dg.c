@@ -398,7 +398,7 @@ START_TEST(image_scope_copies_race_unregistration)
     pthread_t th;
     ck_assert_int_eq(pthread_create(&th, NULL, scope_churn, path), 0);
     long n = 0;
-    for (int i = 1; i < 50 || !atomic_load(&scope_stop); i++, n++) {
+    for (int i = 1; i <= 50 || !atomic_load(&scope_stop); i++, n++) { /* at least 50 rounds */
         int v[4] = {i, i, i, i}, got[4] = {0};
         for (int k = 0; k < 4; k++)
             CK_OK(sx_queue_device_global_write(t.q, &tile, v, sizeof(v), 0, 1, 0, NULL, NULL));
