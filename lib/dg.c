@@ -241,17 +241,12 @@ SX_API sx_result sx_device_global_remove(const void *host_ptr)
 
 /* ------------------------------------------------------ images */
 
-sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im)
+/* Linear in the image's properties (issue 26): the globals by name in a
+ * map, then one pass over the host-access and metadata sets each looking
+ * their names up, instead of a scan of those sets per global. */
+static sx_result dg_parse_globals(uint32_t index, sxi_image *im, const sx_device_binary_property_set *set,
+                                  sxi_strmap *by_name)
 {
-    const sx_device_binary_property_set *set = sxi_prop_set(im->bin, SX_PROP_SET_DEVICE_GLOBALS);
-    if (!set || set->properties_end == set->properties_begin)
-        return SX_SUCCESS;
-    size_t n = (size_t)(set->properties_end - set->properties_begin);
-    im->globals = calloc(n, sizeof(*im->globals));
-    if (!im->globals)
-        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
-    const sx_device_binary_property_set *acc = sxi_prop_set(im->bin, SX_PROP_SET_HOST_ACCESS);
-    const sx_device_binary_property_set *meta = sxi_prop_set(im->bin, SX_PROP_SET_PROGRAM_METADATA);
     for (const sx_device_binary_property *p = set->properties_begin; p < set->properties_end; p++) {
         const uint8_t *v;
         size_t len;
@@ -270,44 +265,85 @@ sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im)
             return sxi_error(SX_ERROR_INVALID_BINARY,
                              "sx_register_images: image %u: device global '%s' has size %u and image scope %u", index,
                              p->name, size, scope);
-        for (uint32_t k = 0; k < im->num_globals; k++)
-            if (strcmp(im->globals[k].uid, p->name) == 0)
-                return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: device global '%s' is listed twice",
-                                 index, p->name);
+        if (sxi_strmap_get(by_name, p->name))
+            return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: device global '%s' is listed twice",
+                             index, p->name);
         sxi_image_global *g = &im->globals[im->num_globals++];
         g->uid = p->name;
         g->symbol = p->name;
         g->size = size;
         g->image_scope = scope;
         g->host_access = SX_HOST_ACCESS_READ_WRITE;
-        for (const sx_device_binary_property *a = acc ? acc->properties_begin : NULL; a && a < acc->properties_end; a++)
-            if (strcmp(a->name, p->name) == 0) {
-                if (a->type != SX_PROPERTY_TYPE_UINT32 || a->value_size > SX_HOST_ACCESS_NONE)
-                    return sxi_error(SX_ERROR_INVALID_BINARY,
-                                     "sx_register_images: image %u: host_access of '%s' is not a UINT32 0..3", index, p->name);
-                g->host_access = (uint32_t)a->value_size;
-            }
-        /* The program variable may have another name than the id. */
-        char mapping[1100];
-        snprintf(mapping, sizeof(mapping), "%s@global_id_mapping", p->name);
-        for (const sx_device_binary_property *m = meta ? meta->properties_begin : NULL; m && m < meta->properties_end; m++)
-            if (strcmp(m->name, mapping) == 0) {
-                /* DPC++ stores the name with or without a terminating NUL. */
-                const uint8_t *s;
-                size_t sl;
-                if (!sxi_prop_bytes(m, &s, &sl) || sl == 0 || sl > 1024 || memchr(s, 0, sl - 1))
-                    return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: %s is not a symbol name",
-                                     index, mapping);
-                if (g->symbol_owned)
-                    return sxi_error(SX_ERROR_INVALID_BINARY,
-                                     "sx_register_images: image %u: \"%s\" holds %s twice", index,
-                                     SX_PROP_SET_PROGRAM_METADATA, mapping);
-                if (!(g->symbol_owned = strndup((const char *)s, sl)))
-                    return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
-                g->symbol = g->symbol_owned;
-            }
+        if (!sxi_strmap_put(by_name, p->name, g))
+            return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
     }
     return SX_SUCCESS;
+}
+
+static sx_result dg_parse_access(uint32_t index, const sx_device_binary_property_set *acc, sxi_strmap *by_name)
+{
+    /* The last property of a global's name counts, as a scan found it. */
+    for (const sx_device_binary_property *a = acc ? acc->properties_begin : NULL; a && a < acc->properties_end; a++) {
+        sxi_image_global *g = sxi_strmap_get(by_name, a->name);
+        if (!g)
+            continue;
+        if (a->type != SX_PROPERTY_TYPE_UINT32 || a->value_size > SX_HOST_ACCESS_NONE)
+            return sxi_error(SX_ERROR_INVALID_BINARY,
+                             "sx_register_images: image %u: host_access of '%s' is not a UINT32 0..3", index, a->name);
+        g->host_access = (uint32_t)a->value_size;
+    }
+    return SX_SUCCESS;
+}
+
+/* The program variable may have another name than the id: "ID@global_id_mapping". */
+static sx_result dg_parse_mappings(uint32_t index, const sx_device_binary_property_set *meta, sxi_strmap *by_name)
+{
+    static const char suffix[] = "@global_id_mapping";
+    const size_t sl_suffix = sizeof(suffix) - 1;
+    for (const sx_device_binary_property *m = meta ? meta->properties_begin : NULL; m && m < meta->properties_end;
+         m++) {
+        size_t nl = strlen(m->name);
+        if (nl <= sl_suffix || nl - sl_suffix >= 1100 || strcmp(m->name + nl - sl_suffix, suffix) != 0)
+            continue;
+        char id[1100];
+        memcpy(id, m->name, nl - sl_suffix);
+        id[nl - sl_suffix] = '\0';
+        sxi_image_global *g = sxi_strmap_get(by_name, id);
+        if (!g)
+            continue;
+        /* DPC++ stores the name with or without a terminating NUL. */
+        const uint8_t *s;
+        size_t sl;
+        if (!sxi_prop_bytes(m, &s, &sl) || sl == 0 || sl > 1024 || memchr(s, 0, sl - 1))
+            return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: %s is not a symbol name", index,
+                             m->name);
+        if (g->symbol_owned)
+            return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: image %u: \"%s\" holds %s twice", index,
+                             SX_PROP_SET_PROGRAM_METADATA, m->name);
+        if (!(g->symbol_owned = strndup((const char *)s, sl)))
+            return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+        g->symbol = g->symbol_owned;
+    }
+    return SX_SUCCESS;
+}
+
+sx_result sxi_dg_parse_image(uint32_t index, sxi_image *im)
+{
+    const sx_device_binary_property_set *set = sxi_prop_set(im->bin, SX_PROP_SET_DEVICE_GLOBALS);
+    if (!set || set->properties_end == set->properties_begin)
+        return SX_SUCCESS;
+    size_t n = (size_t)(set->properties_end - set->properties_begin);
+    im->globals = calloc(n, sizeof(*im->globals));
+    if (!im->globals)
+        return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+    sxi_strmap by_name = {0};
+    sx_result r = dg_parse_globals(index, im, set, &by_name);
+    if (r == SX_SUCCESS)
+        r = dg_parse_access(index, sxi_prop_set(im->bin, SX_PROP_SET_HOST_ACCESS), &by_name);
+    if (r == SX_SUCCESS)
+        r = dg_parse_mappings(index, sxi_prop_set(im->bin, SX_PROP_SET_PROGRAM_METADATA), &by_name);
+    sxi_strmap_free(&by_name);
+    return r;
 }
 
 sx_result sxi_dg_check_image(const sxi_image *im)

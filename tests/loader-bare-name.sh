@@ -18,7 +18,12 @@ out=$(cd "$tmp/cwd" && LD_LIBRARY_PATH="$tmp/libs" SX_ADAPTERS=sx-adapter-evil.s
 echo "$out"
 echo "$out" | grep -q "cannot open sx-adapter-evil.so" || { echo "FAIL: a bare name was searched for"; exit 1; }
 if echo "$out" | grep -q "fake  *ok"; then echo "FAIL: the LD_LIBRARY_PATH copy was loaded"; exit 1; fi
-# In the current directory: that file is loaded.
+# In the current directory and, another file of that name, on
+# LD_LIBRARY_PATH (an adapter of the wrong ABI version): the checked one,
+# in the current directory, is loaded.
+wrong=$b/tests/fake/.libs/fake-wrongabi.so
+[ -f "$wrong" ] || { echo "SKIP: $wrong not built"; exit 77; }
+cp "$wrong" "$tmp/libs/sx-adapter-evil.so"
 cp "$good" "$tmp/cwd/sx-adapter-evil.so"
 out=$(cd "$tmp/cwd" && LD_LIBRARY_PATH="$tmp/libs" SX_ADAPTERS=sx-adapter-evil.so $info 2>&1)
 echo "$out"

@@ -237,6 +237,39 @@ START_TEST(hundred_thousand_names)
 }
 END_TEST
 
+/* The same for device globals: 100 000 in one image, with a host-access
+ * property each (a scan of that set per global before). */
+START_TEST(hundred_thousand_device_globals)
+{
+    unsigned n = scaled(100000);
+    fake_image f;
+    fake_image_init(&f, NULL, 0);
+    sx_device_binary_property *dgs = calloc(n, sizeof(*dgs)), *acc = calloc(n, sizeof(*acc));
+    char *names = malloc((size_t)n * 16);
+    static uint8_t value[16] = {64, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0}; /* 64 bits: {u32 size 4, u32 scope 0} */
+    ck_assert(dgs && acc && names);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(names + (size_t)i * 16, 16, "dg%07u", i);
+        dgs[i] = (sx_device_binary_property){.name = names + (size_t)i * 16, .value_addr = value,
+                                             .type = SX_PROPERTY_TYPE_BYTE_ARRAY, .value_size = sizeof(value)};
+        acc[i] = (sx_device_binary_property){.name = names + (size_t)i * 16, .type = SX_PROPERTY_TYPE_UINT32,
+                                             .value_size = SX_HOST_ACCESS_READ};
+    }
+    sx_device_binary_property_set sets[2] = {{(char *)SX_PROP_SET_DEVICE_GLOBALS, dgs, dgs + n},
+                                             {(char *)SX_PROP_SET_HOST_ACCESS, acc, acc + n}};
+    f.bin.property_sets_begin = sets;
+    f.bin.property_sets_end = sets + 2;
+    CK_OK(sx_register_images(&f.desc));
+    CK_OK(sx_unregister_images(&f.desc));
+    dgs[n - 1].name = dgs[0].name;
+    CK_ERR(sx_register_images(&f.desc), SX_ERROR_INVALID_BINARY);
+    CK_MSG_HAS("is listed twice");
+    free(dgs);
+    free(acc);
+    free(names);
+}
+END_TEST
+
 /* Issue 26, finding 7: 50 000 one-image descriptors (what --emit-c
  * constructors register) registered, then unregistered. Unregistration
  * used to walk every registered kernel name per descriptor (100 000: 831 s
@@ -285,6 +318,7 @@ static Suite *register_suite(void)
     tc = tcase_create("scale");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, hundred_thousand_names);
+    tcase_add_test(tc, hundred_thousand_device_globals);
     tcase_add_test(tc, fifty_thousand_descriptors);
     suite_add_tcase(s, tc);
     return s;
