@@ -218,7 +218,6 @@ struct sx_device_s {
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
     uint64_t local_mem_size;
-    bool nonuniform_groups;
     bool selected;           /* passes SX_DEVICE_SELECTOR */
     uint32_t backend_index;  /* among its backend's devices: a selector's device index */
     uint32_t num_image_kinds;

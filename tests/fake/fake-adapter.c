@@ -147,6 +147,7 @@ static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void
     uint64_t local = 1024;
     sx_aspect_set aspects = SX_ASPECT_BIT(SX_ASPECT_CUSTOM) | SX_ASPECT_BIT(SX_ASPECT_USM_HOST_ALLOCATIONS);
     sx_image_kind kinds[] = {SX_IMAGE_KIND_NATIVE};
+    uint32_t nonuniform = 1; /* as Intel's CPU runtime (OpenCL 2.0): the core still refuses them (SYCL's nd_range) */
     if (svc->getenv("FAKE_FP64")) /* a device with fp64, for the virtual-function tests */
         aspects |= SX_ASPECT_BIT(SX_ASPECT_FP64);
     switch (p) {
@@ -158,6 +159,7 @@ static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void
     case SX_DEVICE_INFO_LOCAL_MEM_SIZE: return sxa_info_copy(&local, sizeof(local), size, v, r);
     case SX_DEVICE_INFO_ASPECTS: return sxa_info_copy(&aspects, sizeof(aspects), size, v, r);
     case SX_DEVICE_INFO_IMAGE_KINDS: return sxa_info_copy(kinds, sizeof(kinds), size, v, r);
+    case SX_DEVICE_INFO_NONUNIFORM_WORK_GROUPS: return sxa_info_copy(&nonuniform, sizeof(nonuniform), size, v, r);
     default: return SX_ERROR_UNSUPPORTED_FEATURE;
     }
 }
