@@ -125,6 +125,8 @@ typedef struct sxp_kernel {
     bool has_reqd_wg;
     uint32_t reqd_wg_dims; /* values the source gave: 3 from LocalSize, 1..3 from sycl-work-group-size */
     uint32_t reqd_sg;      /* OpExecutionMode SubgroupSize, 0 if none */
+    uint32_t scratch_param; /* the work-group scratch argument, when has_scratch */
+    bool has_scratch;
     bool generated;   /* added by proptool (accessor kernels): not a user kernel */
 } sxp_kernel;
 void sxp_kernel_encode(const sxp_kernel *k, sxp_buf *payload);

@@ -48,7 +48,7 @@ static void setup(void)
     /* the last two: ns::inline v1::function_in_inline_ns and
      * (anonymous)::function_in_anonymous_ns, as DPC++'s front end mangles them */
     const char *names[] = {"__sycl_kernel_foo", "_Z17__sycl_kernel_bari", "_Z17__sycl_kernel_barf",
-                           "_ZN16__sycl_kernel_ns3bazEv", "_ZN16__sycl_kernel_ns2v122function_in_inline_nsEv",
+                           "_ZN16__sycl_kernel_ns3bazEv", "_ZN16__sycl_kernel_ns2v121function_in_inline_nsEv",
                            "_ZN26__sycl_kernel__GLOBAL__N_124function_in_anonymous_nsEv", "plainkernel"};
     blob *bl[] = {&foo_sig, &bari_sig, &barf_sig, &baz_sig, &baz_sig, &baz_sig};
     for (int i = 0; i < 7; i++)
@@ -130,8 +130,8 @@ START_TEST(lookup_by_function_name)
 
     /* C++ names through inline and anonymous namespaces (issue 29, point 6) */
     const char *cxx[][2] = {
-        {"ns::function_in_inline_ns", "_ZN16__sycl_kernel_ns2v122function_in_inline_nsEv"},
-        {"ns::v1::function_in_inline_ns", "_ZN16__sycl_kernel_ns2v122function_in_inline_nsEv"},
+        {"ns::function_in_inline_ns", "_ZN16__sycl_kernel_ns2v121function_in_inline_nsEv"},
+        {"ns::v1::function_in_inline_ns", "_ZN16__sycl_kernel_ns2v121function_in_inline_nsEv"},
         {"function_in_anonymous_ns", "_ZN26__sycl_kernel__GLOBAL__N_124function_in_anonymous_nsEv"},
     };
     for (int i = 0; i < 3; i++) {
