@@ -450,6 +450,8 @@ typedef struct sxi_image {
     uint32_t num_vf_uses;              /* issue 14: DPC++'s uses-virtual-functions-set, on an image */
     const char **vf_uses;              /* without calls-/creates- (DPC++'s linking rule, resolver.c) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
+    uint32_t num_vf_symbols;           /* set images: "SX/virtual-function symbols", the */
+    const char **vf_symbols;           /* functions of the set it defines (by linkage name) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
     bool has_digest;                   /* digest: 256-bit hash of kind and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */

@@ -1152,6 +1152,49 @@ static char *join(char **list, uint32_t n)
     return (char *)b.data;
 }
 
+/* A module-scope variable that is a symbol other images link against
+ * (a vtable defined where its key function is, a program-scope variable
+ * another module declares): it has linkage, is neither a device global
+ * (shared by id, not by symbol) nor a built-in, nor an internal ("__") or
+ * RTTI name (typeinfo goes from device code, vtables.c). */
+bool sxp_data_symbol(const sxp_module *m, const sxp_analysis *a, uint32_t var, const char **name, uint32_t *type)
+{
+    const sxp_inst *in = sxp_module_def(m, var);
+    const char *n = NULL;
+    uint32_t lt = SXP_NONE, it = 0;
+    if (!in || in->op != SpvOpVariable || m->drop[in - m->insts] || !sxp_module_linkage(m, var, &n, &lt) ||
+        sxp_module_decor(m, var, SpvDecorationBuiltIn, &it) || sxp_internal_symbol(n) || !strncmp(n, "_ZTI", 4) ||
+        !strncmp(n, "_ZTS", 4))
+        return false;
+    for (uint32_t g = 0; g < a->nglobals; g++)
+        if (a->globals[g].var == var)
+            return false;
+    *name = n;
+    *type = lt;
+    return true;
+}
+
+void sxp_analyse_data_symbols(const sxp_module *m, sxp_analysis *a)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        const char *n;
+        uint32_t lt;
+        if (in->op != SpvOpVariable || in->wc < 3 || !sxp_data_symbol(m, a, m->words[in->off + 2], &n, &lt))
+            continue;
+        if (lt == SpvLinkageTypeExport)
+            list_add_unique(&a->exported, &a->nexported, n);
+        else if (lt == SpvLinkageTypeImport)
+            list_add_unique(&a->imported, &a->nimported, n);
+        any = true;
+    }
+    if (any && a->nexported)
+        qsort(a->exported, a->nexported, sizeof(char *), cmp_str);
+    if (any && a->nimported)
+        qsort(a->imported, a->nimported, sizeof(char *), cmp_str);
+}
+
 void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated)
 {
     for (uint32_t i = 0; i < a->nkernels; i++) {

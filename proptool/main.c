@@ -803,6 +803,8 @@ int main(int argc, char **argv)
             sxp_cleanup(&in->mod);
         if (ok)
             ok = sxp_vtables_pass(&in->mod);
+        if (ok)
+            sxp_analyse_data_symbols(&in->mod, &in->an);
         if (ok && opt.if_device)
             ok = sxp_if_device_pass(&in->mod, &in->an);
         sxp_vf_plan *plan = NULL;

@@ -312,6 +312,12 @@ typedef struct sxp_analysis {
 
 bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a);
 void sxp_analysis_free(sxp_analysis *a);
+/* Module-scope variables as symbols (after the cleanup and vtables passes,
+ * which drop some): sxp_data_symbol says whether one is, with its linkage
+ * name and type; sxp_analyse_data_symbols adds them to the analysis's
+ * exported and imported symbols. */
+bool sxp_data_symbol(const sxp_module *m, const sxp_analysis *a, uint32_t var, const char **name, uint32_t *type);
+void sxp_analyse_data_symbols(const sxp_module *m, sxp_analysis *a);
 /* Fill an image's entries and property sets from an analysis; `generated`
  * includes what proptool added to the SPIR-V (accessor kernels), which
  * variants compiled from the source (host, PTX, cubin) do not have. */

@@ -219,11 +219,23 @@ static void count_refs(const sxp_module *m, uint32_t i, uint32_t *refs, int delt
     }
 }
 
+/* An exported variable stays for the modules that import it (a vtable
+ * whose key function is defined here), except RTTI: typeinfo objects and
+ * their names go, as in DPC++'s device code. */
+static bool kept_export(const sxp_module *m, uint32_t id)
+{
+    const char *n = NULL;
+    uint32_t lt = SXP_NONE;
+    return sxp_module_linkage(m, id, &n, &lt) && lt == SpvLinkageTypeExport && strncmp(n, "_ZTI", 4) &&
+           strncmp(n, "_ZTS", 4);
+}
+
 static bool sweepable(const sxp_module *m, const sxp_inst *in)
 {
     return in->op == SpvOpSpecConstantOp || in->op == SpvOpConstantComposite ||
            in->op == SpvOpSpecConstantComposite || in->op == SpvOpConstantFunctionPointerINTEL ||
-           (in->op == SpvOpVariable && in->wc >= 4 && m->words[in->off + 3] == SpvStorageClassFunction);
+           (in->op == SpvOpVariable && in->wc >= 4 && m->words[in->off + 3] == SpvStorageClassFunction &&
+            !kept_export(m, m->words[in->off + 2]));
 }
 
 /* Null the RTTI and pure-virtual slots of every Function-storage vtable,

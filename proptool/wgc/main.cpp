@@ -65,7 +65,8 @@ int main(int argc, char **argv)
         if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL)
             kernels.push_back(&F);
     std::string err;
-    if (!wgc::prepare(M, imports, err))
+    std::vector<wgc::DataSlot> slots;
+    if (!wgc::prepare(M, imports, slots, err))
         return fail(err);
 
     std::vector<wgc::KernelResult> results;
@@ -106,7 +107,7 @@ int main(int argc, char **argv)
             if (G.use_empty())
                 G.eraseFromParent();
         }
-    wgc::emitTables(M, results, imports);
+    wgc::emitTables(M, results, imports, slots);
     // Drop what the work-group functions replaced and tidy the result (the
     // region copies fold their dispatch on the constant region number).
     if (!wgc::runPipeline(M, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)", err))

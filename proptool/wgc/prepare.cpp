@@ -308,10 +308,96 @@ void expandConstantUses(GlobalValue *G)
     G->removeDeadConstantUsers();
 }
 
+// `C` with every word that is G's address (through pointer casts) made
+// null, each such word's index path recorded; nullptr when C holds no such
+// word. Fails (err) where G is used otherwise (an offset from it, arithmetic).
+static Constant *nullImports(Constant *C, GlobalValue *G, SmallVectorImpl<unsigned> &path,
+                             std::vector<SmallVector<unsigned, 4>> &found, std::string &err)
+{
+    if (C->stripPointerCasts() == G && C->getType()->isPointerTy()) {
+        found.push_back(SmallVector<unsigned, 4>(path.begin(), path.end()));
+        return Constant::getNullValue(C->getType());
+    }
+    if (isa<ConstantAggregate>(C)) {
+        SmallVector<Constant *, 8> ops;
+        bool changed = false;
+        for (unsigned i = 0; i < C->getNumOperands() && err.empty(); i++) {
+            Constant *op = cast<Constant>(C->getOperand(i));
+            path.push_back(i);
+            Constant *n = nullImports(op, G, path, found, err);
+            path.pop_back();
+            ops.push_back(n ? n : op);
+            changed |= n != nullptr;
+        }
+        if (!changed || !err.empty())
+            return nullptr;
+        if (auto *S = dyn_cast<ConstantStruct>(C))
+            return ConstantStruct::get(S->getType(), ops);
+        if (auto *A = dyn_cast<ConstantArray>(C))
+            return ConstantArray::get(A->getType(), ops);
+        return ConstantVector::get(ops);
+    }
+    // Anything else that mentions G (an offset from it, arithmetic on it)
+    // has no word the adapter could write: refused. Each constant once.
+    std::set<const Constant *> seen;
+    std::vector<const Constant *> work{C};
+    while (!work.empty()) {
+        const Constant *X = work.back();
+        work.pop_back();
+        if (X == G) {
+            err = "imported symbol '" + G->getName().str() + "' is used in a constant initializer other than as "
+                  "a whole word (an offset from it, or arithmetic on it)";
+            return nullptr;
+        }
+        if (isa<GlobalValue>(X) || !seen.insert(X).second)
+            continue;
+        for (const Use &U : X->operands())
+            if (auto *op = dyn_cast<Constant>(U.get()))
+                work.push_back(op);
+    }
+    return nullptr;
+}
+
+// Initializers that hold G's address (vtables naming another image's
+// virtual functions): the word becomes null and a data slot the adapter
+// fills with G's address at link time; the variable becomes writable.
+static bool importInInitializers(Module &M, GlobalValue *G, std::vector<DataSlot> &slots, std::string &err)
+{
+    LLVMContext &C = M.getContext();
+    Type *i8pp = Type::getInt8PtrTy(C)->getPointerTo();
+    for (GlobalVariable &V : M.globals()) {
+        if (!V.hasInitializer() || &V == G)
+            continue;
+        std::vector<SmallVector<unsigned, 4>> found;
+        SmallVector<unsigned, 4> path;
+        Constant *n = nullImports(V.getInitializer(), G, path, found, err);
+        if (!err.empty()) {
+            err += " (in '" + V.getName().str() + "')";
+            return false;
+        }
+        if (!n)
+            continue;
+        V.setInitializer(n);
+        V.setConstant(false);
+        Type *i32 = Type::getInt32Ty(C);
+        for (const SmallVector<unsigned, 4> &p : found) {
+            SmallVector<Constant *, 6> idx{ConstantInt::get(i32, 0)};
+            for (unsigned k : p)
+                idx.push_back(ConstantInt::get(i32, k));
+            Constant *at = ConstantExpr::getInBoundsGetElementPtr(V.getValueType(), &V, idx);
+            slots.push_back({G->getName().str(), ConstantExpr::getPointerBitCastOrAddrSpaceCast(at, i8pp)});
+        }
+    }
+    return true;
+}
+
 // A symbol of another image: every use loads its address from a slot the
 // adapter fills before the first launch (contract: __sx_wg_imports).
-static bool importThroughSlot(Module &M, GlobalValue *G, std::string &err)
+static bool importThroughSlot(Module &M, GlobalValue *G, std::vector<DataSlot> &slots, std::string &err)
 {
+    if (!importInInitializers(M, G, slots, err))
+        return false;
+    G->removeDeadConstantUsers();
     LLVMContext &C = M.getContext();
     Type *i8p = Type::getInt8PtrTy(C);
     auto *slot = new GlobalVariable(M, i8p, false, GlobalValue::InternalLinkage, ConstantPointerNull::get(cast<PointerType>(i8p)),
@@ -346,7 +432,7 @@ static void exportProgramScope(Module &M)
         }
 }
 
-bool prepare(Module &M, const std::vector<std::string> &imports, std::string &err)
+bool prepare(Module &M, const std::vector<std::string> &imports, std::vector<DataSlot> &slots, std::string &err)
 {
     M.setTargetTriple("x86_64-unknown-linux-gnu");
     M.setDataLayout(X86_64_LAYOUT);
@@ -354,7 +440,7 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
         a->eraseFromParent();
     for (const std::string &n : imports)
         if (GlobalValue *G = M.getNamedValue(n))
-            if (G->isDeclaration() && !importThroughSlot(M, G, err))
+            if (G->isDeclaration() && !importThroughSlot(M, G, slots, err))
                 return false;
     for (Function &F : M) {
         if (F.getCallingConv() == CallingConv::SPIR_FUNC || F.getCallingConv() == CallingConv::SPIR_KERNEL)

@@ -205,7 +205,8 @@ Function *cloneForV3(Function &W)
     return V;
 }
 
-void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports)
+void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports,
+                const std::vector<DataSlot> &slots)
 {
     LLVMContext &C = M.getContext();
     IRBuilder<> B(C);
@@ -239,6 +240,8 @@ void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vecto
     for (const std::string &n : imports)
         if (GlobalVariable *slot = M.getGlobalVariable("__sx_imp." + n, true))
             imp.push_back(ConstantStruct::get(impTy, {str(n), slot}));
+    for (const DataSlot &d : slots)
+        imp.push_back(ConstantStruct::get(impTy, {str(d.name), d.slot}));
     imp.push_back(Constant::getNullValue(impTy));
     ArrayType *impArr = ArrayType::get(impTy, imp.size());
     new GlobalVariable(M, impArr, true, GlobalValue::ExternalLinkage, ConstantArray::get(impArr, imp), "__sx_wg_imports");
