@@ -312,6 +312,10 @@ typedef struct sxp_analysis {
 
 bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a);
 void sxp_analysis_free(sxp_analysis *a);
+/* dglink.c: when device globals of `a` have no linkage (`static`), new
+ * module bytes (malloc'd) that export each under its OpName (else its
+ * unique id): parse and analyse them instead. False when none needs it. */
+bool sxp_dg_export_internal(const sxp_module *m, const sxp_analysis *a, uint8_t **bytes, size_t *size);
 /* Module-scope variables as symbols (after the cleanup and vtables passes,
  * which drop some): sxp_data_symbol says whether one is, with its linkage
  * name and type; sxp_analyse_data_symbols adds them to the analysis's
