@@ -860,6 +860,19 @@ static sxp_image *make_image(build *b, const sxp_analysis *a, const char *origin
         else if (!set_img && b->group == 0)
             list_add(&v.exported, &v.nexported, lname);
     }
+    /* Device globals by name too: a set image imports those its functions
+     * use from the image that defines them, which may come from another
+     * module's split (the core shares the instance by id either way). */
+    for (uint32_t g = 0; g < a->nglobals && !p->aot; g++) {
+        const char *lname = NULL;
+        uint32_t lt = SXP_NONE, var = a->globals[g].var;
+        if (!id_alive(b, var) || !sxp_module_linkage(m, var, &lname, &lt) || lt == SpvLinkageTypeImport)
+            continue;
+        if (set_img)
+            list_add(&v.imported, &v.nimported, lname);
+        else if (b->group == 0)
+            list_add(&v.exported, &v.nexported, lname);
+    }
     /* Variables: the first kernel image exports them, later ones import
      * them (rewrite_linkage), set images have private copies. */
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
@@ -1273,6 +1286,8 @@ void sxp_vf_write_kernels(sxp_vf_plan *p, sxp_module *m, const sxp_analysis *a, 
             bool exports = false;
             for (uint32_t f = 0; f < m->nfns; f++)
                 exports |= b.fn_mode[f] == FN_DEF && !p->is_kernel_fn[f] && p->fn_set[f] == SXP_NONE;
+            for (uint32_t x = 0; x < a->nglobals && !exports; x++)
+                exports = id_alive(&b, a->globals[x].var);  /* a device global a set may use */
             for (uint32_t i = 0; i < m->first_fn_inst && !exports; i++) {
                 const char *ln;
                 uint32_t lt;

@@ -13,9 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sycl-ext/device-global.h>
 #include <sycl-ext/sx.h>
 
 enum { N = 64 };
+
+/* lib.clcpp's counter of Rect::area calls (used only by set_area's image). */
+SX_DEVICE_GLOBAL_INIT(int, area_calls, "uid_area_calls", SX_HOST_ACCESS_READ_WRITE, 0);
 
 /* The object layout of shapes.h: a vptr, then w and h. */
 typedef struct {
@@ -139,6 +143,10 @@ int main(int argc, char **argv)
         expect("area of a Rect made by another program", i, out[2 * i], 3.0f * (i + 1));
         expect("perim of a Rect made by another program", i, out[2 * i + 1], 2.0f * (i + 4));
     }
+    /* vf_run called Rect::area N / 2 times, then N times. */
+    int calls = -1;
+    TRY(sx_queue_device_global_read(q, &calls, &area_calls, sizeof(calls), 0, 1, 0, NULL, NULL));
+    expect("calls of Rect::area counted by a device global of the set's image", 0, (float)calls, N / 2 + N);
     TRY(sx_usm_free(ctx, objs));
     TRY(sx_usm_free(ctx, out));
 done:
