@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # multi.sh: virtual functions across separately built modules (issue 29,
 # points 1 and 2). Each source goes through clang-14 + llvm-spirv-14 +
-# proptool on its own (no llvm-link): lib.clcpp (three sets and the
-# vtables, no kernels), use.clcpp (a kernel that creates objects, one that
-# calls set_area/set_perim, one that calls set_fp64), make.clcpp (a kernel
+# proptool on its own (no llvm-link): lib.clcpp (four sets, the vtables
+# and a device global one set uses, no kernels), use.clcpp (a kernel that creates objects, one that
+# calls set_area/set_perim, one that calls set_fp64, one with a barrier inside
+# the virtual function it calls), make.clcpp (a kernel
 # that only creates), and the OpenCL C pair ops-lib.cl / ops-use.cl (a
 # table of imported function pointers and direct calls). The images run on
 # the native adapter (proptool's native variant; with fp64 hidden too) and
@@ -53,7 +54,7 @@ fi
 # sets they point at; the set images name their functions.
 "$P" --dump lib.sximg > lib.dump
 if sed -n '/^image 0/,/^image 1/p' lib.dump | grep -q '_ZTV4Rect: uint32 1' &&
-   sed -n '/^image 0/,/^image 1/p' lib.dump | grep -q 'creates-virtual-functions-set: .*"set_area,set_fp64,set_perim"' &&
+   sed -n '/^image 0/,/^image 1/p' lib.dump | grep -q 'creates-virtual-functions-set: .*"set_area,set_fp64,set_perim,set_sync"' &&
    grep -q '_ZNU3AS4K4Rect4areaEv: uint32 1' lib.dump && grep -q 'dummy-image: uint32 1' lib.dump; then
     ok "the library's vtables are kept and exported; its sets list their functions; set_fp64 has a dummy"
 else
@@ -90,10 +91,12 @@ else
     intel=$B/intel-opencl/vendors
     ocl=$B/adapters/opencl/.libs/sx-adapter-opencl.so
     if [ -f "$intel/intel-cpu.icd" ] && [ -f "$ocl" ]; then
+        # Its CPU compiler does not synchronise a barrier reached through a
+        # function pointer (intel/llvm#15080): reported, not failed.
         run "Intel CPU runtime: three modules (fp64)" OCL_ICD_VENDORS="$intel" SX_ADAPTERS="$ocl" SX_CACHE=0 \
-            ./multi-run shapes lib.sximg use.sximg make.sximg fp64
+            SX_TEST_VF_BARRIER_UNSYNCED=1 ./multi-run shapes lib.sximg use.sximg make.sximg fp64
         run "Intel CPU runtime: three modules, fp64 hidden" OCL_ICD_VENDORS="$intel" SX_ADAPTERS="$ocl" SX_CACHE=0 \
-            SX_OPENCL_HIDE_ASPECTS=6 ./multi-run shapes lib.sximg use.sximg make.sximg nofp64
+            SX_TEST_VF_BARRIER_UNSYNCED=1 SX_OPENCL_HIDE_ASPECTS=6 ./multi-run shapes lib.sximg use.sximg make.sximg nofp64
         run "Intel CPU runtime: OpenCL C functions of another module" OCL_ICD_VENDORS="$intel" SX_ADAPTERS="$ocl" \
             SX_CACHE=0 ./multi-run ops ops-lib.sximg ops-use.sximg
     else
