@@ -309,6 +309,7 @@ static void drop_rtti(sxp_module *m)
     free(holds);
     uint8_t *gone = sxp_xcalloc(m->nids, 1);
     bool any = false;
+    sxp_buf dropped = {0};  /* exported symbols that go: said */
     while (nwork) {
         uint32_t id = work[--nwork];
         uint32_t i = m->def[id];
@@ -317,6 +318,13 @@ static void drop_rtti(sxp_module *m)
         m->drop[i] = 1;
         gone[id] = 1;
         any = true;
+        const char *ln = NULL;
+        uint32_t lt = SXP_NONE;
+        if (m->insts[i].op == SpvOpVariable && sxp_module_linkage(m, id, &ln, &lt) && lt == SpvLinkageTypeExport) {
+            if (dropped.len)
+                sxp_buf_put(&dropped, ", ", 2);
+            sxp_buf_put(&dropped, ln, strlen(ln));
+        }
         count_refs(m, i, refs, -1);
         const sxp_inst *in = &m->insts[i];
         for (uint32_t k = 3; k < in->wc; k++) {
@@ -329,6 +337,12 @@ static void drop_rtti(sxp_module *m)
         const sxp_inst *in = &m->insts[i];
         if (is_annotation(in->op) && in->wc >= 2 && m->words[in->off + 1] < m->nids && gone[m->words[in->off + 1]])
             m->drop[i] = 1;
+    }
+    if (dropped.len) {
+        sxp_buf_u8(&dropped, 0);
+        sxp_warn(m->path, SXP_NONE, "exported typeinfo dropped (device code has no RTTI, as in DPC++; a module "
+                 "importing them will not link): %s", (const char *)dropped.data);
+        sxp_buf_free(&dropped);
     }
     free(gone);
     free(work);
