@@ -554,19 +554,16 @@ static void rewrite_linkage(build *b, const sxp_analysis *a, writer *wr, uint32_
         }
     }
     if (!set_img) {
-        /* Later kernel images import what the first exports (vtables and
-         * other variables with linkage): one definition when linked. */
+        /* Later kernel images keep private copies of the variables the
+         * first exports (vtables and other variables with linkage), as of
+         * the functions: one definition by name, whatever is linked. */
         for (uint32_t i = 0; b->group > 0 && !b->aot && i < m->first_fn_inst; i++) {
             const sxp_inst *in = &m->insts[i];
             const char *lname;
             uint32_t ltype;
-            if (!b->alive[i] || in->op != SpvOpVariable || in->wc < 4 || m->drop[i] ||
-                !sxp_data_symbol(m, a, m->words[in->off + 2], &lname, &ltype) || ltype != SpvLinkageTypeExport)
-                continue;
-            replace(wr, linkage_inst(m, m->words[in->off + 2]));
-            emit_linkage(wr, m->words[in->off + 2], lname, SpvLinkageTypeImport);
-            replace(wr, i);
-            sxp_emit(&wr->repl[i], SpvOpVariable, &m->words[in->off + 1], 3);  /* no initializer */
+            if (b->alive[i] && in->op == SpvOpVariable && in->wc >= 4 && !m->drop[i] &&
+                sxp_data_symbol(m, a, m->words[in->off + 2], &lname, &ltype) && ltype == SpvLinkageTypeExport)
+                replace(wr, linkage_inst(m, m->words[in->off + 2]));
         }
         return;
     }
@@ -861,8 +858,9 @@ static sxp_image *make_image(build *b, const sxp_analysis *a, const char *origin
             list_add(&v.exported, &v.nexported, lname);
     }
     /* Device globals by name too: a set image imports those its functions
-     * use from the image that defines them, which may come from another
-     * module's split (the core shares the instance by id either way). */
+     * use from an image that defines them (the kernel image it is linked
+     * with, or another module's exporter); the core shares the instance
+     * by id either way. */
     for (uint32_t g = 0; g < a->nglobals && !p->aot; g++) {
         const char *lname = NULL;
         uint32_t lt = SXP_NONE, var = a->globals[g].var;
@@ -870,20 +868,20 @@ static sxp_image *make_image(build *b, const sxp_analysis *a, const char *origin
             continue;
         if (set_img)
             list_add(&v.imported, &v.nimported, lname);
-        else if (b->group == 0)
+        else  /* every kernel image that uses one defines it (shared by id) */
             list_add(&v.exported, &v.nexported, lname);
     }
-    /* Variables: the first kernel image exports them, later ones import
-     * them (rewrite_linkage), set images have private copies. */
+    /* Variables: the first kernel image exports them, later ones and set
+     * images have private copies (rewrite_linkage). */
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const char *lname;
         uint32_t lt;
         if (!b->alive[i] || m->insts[i].op != SpvOpVariable || m->insts[i].wc < 3 ||
             !sxp_data_symbol(m, a, m->words[m->insts[i].off + 2], &lname, &lt))
             continue;
-        if (lt == SpvLinkageTypeImport || (!set_img && b->group > 0 && !p->aot))
+        if (lt == SpvLinkageTypeImport)
             list_add(&v.imported, &v.nimported, lname);
-        else if (!set_img)
+        else if (!set_img && (b->group == 0 || p->aot))
             list_add(&v.exported, &v.nexported, lname);
     }
     if (v.nexported)

@@ -787,6 +787,7 @@ START_TEST(t_indirect_access)
         {NULL, 0, 1, "no signature"},
     };
     int *counter = usm(SX_USM_TYPE_SHARED, sizeof(int));
+    *counter = 0;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         sxa_program_desc desc = {sizeof desc, cases[c].sig ? 1 : 0, cases[c].sig, NULL, NULL, cases[c].flags};
         sxa_program prog;
