@@ -11,7 +11,10 @@
  * two builds of libsycl-ext.so.1 can be compared.
  * Usage: launch-ab LIB_A LIB_B IMAGE.sximg [ROUNDS] [LAUNCHES_PER_ROUND]
  * SX_AB_BUILTINS_A / _B: each side's SX_NATIVE_BUILTINS (set around its
- * first launch); SX_DEVICE_SELECTOR picks the device for both. */
+ * first launch); SX_DEVICE_SELECTOR picks the device for both.
+ * SX_AB_ENV_A / _B: NAME=VALUE set for that side's load and sx_init only,
+ * e.g. SX_AB_ENV_B=SX_TRACE=/tmp/t.json compares the launch with the
+ * timeline on (B) and off (A) in one library build (two copies of the file). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +56,13 @@ static const size_t g[1] = {1}, l[1] = {1};
         }                                                                                            \
     } while (0)
 
-static void open_side(side *s, const char *path, const char *image, const char *builtins_env)
+static void open_side(side *s, const char *path, const char *image, const char *builtins_env, const char *env_env)
 {
+    char *env = getenv(env_env) ? strdup(getenv(env_env)) : NULL, *eq = env ? strchr(env, '=') : NULL;
+    if (eq) {
+        *eq = 0;
+        setenv(env, eq + 1, 1);
+    }
     s->path = path;
     if (!(s->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
         fprintf(stderr, "launch-ab: %s\n", dlerror());
@@ -83,6 +91,9 @@ static void open_side(side *s, const char *path, const char *image, const char *
     SIDE_CHECK(s, get_ff("empty", &s->k));
     SIDE_CHECK(s, s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, NULL)); /* build, cache */
     SIDE_CHECK(s, s->wait(s->q));
+    if (eq)
+        unsetenv(env);
+    free(env);
     /* Objects stay until exit: each library is torn down with the process. */
 }
 
@@ -110,8 +121,8 @@ int main(int argc, char **argv)
     if (rounds < 1 || rounds > 100000 || n < 1)
         return 2;
     side a, b;
-    open_side(&a, argv[1], argv[3], "SX_AB_BUILTINS_A");
-    open_side(&b, argv[2], argv[3], "SX_AB_BUILTINS_B");
+    open_side(&a, argv[1], argv[3], "SX_AB_BUILTINS_A", "SX_AB_ENV_A");
+    open_side(&b, argv[2], argv[3], "SX_AB_BUILTINS_B", "SX_AB_ENV_B");
     double *ratio = calloc((size_t)rounds, sizeof(double)), ta = 1e9, tb = 1e9;
     if (!ratio)
         return 1;

@@ -15,10 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sycl-ext/device-global.h>
 #include <sycl-ext/sx.h>
 
-SX_DEVICE_GLOBAL(int, rank_scale, "mpi_rank_scale", SX_HOST_ACCESS_READ_WRITE);
+#include "mpi-shared.h" /* the device_global rank_scale and the kernel's name */
 
 #define N 256
 
@@ -86,7 +85,7 @@ static int run(int rank, int local_rank, int *bad)
     CHECK(sx_queue_device_global_write(q, &rank_scale, &scale, sizeof(scale), 0, 1, 0, NULL, NULL));
     sx_kernel k;
     sx_args args;
-    CHECK(sx_kernel_get_free_function("scale", &k));
+    CHECK(sx_kernel_get_free_function(SX_KERNEL_NAME(scale), &k));
     CHECK(sx_args_create(k, &args));
     CHECK(sx_args_set_pointer(args, 0, out));
     size_t global[1] = {N}, local[1] = {64};

@@ -23,7 +23,7 @@ SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devs, 
     SXI_CHECK_PTR(devs, "devices");
     SXI_CHECK_PTR(out, "context");
     if (num_devices == 0 || num_devices > 1024)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_context_create: %u devices (want 1..1024)", num_devices);
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_context_create: %u devices were given; a context takes 1 to 1024.", num_devices);
     for (uint32_t i = 0; i < num_devices; i++) {
         SXI_CHECK_HANDLE(devs[i], SXI_TAG_DEVICE, "device");
         if (devs[i]->platform != devs[0]->platform)
@@ -32,7 +32,7 @@ SX_API sx_result sx_context_create(uint32_t num_devices, const sx_device *devs, 
                              devs[i]->name, devs[0]->name);
         for (uint32_t k = 0; k < i; k++)
             if (devs[k] == devs[i])
-                return sxi_error(SX_ERROR_INVALID_DEVICE, "sx_context_create: device %s is listed twice (%u and %u)",
+                return sxi_error(SX_ERROR_INVALID_DEVICE, "sx_context_create: device %s is listed twice (at %u and %u).",
                                  devs[i]->name, k, i);
     }
     struct sx_adapter_s *a = devs[0]->adapter;

@@ -61,7 +61,7 @@ SX_API sx_result sx_device_get(sx_platform platform, sx_device_type type, uint32
     if (!out && !num)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_device_get: devices and num_devices are both NULL");
     if (out && count == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_get: count is 0 with a non-NULL array");
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_get: count is 0, but the devices array is not NULL.");
     if (type == SX_DEVICE_TYPE_DEFAULT)
         type = SX_DEVICE_TYPE_ALL;
     sx_result r = platform ? SX_SUCCESS : sxi_adapters_need(sxi_selector_backends());
@@ -98,7 +98,7 @@ SX_API sx_result sx_device_select(const char *selector, uint32_t count, sx_devic
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_device_select('%s'): devices and num_devices are both NULL",
                          selector);
     if (out && count == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_select('%s'): count is 0 with a non-NULL array", selector);
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_select('%s'): count is 0, but the devices array is not NULL.", selector);
     sxi_selector *sel;
     sx_result r = sxi_selector_create(selector, &sel);
     if (r != SX_SUCCESS) {
@@ -142,7 +142,7 @@ SX_API sx_result sx_device_get_info(sx_device d, sx_device_info param, size_t si
     case SX_DEVICE_INFO_ADAPTER_NAME: r = sxa_info_string(d->adapter->name, size, value, size_ret); break;
     default:
         if (param < SX_DEVICE_INFO_TYPE || param > SX_DEVICE_INFO_PLATFORM)
-            return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_get_info(%s): unknown param %u", d->name, param);
+            return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_get_info(%s): param %u is not an SX_DEVICE_INFO_* this library knows.", d->name, param);
         r = SXA_CALL(d->adapter, device, get_info, d->handle, param, size, value, size_ret);
     }
     return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, d->name, param, size);

@@ -172,13 +172,13 @@ SX_API sx_result sx_device_global_add(const void *host_ptr, const char *uid, siz
     SXI_CHECK_PTR(host_ptr, "host_ptr");
     SXI_CHECK_PTR(uid, "unique_id");
     if (!*uid)
-        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_add: empty unique id");
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_add: the unique id is empty.");
     if (size == 0 || size > UINT32_MAX)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_global_add('%s'): size %zu", uid, size);
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_device_global_add('%s'): a size of %zu bytes is out of range (1 to 4294967295).", uid, size);
     if (flags & ~(uint32_t)SX_DEVICE_GLOBAL_IMAGE_SCOPE)
-        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_add('%s'): unknown flags 0x%x", uid, flags);
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_device_global_add('%s'): flags 0x%x are unknown.", uid, flags);
     if (access > SX_HOST_ACCESS_NONE)
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_global_add('%s'): host_access %u", uid, access);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_global_add('%s'): host_access %u is not an SX_HOST_ACCESS_* value.", uid, access);
     sx_result r = SX_SUCCESS;
     pthread_mutex_lock(&dg_lock);
     dg *d = find_host(host_ptr);
@@ -696,18 +696,19 @@ static sx_result copy(const copy_req *c)
                          c->global);
     }
     uint32_t size = dg_size(d), access = dg_access(d);
-    const char *what = c->write ? "copy to" : "copy from";
+    const char *dir = c->write ? "to" : "from"; /* copying ... to it / from it */
     sx_result r = SX_SUCCESS;
     if (c->offset > size || c->bytes > size - c->offset)
-        r = sxi_error(SX_ERROR_INVALID_VALUE, "device_global '%s': %s of %zu bytes at offset %zu overruns its %u bytes",
-                      d->uid, what, c->bytes, c->offset, size);
+        r = sxi_error(SX_ERROR_INVALID_VALUE,
+                      "device_global '%s': copying %zu bytes %s it at offset %zu overruns its %u bytes.", d->uid,
+                      c->bytes, dir, c->offset, size);
     else if (c->write ? access == SX_HOST_ACCESS_READ || access == SX_HOST_ACCESS_NONE
                       : access == SX_HOST_ACCESS_WRITE || access == SX_HOST_ACCESS_NONE)
-        r = sxi_error(SX_ERROR_ACCESS_DENIED, "device_global '%s': host_access %s forbids a %s", d->uid,
-                      access == SX_HOST_ACCESS_READ ? "read" : access == SX_HOST_ACCESS_WRITE ? "write" : "none", what);
+        r = sxi_error(SX_ERROR_ACCESS_DENIED, "device_global '%s': host_access %s forbids copying %s it.", d->uid,
+                      access == SX_HOST_ACCESS_READ ? "read" : access == SX_HOST_ACCESS_WRITE ? "write" : "none", dir);
     else if (c->bytes && !c->host)
-        r = sxi_error(SX_ERROR_INVALID_NULL_POINTER, "device_global '%s': %s with a NULL %s", d->uid, what,
-                      c->write ? "source" : "destination");
+        r = sxi_error(SX_ERROR_INVALID_NULL_POINTER, "device_global '%s': copying %s it needs a %s, not NULL.", d->uid,
+                      dir, c->write ? "source" : "destination");
     char uid[1024];
     snprintf(uid, sizeof(uid), "%s", d->uid);
     if (r != SX_SUCCESS || dg_image_scope(d)) {
@@ -728,7 +729,7 @@ static sx_result copy(const copy_req *c)
     pthread_mutex_unlock(&dg_lock);
     r = copy_instance(c, in->usm, in->adapter_owned, sec);
     if (r != SX_SUCCESS)
-        sxi_error_prefix("device_global '%s': %s of %zu bytes on %s", uid, what, c->bytes, q->device->name);
+        sxi_error_prefix("device_global '%s': copying %zu bytes %s it on %s", uid, c->bytes, dir, q->device->name);
     return r;
 }
 
@@ -739,7 +740,14 @@ SX_API sx_result sx_queue_device_global_write(sx_queue q, const void *global, co
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {true, q, global, (void *)src, bytes, offset, blocking, nw, wl, ev};
-    return copy(&c);
+    if (!sxi_queue_enter(q)) /* held while copying: sx_queue_release waits (queue.c) */
+        return SXI_DEAD_HANDLE(q, "queue");
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = copy(&c);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_copy(t0, "device_global write", q->device->name, bytes, blocking, (int)r);
+    sxi_queue_leave(q);
+    return r;
 }
 
 SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *global, size_t bytes, size_t offset,
@@ -749,7 +757,14 @@ SX_API sx_result sx_queue_device_global_read(sx_queue q, void *dst, const void *
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
     SXI_CHECK_PTR(global, "global");
     copy_req c = {false, q, global, dst, bytes, offset, blocking, nw, wl, ev};
-    return copy(&c);
+    if (!sxi_queue_enter(q)) /* held while copying: sx_queue_release waits (queue.c) */
+        return SXI_DEAD_HANDLE(q, "queue");
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = copy(&c);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_copy(t0, "device_global read", q->device->name, bytes, blocking, (int)r);
+    sxi_queue_leave(q);
+    return r;
 }
 
 static sx_result elems(const void *global, size_t elem, size_t count, size_t start, size_t *bytes, size_t *offset)

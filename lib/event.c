@@ -124,8 +124,23 @@ static SXI_COLD sx_result wait_all(uint32_t count, const sx_event *events)
     return SX_SUCCESS;
 }
 
+static SXI_COLD __attribute__((noinline)) sx_result wait_traced(uint32_t count, const sx_event *events)
+{
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = wait_all(count, events);
+    sxi_tl_args a = {.len = 0};
+    a.buf[0] = 0;
+    sxi_tl_arg_u64(&a, "events", count);
+    if (r != SX_SUCCESS)
+        sxi_tl_arg_str(&a, "result", sx_result_name(r));
+    sxi_tl_end(t0, "wait", &a);
+    return r;
+}
+
 SX_API SXI_HOT sx_result sx_event_wait(uint32_t count, const sx_event *events)
 {
+    if (SXI_UNLIKELY(sxi_tl_on))
+        return wait_traced(count, events);
     /* one live event of a command (the usual wait): one test, one call */
     struct sx_event_s *e;
     if (SXI_LIKELY(count == 1 && events && (e = events[0]) && sxi_initialized() &&
@@ -156,7 +171,7 @@ SX_API sx_result sx_event_get_profiling(sx_event e, sx_profiling_info param, uin
     SXI_CHECK_HANDLE(e, SXI_TAG_EVENT, "event");
     SXI_CHECK_PTR(value, "value");
     if (param < SX_PROFILING_QUEUED || param > SX_PROFILING_END)
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_event_get_profiling: unknown param %u", param);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_event_get_profiling: param %u is not an SX_PROFILING_* value.", param);
     if (!e->handle)
         return sxi_error(SX_ERROR_UNSUPPORTED_FEATURE, "sx_event_get_profiling: the event has no profiling data");
     return SXA_CALL(e->adapter, event, get_profiling, e->handle, param, value);

@@ -144,7 +144,7 @@ SX_API sx_result sx_kernel_get_free_function(const char *name, sx_kernel *out)
     SXI_CHECK_PTR(name, "name");
     SXI_CHECK_PTR(out, "kernel");
     if (!*name || strlen(name) > 1024)
-        return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get_free_function: name of %zu characters",
+        return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get_free_function: a name of %zu characters cannot be a kernel's (1 to 1024).",
                          strlen(name));
     char exact[1100];
     snprintf(exact, sizeof(exact), PREFIX "%s", name);
@@ -232,7 +232,7 @@ SX_API sx_result sx_kernel_get_all(uint32_t count, sx_kernel *kernels, uint32_t 
     if (!kernels && !num)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_kernel_get_all: kernels and num_kernels are both NULL");
     if (kernels && count == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_kernel_get_all: count is 0 with a non-NULL array");
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_kernel_get_all: count is 0, but the kernels array is not NULL.");
     name_list nl = {0};
     char **copies = NULL;
     sxi_registry_lock();
@@ -274,12 +274,18 @@ typedef struct {
     } v;
 } source_arg;
 
+/* A source parameter as set_arg must match it: SX_PARAM_* and bytes. */
+typedef struct {
+    uint32_t kind, size;
+} source_sig;
+
 struct sx_args_s {
     _Atomic uint32_t tag;
     struct sx_kernel_s *kernel;
-    uint32_t num;         /* source params known when created (0: unknown, grows) */
+    uint32_t num;         /* source params known when created (UINT32_MAX: unknown, grows) */
     uint32_t cap;
     source_arg *args;
+    source_sig *sig;      /* num entries when known: each argument is checked when set */
 };
 
 #define SXI_TAG_ARGS 0x53584152u
@@ -296,17 +302,24 @@ static void arg_clear(source_arg *a)
     memset(a, 0, sizeof(*a));
 }
 
-/* The source-parameter count the registered images give the kernel
- * (UINT32_MAX if none has a signature). */
-static uint32_t source_count(const struct sx_kernel_s *k)
+/* The source parameters the registered images give the kernel: their
+ * count (UINT32_MAX if none has a signature) and, in *sig, each one's kind
+ * and size (NULL when unknown or out of memory: then only the launch checks). */
+static uint32_t source_params(const struct sx_kernel_s *k, source_sig **sig)
 {
     uint32_t n = UINT32_MAX;
+    *sig = NULL;
     sxi_registry_lock();
     sxi_image *img;
     if (sxi_registry_find_kernel(k->name, &img, 1))
-        for (uint32_t e = 0; e < img->num_entries; e++)
-            if (strcmp(img->entries[e], k->name) == 0 && img->signatures[e].known)
-                n = img->signatures[e].num_source_params;
+        for (uint32_t e = 0; e < img->num_entries && n == UINT32_MAX; e++)
+            if (strcmp(img->entries[e], k->name) == 0 && img->signatures[e].known) {
+                const sxi_signature *s = &img->signatures[e];
+                n = s->num_source_params;
+                if (n && (*sig = malloc(n * sizeof(**sig))))
+                    for (uint32_t i = 0; i < n; i++)
+                        (*sig)[i] = (source_sig){s->sources[i].kind, s->sources[i].size};
+            }
     sxi_registry_unlock();
     return n;
 }
@@ -319,15 +332,17 @@ SX_API sx_result sx_args_create(sx_kernel k, sx_args *out)
     struct sx_args_s *a = sxi_handle_new(sizeof(*a));
     if (!a)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_args_create: out of memory");
-    uint32_t n = source_count(k);
+    uint32_t n = source_params(k, &a->sig);
     a->num = n;
     a->cap = n == UINT32_MAX ? 0 : n;
     if (a->cap && !(a->args = calloc(a->cap, sizeof(*a->args)))) {
+        free(a->sig);
         sxi_handle_free(a, sizeof(*a));
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_args_create: out of memory");
     }
     sx_result r = sxi_kernel_dup(k, &a->kernel);
     if (r != SX_SUCCESS) {
+        free(a->sig);
         free(a->args);
         sxi_handle_free(a, sizeof(*a));
         return r;
@@ -346,6 +361,7 @@ SX_API sx_result sx_args_release(sx_args a)
     for (uint32_t i = 0; i < a->cap; i++)
         arg_clear(&a->args[i]);
     free(a->args);
+    free(a->sig);
     struct sx_kernel_s *k = a->kernel;
     sxi_handle_free(a, sizeof(*a));
     return sx_kernel_release(k);
@@ -365,7 +381,7 @@ static sx_result slot_for_set(struct sx_args_s *a, uint32_t index, source_arg **
         return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "set_arg on '%s': index %u is past its %u parameters",
                          a->kernel->name, index, a->num);
     if (index >= MAX_SOURCE_PARAMS)
-        return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "set_arg on '%s': index %u", a->kernel->name, index);
+        return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "set_arg on '%s': argument index %u is past the most an argument set holds (65535).", a->kernel->name, index);
     if (index >= a->cap) { /* kernel without a signature: grow */
         uint32_t cap = index + 8;
         source_arg *n = realloc(a->args, cap * sizeof(*n));
@@ -380,17 +396,64 @@ static sx_result slot_for_set(struct sx_args_s *a, uint32_t index, source_arg **
     return SX_SUCCESS;
 }
 
+static const char *set_word(sx_arg_type type)
+{
+    return type == SX_ARG_LOCAL ? "sx_args_set_local" : type == SX_ARG_POINTER ? "sx_args_set_pointer" : "sx_args_set";
+}
+
+/* The kernel's signature says what argument `index` is: the kind and size
+ * set_arg gives must match it (as the launch would check), so a wrong
+ * argument is refused where it is set. A pointer parameter also takes its
+ * bytes as a value of the pointer's size. */
+static sx_result check_against_signature(const struct sx_args_s *a, sx_arg_type type, uint32_t index, size_t size)
+{
+    if (!a->sig || index >= a->num || type > SX_ARG_LOCAL)
+        return SX_SUCCESS;
+    const source_sig *p = &a->sig[index];
+    const char *kn = a->kernel->name, *fn = set_word(type);
+    if (p->kind == SX_PARAM_LOCAL) {
+        if (type != SX_ARG_LOCAL)
+            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS,
+                             "%s on '%s': parameter %u is work_group_memory (a local pointer), so it takes a size "
+                             "through sx_args_set_local, not %s.", fn, kn, index,
+                             type == SX_ARG_POINTER ? "a pointer" : "a value");
+        return SX_SUCCESS;
+    }
+    if (type == SX_ARG_LOCAL)
+        return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS,
+                         "sx_args_set_local on '%s': parameter %u is %s of %u bytes, not work_group_memory.", kn,
+                         index, p->kind == SX_PARAM_POINTER ? "a pointer" : "a value", p->size);
+    if (p->kind == SX_PARAM_POINTER) {
+        if (type == SX_ARG_VALUE && size != p->size)
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE,
+                             "sx_args_set on '%s': parameter %u is a pointer of %u bytes, but %zu bytes were given.",
+                             kn, index, p->size, size);
+        return SX_SUCCESS;
+    }
+    if (type == SX_ARG_POINTER)
+        return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS,
+                         "sx_args_set_pointer on '%s': parameter %u is a value of %u bytes, not a pointer.", kn, index,
+                         p->size);
+    if (size != p->size)
+        return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE,
+                         "sx_args_set on '%s': parameter %u is a value of %u bytes, but %zu bytes were given.", kn,
+                         index, p->size, size);
+    return SX_SUCCESS;
+}
+
 static sx_result set_one(struct sx_args_s *a, sx_arg_type type, uint32_t index, size_t size, const void *value)
 {
     source_arg *s;
     sx_result r;
+    if ((r = check_against_signature(a, type, index, size)) != SX_SUCCESS)
+        return r;
     switch (type) {
     case SX_ARG_VALUE:
         if (!value)
             return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "set_arg on '%s': value of argument %u is NULL",
                              a->kernel->name, index);
         if (size == 0 || size > (1u << 20))
-            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "set_arg on '%s': argument %u has %zu bytes",
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "set_arg on '%s': argument %u has %zu bytes; a value has 1 byte to 1 MiB.",
                              a->kernel->name, index, size);
         if ((r = slot_for_set(a, index, &s)) != SX_SUCCESS)
             return r;
@@ -410,7 +473,7 @@ static sx_result set_one(struct sx_args_s *a, sx_arg_type type, uint32_t index, 
         break;
     case SX_ARG_LOCAL:
         if (size == 0)
-            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "set_arg on '%s': work_group_memory argument %u of 0 bytes",
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "set_arg on '%s': work_group_memory argument %u needs a size above 0 bytes.",
                              a->kernel->name, index);
         if ((r = slot_for_set(a, index, &s)) != SX_SUCCESS)
             return r;
@@ -472,23 +535,23 @@ static sx_result map_args(const struct sx_args_s *a, const sxi_signature *sig, c
         const source_arg *v = s < a->cap ? &a->args[s] : NULL;
         const sxi_source_param *sp = &sig->sources[s];
         if (!v || !v->set)
-            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is not set (%u parameters)",
+            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is not set (the kernel has %u parameters).",
                              kn, s, sig->num_source_params);
         sx_arg_type t = (sx_arg_type)(v->set - 1);
         bool ok = sp->kind == SX_PARAM_LOCAL ? t == SX_ARG_LOCAL
                 : sp->kind == SX_PARAM_POINTER ? t == SX_ARG_POINTER || (t == SX_ARG_VALUE && v->size == sp->size)
                                                : t == SX_ARG_VALUE;
         if (!ok)
-            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u was set as %s but the parameter is %s",
+            return sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u was set as %s, but the parameter is %s.",
                              kn, s, t == SX_ARG_LOCAL ? "work_group_memory" : t == SX_ARG_POINTER ? "a pointer" : "a value",
                              kind_word(sp->kind));
         if (t == SX_ARG_VALUE && v->size != sp->size)
-            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': argument %u has %zu bytes, the parameter %u",
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': argument %u has %zu bytes, but the parameter has %u.",
                              kn, s, v->size, sp->size);
     }
     for (uint32_t s = sig->num_source_params; s < a->cap; s++)
         if (a->args[s].set)
-            return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "launch of '%s': argument %u is set but it has %u parameters",
+            return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "launch of '%s': argument %u is set, but the kernel has only %u parameters.",
                              kn, s, sig->num_source_params);
     /* A scratch size for a kernel without scratch memory is ignored, as in
      * DPC++ (intel/llvm#22706): one launch configuration may serve kernels
@@ -536,9 +599,12 @@ static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, 
                         const size_t *local, const sx_launch_properties *props, uint32_t nw, const sx_event *wl,
                         sx_event *ev)
 {
+    uint64_t t0 = sxi_tl_begin();
     sxi_section sec = sxi_read_lock();
     sx_result r = launch_in_section(&sec, q, a, single, dims, global, local, props, nw, wl, ev);
     sxi_read_unlock(sec);
+    if (SXI_UNLIKELY(t0))
+        sxi_tl_launch(t0, a->kernel->name, q->device->name, dims, global, local, a->cap, (int)r);
     return r;
 }
 
@@ -573,9 +639,9 @@ static sx_result launch_in_section(sxi_section *sec, struct sx_queue_s *q, struc
         return r;
     }
     if (single && sig->kind == SX_KERNEL_KIND_ND_RANGE)
-        return sxi_error(SX_ERROR_INVALID_OPERATION, "single_task of '%s', an nd_range<%u> kernel", k->name, sig->dims);
+        return sxi_error(SX_ERROR_INVALID_OPERATION, "single_task of '%s': it is an nd_range<%u> kernel; launch it with sx_nd_launch.", k->name, sig->dims);
     if (!single && sig->kind == SX_KERNEL_KIND_SINGLE_TASK)
-        return sxi_error(SX_ERROR_INVALID_OPERATION, "nd_launch of '%s', a single_task kernel", k->name);
+        return sxi_error(SX_ERROR_INVALID_OPERATION, "nd_launch of '%s': it is a single_task kernel; launch it with sx_single_task.", k->name);
     if (!single && sig->kind == SX_KERNEL_KIND_ND_RANGE && dims != sig->dims)
         return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "nd_launch of '%s' with %u dimensions; the kernel is nd_range<%u>",
                          k->name, dims, sig->dims);

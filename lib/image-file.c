@@ -124,7 +124,7 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
         sets = (sx_device_binary_property_set *)(ent + c->entries);
         props = (sx_device_binary_property *)(sets + c->sets);
     }
-    size_t ne = 0, ns = 0, np = 0;
+    size_t ne = 0, ns = 0, np = 0, sbytes = 0;
     sx_result r;
     for (uint32_t i = 0; i < nimg; i++) {
         size_t at = (size_t)images_off + (size_t)i * p->img_rec;
@@ -156,11 +156,20 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
         if (!in_file(p, eoff, nent, 4))
             return bad("image %" PRIu32 " (record at byte %zu): %" PRIu32 " entries at %" PRIu64
                        " run past the end of the file", i, at, nent, eoff);
+        /* Records may not be shared to multiply the work: all references
+         * together may name no more records than the file can hold, so
+         * parsing (and the descriptor) stays linear in the file's size. */
+        if (ne + nent > p->size / 4)
+            return bad("image %" PRIu32 " (record at byte %zu): %zu entry references in all, more than a file of %zu "
+                       "bytes holds (records shared between images)", i, at, ne + nent, p->size);
         uint64_t soff = rd64(rec + SXIMG_I_SETS_OFFSET);
         uint32_t nset = rd32(rec + SXIMG_I_NUM_SETS);
         if (!in_file(p, soff, nset, p->set_rec))
             return bad("image %" PRIu32 " (record at byte %zu): %" PRIu32 " property sets at %" PRIu64
                        " run past the end of the file", i, at, nset, soff);
+        if (ns + nset > p->size / p->set_rec)
+            return bad("image %" PRIu32 " (record at byte %zu): %zu property-set references in all, more than a file "
+                       "of %zu bytes holds (records shared between images)", i, at, ns + nset, p->size);
         sx_device_binary *b = desc ? &desc->device_binaries[i] : NULL;
         if (b) {
             b->version = bver;
@@ -197,6 +206,9 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
             if (!in_file(p, poff, nprop, p->prop_rec))
                 return bad("byte %zu: set '%s': %" PRIu32 " properties at %" PRIu64 " run past the end of the file",
                            sat, sname, nprop, poff);
+            if (np + nprop > p->size / p->prop_rec)
+                return bad("byte %zu: set '%s': %zu property references in all, more than a file of %zu bytes holds "
+                           "(records shared between sets)", sat, sname, np + nprop, p->size);
             if (b)
                 sets[ns] = (sx_device_binary_property_set){(char *)sname, props + np, props + np + nprop};
             for (uint32_t k = 0; k < nprop; k++, np++) {
@@ -209,6 +221,15 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
                 uint64_t voff = rd64(pr + SXIMG_P_VALUE_OFFSET), vsize = rd64(pr + SXIMG_P_VALUE_SIZE);
                 if ((r = check_prop(p, pat, sname, pname, type, voff, vsize)))
                     return r;
+                /* A string's check reads it whole: the strings read in all
+                 * are bounded by the file too (values shared to multiply it
+                 * are refused). */
+                if (type == SX_PROPERTY_TYPE_STRING && (vsize > p->size - sbytes))
+                    return bad("byte %zu: property '%s' of set '%s': %" PRIu64 " more string bytes after %zu, more "
+                               "than a file of %zu bytes holds (values shared)", pat, pname, sname, vsize, sbytes,
+                               p->size);
+                if (type == SX_PROPERTY_TYPE_STRING)
+                    sbytes += (size_t)vsize;
                 if (b)
                     props[np] = (sx_device_binary_property){
                         .name = (char *)pname,
@@ -222,6 +243,82 @@ static sx_result walk(const parser *p, uint32_t nimg, uint64_t images_off, count
     c->entries = ne;
     c->sets = ns;
     c->props = np;
+    return SX_SUCCESS;
+}
+
+/* ------------------------------------------------------------ CRC-32C */
+
+/* CRC-32C (Castagnoli): the SSE4.2 instruction where the CPU has it, else
+ * a table; damage detection, not authentication (what a file may do is
+ * checked field by field whatever its checksum says). */
+static uint32_t crc32c_table(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint32_t t[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        t[i] = c;
+    }
+    while (n--)
+        crc = t[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return crc;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint64_t c = crc;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        c = __builtin_ia32_crc32di(c, w);
+    }
+    uint32_t c32 = (uint32_t)c;
+    for (; n; n--)
+        c32 = __builtin_ia32_crc32qi(c32, *p++);
+    return c32;
+}
+#endif
+
+uint32_t sxi_crc32c(const void *data, size_t n)
+{
+    const uint8_t *p = data;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("sse4.2"))
+        return ~crc32c_sse42(~0u, p, n);
+#endif
+    return ~crc32c_table(~0u, p, n);
+}
+
+/* A file with SXIMG_FLAG_CHECKSUMS: the trailer and table checked, then
+ * every block; the first damaged block is named by its bytes. `*covered`:
+ * the bytes before the table (the file as the rest of the parser sees it). */
+static sx_result checksums(const parser *p, size_t *covered)
+{
+    if (p->size < SXIMG_HEADER_SIZE + SXIMG_TRAILER_SIZE)
+        return bad("the checksum flag is set but %zu bytes hold no trailer", p->size);
+    const uint8_t *tr = p->d + p->size - SXIMG_TRAILER_SIZE;
+    uint64_t table = rd64(tr);
+    uint32_t bs = rd32(tr + 8), want = rd32(tr + 12);
+    if (bs < 4096 || bs > (1u << 24) || (bs & (bs - 1)))
+        return bad("byte %zu: checksum block size %" PRIu32 " is not a power of two in 4 KiB..16 MiB",
+                   p->size - SXIMG_TRAILER_SIZE + 8, bs);
+    uint64_t blocks = table / bs + (table % bs != 0);
+    if (table < SXIMG_HEADER_SIZE || table > p->size || blocks > (p->size - table) / 4 ||
+        table + blocks * 4 + SXIMG_TRAILER_SIZE != p->size)
+        return bad("byte %zu: the checksum table at %" PRIu64 " (%" PRIu64 " blocks of %" PRIu32
+                   ") does not end where the file does (%zu bytes)", p->size - SXIMG_TRAILER_SIZE, table, blocks, bs,
+                   p->size);
+    if (sxi_crc32c(p->d + table, (size_t)(p->size - table - 4)) != want)
+        return bad("bytes %" PRIu64 "..%zu: the checksum table or trailer is damaged", table, p->size - 1);
+    for (uint64_t b = 0; b < blocks; b++) {
+        uint64_t from = b * bs, len = table - from < bs ? table - from : bs;
+        if (sxi_crc32c(p->d + from, (size_t)len) != rd32(p->d + table + b * 4))
+            return bad("bytes %" PRIu64 "..%" PRIu64 " (block %" PRIu64 " of %" PRIu64
+                       ") do not match their checksum: the file is damaged", from, from + len - 1, b, blocks);
+    }
+    *covered = (size_t)table;
     return SX_SUCCESS;
 }
 
@@ -247,6 +344,15 @@ sx_result sxi_image_file_parse(const void *data, size_t size, sx_device_binaries
     if (fsize != size)
         return bad("byte %d: the header says %" PRIu64 " bytes but there are %zu (%s)", SXIMG_H_FILE_SIZE, fsize, size,
                    fsize > size ? "truncated" : "trailing data");
+    /* 1.1: checked before anything else is read; what follows reads only
+     * the bytes the checksums cover. Files without the flag (1.0) load as before. */
+    if (rd32(p.d + SXIMG_H_FLAGS) & SXIMG_FLAG_CHECKSUMS) {
+        size_t covered = size;
+        sx_result cr = checksums(&p, &covered);
+        if (cr != SX_SUCCESS)
+            return cr;
+        p.size = covered;
+    }
     uint32_t nimg = rd32(p.d + SXIMG_H_NUM_IMAGES);
     if (nimg > UINT16_MAX)
         return bad("byte %d: %" PRIu32 " images; at most %u fit a descriptor", SXIMG_H_NUM_IMAGES, nimg, UINT16_MAX);

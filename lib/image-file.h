@@ -8,7 +8,7 @@
 #define SXIMG_MAGIC "SXIMG\r\n\x1a"
 #define SXIMG_MAGIC_SIZE 8
 #define SXIMG_VERSION_MAJOR 1
-#define SXIMG_VERSION_MINOR 0
+#define SXIMG_VERSION_MINOR 1 /* 1.1: the checksum trailer (SXIMG_FLAG_CHECKSUMS) */
 #define SXIMG_HEADER_SIZE 64
 #define SXIMG_IMAGE_RECORD_SIZE 64
 #define SXIMG_SET_RECORD_SIZE 16
@@ -26,6 +26,14 @@
 #define SXIMG_H_PROP_RECORD_SIZE 32
 #define SXIMG_H_RESERVED 34
 #define SXIMG_H_FLAGS 36
+/* Header flags (1.1). CHECKSUMS: the file ends with a table of CRC-32C
+ * values, one per block of the bytes before it, and a 16-byte trailer:
+ * u64 the table's offset (= the bytes covered), u32 the block size (a power
+ * of two, 4 KiB..16 MiB), u32 the CRC-32C of the table and the trailer's
+ * first 12 bytes. */
+#define SXIMG_FLAG_CHECKSUMS 1u
+#define SXIMG_TRAILER_SIZE 16
+#define SXIMG_CHECKSUM_BLOCK 65536u
 #define SXIMG_H_IMAGES_OFFSET 40
 #define SXIMG_H_STRINGS_OFFSET 48
 #define SXIMG_H_STRINGS_SIZE 56
@@ -55,5 +63,11 @@
 #define SXIMG_P_TYPE 4
 #define SXIMG_P_VALUE_OFFSET 8
 #define SXIMG_P_VALUE_SIZE 16
+
+
+#include <stddef.h>
+#include <stdint.h>
+/* CRC-32C of `n` bytes: the 1.1 checksums (lib/image-file.c; proptool's writer too). */
+uint32_t sxi_crc32c(const void *data, size_t n);
 
 #endif /* SX_IMAGE_FILE_H */

@@ -18,13 +18,23 @@
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static sxi_library *libraries;
-static sxi_strmap kernel_index;   /* entry name -> sxi_kernel_images */
+static sxi_ptrmap by_desc;        /* descriptor -> its library: registration checks and removal in O(1) */
+static sxi_strmap kernel_index;   /* entry name -> kernel_images */
 static _Atomic uint64_t next_image_id = 1;
 _Atomic uint64_t sxi_registry_generation = 1;
 
+/* The images defining one kernel name, in registration order: a list
+ * whose nodes live in the images (index_nodes), so an image leaves it in
+ * O(1) per name, whatever else is registered. */
+typedef struct sxi_index_node {
+    struct sxi_index_node *prev, *next;
+    sxi_image *im;
+} index_node;
+
 typedef struct {
-    uint32_t count, cap;
-    sxi_image **images;
+    uint32_t count;
+    index_node *head, *tail;
+    char name[]; /* the key: owned, so no image's going moves it */
 } kernel_images;
 
 void sxi_registry_lock(void) { pthread_mutex_lock(&registry_lock); }
@@ -36,8 +46,9 @@ uint32_t sxi_registry_find_kernel(const char *name, sxi_image **images, uint32_t
     kernel_images *ki = sxi_strmap_get(&kernel_index, name);
     if (!ki)
         return 0;
-    for (uint32_t i = 0; i < ki->count && i < max; i++)
-        images[i] = ki->images[i];
+    uint32_t i = 0;
+    for (index_node *n = ki->head; n && i < max; n = n->next)
+        images[i++] = n->im;
     return ki->count;
 }
 
@@ -140,7 +151,9 @@ static sx_result check_binary(uint32_t i, const sx_device_binary *b)
             set->properties_end < set->properties_begin ||
             (size_t)(set->properties_end - set->properties_begin) > MAX_PROPS)
             return bad(i, "property set '%s' has an invalid property range", set->name);
-        for (const sx_device_binary_property *p = set->properties_begin; p < set->properties_end; p++) {
+        /* Sets the core does not read are kept as they are (issue 27). */
+        for (const sx_device_binary_property *p = set->properties_begin;
+             sxi_prop_set_is_read(set->name) && p < set->properties_end; p++) {
             sx_result r = check_property(i, set->name, p);
             if (r != SX_SUCCESS)
                 return r;
@@ -158,6 +171,8 @@ static void image_free(sxi_image *im)
             sxi_signature_free(&im->signatures[k]);
     free(im->signatures);
     free(im->entries);
+    free(im->index_nodes);
+    free(im->expanded);
     for (uint32_t k = 0; k < im->num_globals; k++)
         free(im->globals[k].symbol_owned);
     free(im->globals);
@@ -171,20 +186,45 @@ static void library_free(sxi_library *lib)
     for (uint32_t i = 0; i < lib->num_images; i++)
         image_free(&lib->images[i]);
     free(lib->images);
+    sxi_binaries_read_free(lib->read);
     free(lib);
 }
 
-static const sx_device_binary_property *find_prop(const sx_device_binary_property_set *s, const char *name)
+/* A property set by name: a map built once per image, so looking up every
+ * kernel's property is linear in the set, not quadratic. The first of
+ * two properties of one name wins, as a scan would find it. */
+typedef struct {
+    const sx_device_binary_property_set *set;
+    sxi_strmap map;
+    bool built;
+} prop_index;
+
+static void prop_index_init(prop_index *x, const sx_device_binary_property_set *set)
 {
-    for (const sx_device_binary_property *p = s ? s->properties_begin : NULL; p && p < s->properties_end; p++)
+    *x = (prop_index){.set = set};
+}
+
+static const sx_device_binary_property *find_prop(prop_index *x, const char *name)
+{
+    const sx_device_binary_property_set *s = x->set;
+    size_t n = s ? (size_t)(s->properties_end - s->properties_begin) : 0;
+    if (n == 0)
+        return NULL;
+    if (n > 8 && !x->built) {
+        x->built = true;
+        for (const sx_device_binary_property *p = s->properties_end; p-- > s->properties_begin;)
+            if (!sxi_strmap_put(&x->map, p->name, (void *)p)) {
+                sxi_strmap_free(&x->map); /* out of memory: scan */
+                x->map = (sxi_strmap){0};
+                break;
+            }
+    }
+    if (x->map.count)
+        return sxi_strmap_get(&x->map, name);
+    for (const sx_device_binary_property *p = s->properties_begin; p < s->properties_end; p++)
         if (strcmp(p->name, name) == 0)
             return p;
     return NULL;
-}
-
-static bool is_exported_symbol(const sx_device_binary *b, const char *name)
-{
-    return find_prop(sxi_prop_set(b, SX_PROP_SET_EXPORTED_SYMBOLS), name) != NULL;
 }
 
 static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im)
@@ -193,6 +233,7 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
     im->bin = b;
     im->data = b->binary_start;
     im->size = (size_t)(b->binary_end - b->binary_start);
+    im->compressed = b->format == SX_BINARY_FORMAT_COMPRESSED_NONE;
     im->kind = sxi_image_kind_detect(b, why, sizeof(why));
     if (im->kind == SX_IMAGE_KIND_UNKNOWN)
         return bad(i, "%s", why);
@@ -203,39 +244,57 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
     im->signatures = calloc(n ? n : 1, sizeof(sxi_signature));
     if (!im->entries || !im->signatures)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
-    const sx_device_binary_property_set *sigs = sxi_prop_set(b, SX_PROP_SET_KERNEL_SIGNATURES);
-    const sx_device_binary_property_set *opt = sxi_prop_set(b, SX_PROP_SET_KERNEL_PARAM_OPT);
-    const sx_device_binary_property_set *implicit = sxi_prop_set(b, SX_PROP_SET_IMPLICIT_LOCAL_ARG);
-    for (size_t k = 0; k < n; k++) {
+    prop_index sigs, opt, implicit, exported;
+    prop_index_init(&sigs, sxi_prop_set(b, SX_PROP_SET_KERNEL_SIGNATURES));
+    prop_index_init(&opt, sxi_prop_set(b, SX_PROP_SET_KERNEL_PARAM_OPT));
+    prop_index_init(&implicit, sxi_prop_set(b, SX_PROP_SET_IMPLICIT_LOCAL_ARG));
+    prop_index_init(&exported, sxi_prop_set(b, SX_PROP_SET_EXPORTED_SYMBOLS));
+    sxi_strmap seen = {0}; /* names so far: a duplicate is found in O(1) */
+    sx_result r = SX_SUCCESS;
+    for (size_t k = 0; k < n && r == SX_SUCCESS; k++) {
         const char *name;
         memcpy(&name, (const char *)b->entries_begin + k * step + (step == 56 ? 24 : 8), sizeof(name));
-        if (strstr(name, "__sycl_service_kernel__") || is_exported_symbol(b, name))
+        if (strstr(name, "__sycl_service_kernel__") || find_prop(&exported, name))
             continue;
-        for (uint32_t j = 0; j < im->num_entries; j++)
-            if (strcmp(im->entries[j], name) == 0)
-                return bad(i, "kernel '%s' is listed twice", name);
+        if (sxi_strmap_get(&seen, name)) {
+            r = bad(i, "kernel '%s' is listed twice", name);
+            break;
+        }
+        if (!sxi_strmap_put(&seen, name, (void *)name)) {
+            r = sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
+            break;
+        }
         sxi_signature *sig = &im->signatures[im->num_entries];
         im->entries[im->num_entries++] = name;
         sig->scratch_index = UINT32_MAX;
-        const sx_device_binary_property *sp = find_prop(sigs, name);
+        const sx_device_binary_property *sp = find_prop(&sigs, name);
         if (!sp)
             continue;
         /* Elimination mask and scratch argument, when the image has them. */
         const uint8_t *mask = NULL;
         size_t mask_len = 0, mask_bits = 0;
-        const sx_device_binary_property *mp = find_prop(opt, name);
+        const sx_device_binary_property *mp = find_prop(&opt, name);
         if (mp) {
-            if (!sxi_prop_bytes(mp, &mask, &mask_len))
-                return bad(i, "\"%s\" of '%s' is not a byte array", SX_PROP_SET_KERNEL_PARAM_OPT, name);
+            if (!sxi_prop_bytes(mp, &mask, &mask_len)) {
+                r = bad(i, "\"%s\" of '%s' is not a byte array", SX_PROP_SET_KERNEL_PARAM_OPT, name);
+                break;
+            }
             memcpy(&mask_bits, mp->value_addr, 8);
         }
-        const sx_device_binary_property *ip = find_prop(implicit, name);
-        if (ip && ip->type != SX_PROPERTY_TYPE_UINT32)
-            return bad(i, "\"%s\" of '%s' is not a UINT32", SX_PROP_SET_IMPLICIT_LOCAL_ARG, name);
-        sx_result r = sxi_signature_parse(i, name, sp, mask, mask_bits, ip ? (uint32_t)ip->value_size : UINT32_MAX, sig);
-        if (r != SX_SUCCESS)
-            return r;
+        const sx_device_binary_property *ip = find_prop(&implicit, name);
+        if (ip && ip->type != SX_PROPERTY_TYPE_UINT32) {
+            r = bad(i, "\"%s\" of '%s' is not a UINT32", SX_PROP_SET_IMPLICIT_LOCAL_ARG, name);
+            break;
+        }
+        r = sxi_signature_parse(i, name, sp, mask, mask_bits, ip ? (uint32_t)ip->value_size : UINT32_MAX, sig);
     }
+    sxi_strmap_free(&seen);
+    sxi_strmap_free(&sigs.map);
+    sxi_strmap_free(&opt.map);
+    sxi_strmap_free(&implicit.map);
+    sxi_strmap_free(&exported.map);
+    if (r != SX_SUCCESS)
+        return r;
     sx_result gr = sxi_dg_parse_image(i, im);
     if (gr != SX_SUCCESS)
         return gr;
@@ -264,66 +323,106 @@ static sx_result image_read(uint32_t i, const sx_device_binary *b, sxi_image *im
 
 static void index_remove(sxi_image *im)
 {
-    for (uint32_t k = 0; k < im->num_entries; k++) {
+    for (uint32_t k = 0; im->index_nodes && k < im->num_entries; k++) {
+        index_node *n = &im->index_nodes[k];
+        if (!n->im)
+            continue; /* never added (registration failed midway) */
         kernel_images *ki = sxi_strmap_get(&kernel_index, im->entries[k]);
         if (!ki)
             continue;
-        for (uint32_t j = 0; j < ki->count; j++)
-            if (ki->images[j] == im) {
-                memmove(&ki->images[j], &ki->images[j + 1], (ki->count - j - 1) * sizeof(*ki->images));
-                ki->count--;
-                break;
-            }
-        if (ki->count == 0) {
-            sxi_strmap_remove(&kernel_index, im->entries[k]);
-            free(ki->images);
+        if (n->prev)
+            n->prev->next = n->next;
+        else
+            ki->head = n->next;
+        if (n->next)
+            n->next->prev = n->prev;
+        else
+            ki->tail = n->prev;
+        n->im = NULL;
+        if (--ki->count == 0) {
+            sxi_strmap_remove(&kernel_index, ki->name);
             free(ki);
         }
     }
 }
 
-/* The index key points into some image's entry name; when that image goes
- * the key must move to a surviving one. */
-static void index_key_fix(void)
+/* Another descriptor's image already defines `name` for the same target:
+ * the first registered is used (sxi_select_image takes the first that fits),
+ * which may not be what the second descriptor's owner meant. Logged, not
+ * refused: one kernel in several images for several targets is the normal
+ * case, and a library's image and the application's may both carry it. */
+static void index_warn_shadowed(const kernel_images *ki, const sxi_image *im, const char *name)
 {
-    SXI_STRMAP_FOREACH(&kernel_index, s)
-    {
-        kernel_images *ki = s->value;
-        for (uint32_t k = 0; k < ki->images[0]->num_entries; k++)
-            if (strcmp(ki->images[0]->entries[k], s->key) == 0) {
-                s->key = ki->images[0]->entries[k];
-                break;
-            }
-    }
+    uint32_t looked = 0;
+    for (const index_node *n = ki->head; n && looked < 4; n = n->next, looked++) /* bounded: no pairwise scan */
+        if (n->im->lib != im->lib && strcmp(n->im->bin->device_target_spec, im->bin->device_target_spec) == 0) {
+            SXI_LOG(SX_LOG_WARN,
+                    "kernel '%s' for target '%s' is registered by descriptors %p and %p; the first (%p) is used",
+                    name, im->bin->device_target_spec, (const void *)n->im->lib->desc, (const void *)im->lib->desc,
+                    (const void *)n->im->lib->desc);
+            return;
+        }
 }
 
 static bool index_add(sxi_image *im)
 {
+    if (!im->index_nodes && im->num_entries &&
+        !(im->index_nodes = calloc(im->num_entries, sizeof(*im->index_nodes))))
+        return false;
     for (uint32_t k = 0; k < im->num_entries; k++) {
-        kernel_images *ki = sxi_strmap_get(&kernel_index, im->entries[k]);
+        const char *name = im->entries[k];
+        kernel_images *ki = sxi_strmap_get(&kernel_index, name);
         if (!ki) {
-            ki = calloc(1, sizeof(*ki));
-            if (!ki || !sxi_strmap_put(&kernel_index, im->entries[k], ki)) {
+            size_t len = strlen(name);
+            ki = calloc(1, sizeof(*ki) + len + 1);
+            if (!ki)
+                return false;
+            memcpy(ki->name, name, len + 1);
+            if (!sxi_strmap_put(&kernel_index, ki->name, ki)) {
                 free(ki);
                 return false;
             }
+        } else {
+            index_warn_shadowed(ki, im, name);
         }
-        if (ki->count == ki->cap) {
-            uint32_t cap = ki->cap ? ki->cap * 2 : 2;
-            sxi_image **n = realloc(ki->images, cap * sizeof(*n));
-            if (!n)
-                return false;
-            ki->images = n;
-            ki->cap = cap;
-        }
-        ki->images[ki->count++] = im;
+        index_node *n = &im->index_nodes[k];
+        *n = (index_node){ki->tail, NULL, im};
+        if (ki->tail)
+            ki->tail->next = n;
+        else
+            ki->head = n;
+        ki->tail = n;
+        ki->count++;
     }
     return true;
 }
 
 /* -------------------------------------------------------- public API */
 
+static sx_result register_desc(const sx_device_binaries *desc, sxi_library **out);
+
+/* Registration as a timeline span (SX_TRACE=FILE.json). */
 sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
+{
+    if (!sxi_initialized()) {
+        /* Registration from a constructor comes before sx_init: SX_LOG and
+         * SX_TRACE already count for it. */
+        sxi_log_init_from_env();
+        sxi_tl_init_from_env();
+    }
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = register_desc(desc, out);
+    if (SXI_UNLIKELY(t0)) {
+        sxi_tl_args a = {.len = 0};
+        a.buf[0] = 0;
+        sxi_tl_arg_u64(&a, "images", desc ? desc->num_device_binaries : 0);
+        sxi_tl_arg_str(&a, "result", sx_result_name(r));
+        sxi_tl_end(t0, "register", &a);
+    }
+    return r;
+}
+
+static sx_result register_desc(const sx_device_binaries *desc, sxi_library **out)
 {
     if (!desc)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_register_images: binaries is NULL");
@@ -333,34 +432,42 @@ sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
     if (desc->num_device_binaries && !desc->device_binaries)
         return sxi_error(SX_ERROR_INVALID_BINARY, "sx_register_images: %u binaries but the array is NULL",
                          desc->num_device_binaries);
+    /* Every DPC++ layout, read into one form (binaries-read.c). */
+    sxi_desc_read *rd;
+    sx_result rr = sxi_binaries_read(desc, &rd);
+    if (rr != SX_SUCCESS)
+        return rr;
     for (uint32_t i = 0; i < desc->num_device_binaries; i++) {
-        sx_result r = check_binary(i, &desc->device_binaries[i]);
-        if (r != SX_SUCCESS)
+        sx_result r = check_binary(i, &rd->bins[i]);
+        if (r != SX_SUCCESS) {
+            sxi_binaries_read_free(rd);
             return r;
+        }
     }
     sxi_library *lib = calloc(1, sizeof(*lib));
     if (!lib || !(lib->images = calloc(desc->num_device_binaries ? desc->num_device_binaries : 1, sizeof(sxi_image)))) {
         free(lib);
+        sxi_binaries_read_free(rd);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
     }
     lib->desc = desc;
+    lib->read = rd;
     for (uint32_t i = 0; i < desc->num_device_binaries; i++) {
         sxi_image *im = &lib->images[lib->num_images++];
         im->lib = lib;
-        sx_result r = image_read(i, &desc->device_binaries[i], im);
+        sx_result r = image_read(i, &rd->bins[i], im);
         if (r != SX_SUCCESS) {
             library_free(lib);
             return r;
         }
     }
     sxi_registry_lock();
-    for (sxi_library *l = libraries; l; l = l->next)
-        if (l->desc == desc) {
-            sxi_registry_unlock();
-            library_free(lib);
-            return sxi_error(SX_ERROR_INVALID_OPERATION, "sx_register_images: descriptor %p is already registered",
-                             (const void *)desc);
-        }
+    if (sxi_ptrmap_get(&by_desc, desc)) {
+        sxi_registry_unlock();
+        library_free(lib);
+        return sxi_error(SX_ERROR_INVALID_OPERATION, "sx_register_images: descriptor %p is already registered",
+                         (const void *)desc);
+    }
     for (uint32_t i = 0; i < lib->num_images; i++) {
         sx_result r = sxi_dg_check_image(&lib->images[i]);
         if (r != SX_SUCCESS) {
@@ -375,17 +482,20 @@ sx_result sxi_register(const sx_device_binaries *desc, sxi_library **out)
         lib->images[i].id = atomic_fetch_add(&next_image_id, 1);
         ok = index_add(&lib->images[i]) && sxi_dg_add_image(&lib->images[i]);
     }
+    ok = ok && sxi_ptrmap_put(&by_desc, desc, 0, 0, lib);
     if (!ok) {
         for (uint32_t i = 0; i < added; i++) {
             index_remove(&lib->images[i]);
             sxi_dg_remove_image(&lib->images[i]);
         }
-        index_key_fix();
         sxi_registry_unlock();
         library_free(lib);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
     }
     lib->next = libraries;
+    lib->prev = NULL;
+    if (libraries)
+        libraries->prev = lib;
     libraries = lib;
     atomic_fetch_add(&sxi_registry_generation, 1);
     sxi_registry_unlock();
@@ -405,21 +515,24 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
     if (!desc)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_unregister_images: binaries is NULL");
     sxi_registry_lock();
-    sxi_library **pp = &libraries;
-    while (*pp && (*pp)->desc != desc)
-        pp = &(*pp)->next;
-    sxi_library *lib = *pp;
+    const struct sxi_ptrmap_slot *slot = sxi_ptrmap_get(&by_desc, desc);
+    sxi_library *lib = slot ? slot->value : NULL;
     if (!lib) {
         sxi_registry_unlock();
         return sxi_error(SX_ERROR_INVALID_VALUE, "sx_unregister_images: descriptor %p is not registered",
                          (const void *)desc);
     }
-    *pp = lib->next;
+    sxi_ptrmap_remove(&by_desc, desc);
+    if (lib->prev)
+        lib->prev->next = lib->next;
+    else
+        libraries = lib->next;
+    if (lib->next)
+        lib->next->prev = lib->prev;
     for (uint32_t i = 0; i < lib->num_images; i++) {
         index_remove(&lib->images[i]);
         sxi_dg_remove_image(&lib->images[i]);
     }
-    index_key_fix();
     atomic_fetch_add(&sxi_registry_generation, 1);
     /* Kernels and programs built from these images go now, while the
      * adapters are still there (after sx_fini there are none to drop).
@@ -429,8 +542,16 @@ SX_API sx_result sx_unregister_images(const sx_device_binaries *desc)
      * it releases its programs and adapter context, which these slots'
      * adapter kernels must not outlive. */
     struct sxi_kernel_slot *retired = NULL;
-    for (uint32_t i = 0; i < lib->num_images; i++)
-        sxi_kernels_unlink_image(lib->images[i].id, &retired);
+    for (uint32_t i = 0; i < lib->num_images; i++) {
+        const sxi_image *im = &lib->images[i];
+        /* Only an image others link (symbols, virtual functions) can be in
+         * another kernel's program: then every kernel is looked at; else
+         * only the ones it names, so unregistering costs what it removes. */
+        if (im->vf_set || im->num_exports)
+            sxi_kernels_unlink_image(im->id, &retired);
+        else
+            sxi_kernels_unlink_image_named(im, &retired);
+    }
     sxi_kernels_free_retired(retired);
     for (uint32_t i = 0; i < lib->num_images; i++)
         sxi_programs_drop_image(lib->images[i].id);
@@ -486,7 +607,9 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
 {
     SXI_CHECK_PTR(path, "path");
     SXI_CHECK_PTR(out, "file");
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; the type is
+     * checked on the descriptor, then reads block as usual. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         int e = errno;
@@ -501,9 +624,12 @@ SX_API sx_result sx_image_file_load(const char *path, sx_image_file *out)
                          S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
                          : S_ISBLK(st.st_mode) ? "a block device" : S_ISFIFO(st.st_mode) ? "a pipe" : "a special file");
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl != -1)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     if (st.st_size > (off_t)1 << 36) {
         close(fd);
-        return sxi_error(SX_ERROR_INVALID_BINARY, "sx_image_file_load: '%s' is %lld bytes", path, (long long)st.st_size);
+        return sxi_error(SX_ERROR_INVALID_BINARY, "sx_image_file_load: '%s' is %lld bytes, past the 64 GiB an image file may have.", path, (long long)st.st_size);
     }
     size_t size = (size_t)st.st_size;
     char *data = malloc(size ? size : 1);

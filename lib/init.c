@@ -10,13 +10,15 @@ _Atomic bool sxi_initialized_flag;
 
 SX_API sx_result sx_init(uint32_t flags)
 {
-    if (flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT)
-        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_init: unknown flags 0x%x", flags & ~(uint32_t)SX_INIT_IGNORE_ENVIRONMENT);
+    const uint32_t known = SX_INIT_IGNORE_ENVIRONMENT | SX_INIT_INSTALLED_ADAPTERS;
+    if (flags & ~known)
+        return sxi_error(SX_ERROR_INVALID_VALUE, "sx_init: flags 0x%x are unknown.", flags & ~known);
     pthread_mutex_lock(&init_lock);
     sx_result r = SX_SUCCESS;
     if (init_refs == 0) {
         sxi_env_ignore(flags & SX_INIT_IGNORE_ENVIRONMENT);
         sxi_log_init_from_env();
+        sxi_tl_init_from_env();
         const char *sel = sxi_getenv("SX_DEVICE_SELECTOR");
         sxi_selector_reset();
         if (sel && (r = sxi_selector_parse(sel)) != SX_SUCCESS) {
@@ -24,6 +26,7 @@ SX_API sx_result sx_init(uint32_t flags)
             goto out;
         }
         sxi_epoch_prepare();
+        sxi_adapters_set_init_flags(flags);
         if ((r = sxi_adapters_load()) != SX_SUCCESS)
             goto out;
         atomic_store_explicit(&sxi_initialized_flag, true, memory_order_release);
@@ -56,6 +59,7 @@ SX_API sx_result sx_fini(void)
         sxi_adapters_unload();
         sxi_selector_reset();
         sxi_pcache_writer_stop(); /* every program cache entry handed over is written */
+        sxi_tl_flush();
     }
     pthread_mutex_unlock(&init_lock);
     return SX_SUCCESS;

@@ -197,6 +197,10 @@ SX_API sx_result sx_kernel_release(sx_kernel h)
      * (which takes it first) must not release its programs under them. */
     sxi_kernels_free_retired(retired);
     sxi_registry_unlock();
+    /* A launch that saw the handle live inside its section may still read
+     * the record (its slot list): it goes after a grace period. */
+    if (!retired)
+        sxi_epoch_synchronize();
     pthread_mutex_destroy(&k->lock);
     free(k->name);
     free(k);
@@ -220,6 +224,15 @@ void sxi_kernels_unlink_image(uint64_t image_id, sxi_kernel_slot **retired)
         unlink_slots(s->value, slot_uses_image, &image_id, retired);
 }
 
+void sxi_kernels_unlink_image_named(const sxi_image *im, sxi_kernel_slot **retired)
+{
+    for (uint32_t k = 0; k < im->num_entries; k++) {
+        sxi_kernel *kr = sxi_strmap_get(&kernels, im->entries[k]);
+        if (kr)
+            unlink_slots(kr, slot_uses_image, &im->id, retired);
+    }
+}
+
 void sxi_kernels_drop_all(void)
 {
     sxi_kernel_slot *retired = NULL;
@@ -232,10 +245,16 @@ void sxi_kernels_drop_all(void)
 
 sx_result sxi_kernel_slot_get(struct sx_kernel_s *h, struct sx_queue_s *q)
 {
-    sxi_kernel *k = h->k;
     struct sx_context_s *ctx = q->context;
     struct sx_device_s *dev = q->device;
     sxi_registry_lock();
+    /* A release kills the tag before it takes this lock and frees the
+     * kernel record only after: live here, the record stays until we are done. */
+    if (sxi_tag_of(&h->tag) != SXI_TAG_KERNEL) {
+        sxi_registry_unlock();
+        return sxi_launch_dead(q, h);
+    }
+    sxi_kernel *k = h->k;
     if (!sxi_initialized()) { /* the last sx_fini ran since the caller checked (init.c) */
         sxi_registry_unlock();
         return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
@@ -288,7 +307,7 @@ SX_API sx_result sx_kernel_get_info(sx_kernel k, sx_kernel_info param, size_t si
         return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, k->name, param, size);
     }
     if (param < SX_KERNEL_INFO_NAME || param > SX_KERNEL_INFO_NUM_ARGS)
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): unknown param %u", k->name, param);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_kernel_get_info(%s): param %u is not an SX_KERNEL_INFO_* this library knows.", k->name, param);
     sxi_registry_lock();
     sxi_image *img;
     uint32_t n = sxi_registry_find_kernel(k->name, &img, 1);

@@ -12,7 +12,7 @@ static SXI_COLD sx_result check_shape(const struct sx_kernel_s *k, const struct 
                                                              uint32_t dims, const size_t *global, const size_t *local)
 {
     if (dims < 1 || dims > 3)
-        return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "launch of '%s': %u dimensions (want 1, 2 or 3)", k->name, dims);
+        return sxi_error(SX_ERROR_INVALID_WORK_DIMENSION, "launch of '%s': %u dimensions were given; a launch has 1, 2 or 3.", k->name, dims);
     size_t total = 1;
     for (uint32_t i = 0; i < dims; i++) {
         if (global[i] == 0)
@@ -105,8 +105,8 @@ static SXI_COLD sx_result check_args(const struct sx_kernel_s *k, const sxi_sign
                 r = sxi_error(SX_ERROR_INVALID_KERNEL_ARGS, "launch of '%s': argument %u is a pointer but the parameter is not a global pointer",
                               k->name, a->index);
             else if (a->size != sizeof(void *) && a->size != 0)
-                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': pointer argument %u has size %zu",
-                              k->name, a->index, a->size);
+                r = sxi_error(SX_ERROR_INVALID_ARGUMENT_SIZE, "launch of '%s': pointer argument %u has size %zu, not that of a pointer (%zu).",
+                              k->name, a->index, a->size, sizeof(void *));
             break;
         case SX_ARG_LOCAL:
             if (p->kind != SX_PARAM_LOCAL)
@@ -216,17 +216,47 @@ SXI_COLD sx_result sxi_slot_build(struct sx_queue_s *q, struct sx_kernel_s *h, s
             *out = NULL;
             return sxi_error(SX_ERROR_UNINITIALIZED, "launch of '%s': sx_fini released everything", k->name);
         }
+        if (sxi_tag_of(&q->tag) != SXI_TAG_QUEUE || sxi_tag_of(&h->tag) != SXI_TAG_KERNEL) {
+            *out = NULL;
+            return sxi_launch_dead(q, h);
+        }
         sxi_kernel_slot *s = sxi_slot_scan(k, q);
         if (s != NULL) {
             *out = s;
             return SX_SUCCESS;
         }
+        /* Out of the section to build: the context is held (it is alive
+         * now: the queue's release waits for this section before it drops
+         * its reference) and let go outside the section, since a last
+         * release tears down and waits for grace periods. The kernel is
+         * checked again under the registry lock (sxi_kernel_slot_get). */
+        struct sx_context_s *c = q->context;
+        atomic_fetch_add(&c->refs, 1);
         sxi_read_unlock(*sec);
+        uint64_t t0 = sxi_tl_begin();
         sx_result r = sxi_kernel_slot_get(h, q);
+        if (SXI_UNLIKELY(t0)) {
+            sxi_tl_args a = {.len = 0};
+            a.buf[0] = 0;
+            sxi_tl_arg_str(&a, "kernel", k->name);
+            sxi_tl_arg_str(&a, "device", q->device->name);
+            sxi_tl_arg_str(&a, "result", sx_result_name(r));
+            sxi_tl_end(t0, "first launch: program and kernel", &a);
+        }
+        sxi_context_release(c);
         *sec = sxi_read_lock();
         if (r != SX_SUCCESS)
             return r;
     }
+}
+
+SXI_COLD sx_result sxi_launch_dead(const struct sx_queue_s *q, const struct sx_kernel_s *h)
+{
+    if (sxi_tag_of(&q->tag) != SXI_TAG_QUEUE)
+        return sxi_error(SX_ERROR_INVALID_HANDLE, "launch: queue %p was released (by another thread) during the call",
+                         (const void *)q);
+    return sxi_error(SX_ERROR_INVALID_HANDLE, "launch: kernel %p was released (by another thread) during the call",
+                     (const void *)h);
 }
 
 sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uint32_t dims,
@@ -238,9 +268,9 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                        event);
 }
 
-SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
-                                 const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
-                                 const sx_event *wait_list, sx_event *event)
+static inline __attribute__((always_inline)) sx_result
+queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
+             uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
 {
     SXI_CHECK_INIT();
     SXI_CHECK_HANDLE(q, SXI_TAG_QUEUE, "queue");
@@ -266,4 +296,26 @@ SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims,
     }
     sxi_read_unlock(sec);
     return r;
+}
+
+/* SX_TRACE=FILE.json: the launch as a span (timeline.c). */
+static SXI_COLD __attribute__((noinline)) sx_result
+launch_traced(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global, const size_t *local,
+              uint32_t num_args, const sx_arg *args, uint32_t num_events, const sx_event *wait_list, sx_event *event)
+{
+    uint64_t t0 = sxi_tl_begin();
+    sx_result r = queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    bool named = r == SX_SUCCESS || (sxi_tag_of(&k->tag) == SXI_TAG_KERNEL && sxi_tag_of(&q->tag) == SXI_TAG_QUEUE);
+    sxi_tl_launch(t0, named && k ? k->name : "?", named && q ? q->device->name : "?", dims, global, local, num_args,
+                  (int)r);
+    return r;
+}
+
+SX_API SXI_HOT sx_result sx_queue_launch(sx_queue q, sx_kernel k, uint32_t dims, const size_t *offset, const size_t *global,
+                                 const size_t *local, uint32_t num_args, const sx_arg *args, uint32_t num_events,
+                                 const sx_event *wait_list, sx_event *event)
+{
+    if (SXI_UNLIKELY(sxi_tl_on))
+        return launch_traced(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
+    return queue_launch(q, k, dims, offset, global, local, num_args, args, num_events, wait_list, event);
 }

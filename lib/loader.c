@@ -10,6 +10,7 @@
  * sx_adapter_get loads them all, so every status can be shown. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
@@ -17,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sx-internal.h"
+#include "sx-paths.h" /* SX_ADAPTER_DIR, the installed adapter directory */
 #include "../adapters/native/native.h"
 
 /* Found at sx_init, fixed until sx_fini; loaded one by one on demand. */
@@ -181,6 +184,71 @@ sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r
     return r;
 }
 
+/* One argument's text: "name=value", or the value alone for a literal
+ * (0, NULL, "x"). */
+static size_t put_arg(char *out, size_t size, const char *name, size_t name_len, const sxi_targ *v)
+{
+    if ((name_len && name[0] >= '0' && name[0] <= '9') || (name_len == 4 && !strncmp(name, "NULL", 4)) ||
+        (name_len && name[0] == '"'))
+        name_len = 0;
+    int w = name_len ? snprintf(out, size, "%.*s=", (int)name_len, name) : 0;
+    size_t n = w < 0 ? 0 : (size_t)w < size ? (size_t)w : size ? size - 1 : 0;
+    out += n;
+    size -= n;
+    switch (v->kind) {
+    case 0: w = snprintf(out, size, "%llu", v->v.u); break;
+    case 1: w = snprintf(out, size, "%lld", v->v.i); break;
+    case 3: w = v->v.s ? snprintf(out, size, "\"%.64s\"", v->v.s) : snprintf(out, size, "NULL"); break;
+    default: w = v->v.p ? snprintf(out, size, "%p", v->v.p) : snprintf(out, size, "NULL");
+    }
+    return n + (w < 0 ? 0 : (size_t)w < size ? (size_t)w : size ? size - 1 : 0);
+}
+
+sx_result sxi_trace_call(struct sx_adapter_s *a, const char *call, const char *names, const sxi_targ *v, uint32_t n,
+                         sx_result r, uint64_t t0)
+{
+    char line[1536];
+    double us = (double)(sxi_now_ns() - t0) / 1000.0;
+    size_t len = (size_t)snprintf(line, 256, "trace %s %s(", a->name, call);
+    /* The source text of the arguments, split at the commas outside
+     * brackets and string literals. */
+    const char *p = names;
+    for (uint32_t i = 0; i < n && len + 8 < sizeof(line) - 320; i++) {
+        while (*p == ' ')
+            p++;
+        const char *b = p;
+        int depth = 0;
+        bool quoted = false;
+        for (; *p && (depth || quoted || *p != ','); p++) {
+            if (quoted) {
+                if (*p == '\\' && p[1])
+                    p++;
+                else if (*p == '"')
+                    quoted = false;
+            } else if (*p == '"')
+                quoted = true;
+            else if (*p == '(' || *p == '[' || *p == '{')
+                depth++;
+            else if (*p == ')' || *p == ']' || *p == '}')
+                depth--;
+        }
+        size_t nl = (size_t)(p - b);
+        while (nl && b[nl - 1] == ' ')
+            nl--;
+        if (i)
+            len += (size_t)snprintf(line + len, sizeof(line) - len, ", ");
+        len += put_arg(line + len, sizeof(line) - 320 - len, b, nl > 48 ? 48 : nl, &v[i]);
+        if (*p == ',')
+            p++;
+    }
+    if (r == SX_SUCCESS)
+        snprintf(line + len, sizeof(line) - len, ") -> SX_SUCCESS (%.1f us)", us);
+    else
+        snprintf(line + len, sizeof(line) - len, ") -> %s (%.1f us): %.200s", sx_result_name(r), us, sx_last_error());
+    sxi_log_emit(SX_LOG_INFO, line);
+    return r;
+}
+
 static char *xstrdup(const char *s)
 {
     return s ? strdup(s) : NULL;
@@ -280,11 +348,11 @@ static struct sx_adapter_s *adapter_new(const char *name, const char *path)
     if (!a)
         return NULL;
     a->tag = SXI_TAG_ADAPTER;
+    a->dl_fd = -1;
     a->name = xstrdup(name);
     a->path = xstrdup(path);
     a->status = SX_ERROR_UNINITIALIZED;
-    const char *t = sxi_getenv("SX_TRACE");
-    a->trace = t && *t && strcmp(t, "0") != 0;
+    a->trace = sxi_trace_text_wanted(); /* SX_TRACE=FILE.json is the timeline instead (timeline.c) */
     if (!a->name || !a->path) {
         free(a->name);
         free(a->path);
@@ -310,21 +378,46 @@ static sx_result adapter_add(struct sx_adapter_s *a, bool builtin)
     return SX_SUCCESS;
 }
 
+/* The file is opened and checked, then what was opened is loaded
+ * (/proc/self/fd/N): a bare name is the file in the current directory, as
+ * the check saw it, never one dlopen would find through LD_LIBRARY_PATH or
+ * the cache of ld.so (issue 26, finding 10). Where /proc is missing, the
+ * name is given to dlopen with a slash, which dlopen never searches. */
 static void adapter_load_file(struct sx_adapter_s *a)
 {
+    char local[PATH_MAX + 2];
+    const char *file = a->path;
+    if (!strchr(file, '/')) {
+        snprintf(local, sizeof(local), "./%s", file);
+        file = local;
+    }
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat st;
-    if (stat(a->path, &st) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         set_status(a, SX_ERROR_IO, "cannot open %s: %s", a->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return;
     }
+    if (!S_ISREG(st.st_mode)) {
+        set_status(a, SX_ERROR_IO, "cannot load %s: not a regular file", a->path);
+        close(fd);
+        return;
+    }
+    char by_fd[64];
+    snprintf(by_fd, sizeof(by_fd), "/proc/self/fd/%d", fd);
+    bool proc = access(by_fd, F_OK) == 0;
     dlerror();
-    a->dl = dlopen(a->path, RTLD_NOW | RTLD_LOCAL);
+    a->dl = dlopen(proc ? by_fd : file, RTLD_NOW | RTLD_LOCAL);
     if (!a->dl) {
         const char *e = dlerror();
         set_status(a, SX_ERROR_INVALID_BINARY, "dlopen failed: %s", e ? e : "unknown error");
+        close(fd);
         return;
     }
-    /* Say what really loaded: the resolved file, not the name asked for. */
+    /* Say what really loaded: the resolved file, not the name asked for.
+     * The descriptor stays open while the module is loaded: ld.so knows
+     * it by the name /proc/self/fd/N, which no other module may reuse. */
     struct link_map *lm = NULL;
     if (dlinfo(a->dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && *lm->l_name) {
         char *p = realpath(lm->l_name, NULL);
@@ -333,6 +426,10 @@ static void adapter_load_file(struct sx_adapter_s *a)
             a->path = p;
         }
     }
+    if (proc)
+        a->dl_fd = fd;
+    else
+        close(fd);
     dlerror();
     void *sym = dlsym(a->dl, SXA_ENTRY_SYMBOL);
     if (!sym) {
@@ -470,9 +567,28 @@ static sx_result scan_dir(const char *dir, size_t dir_len, found_adapter **list,
  * from the first directory that has it, loaded in NAME order (never
  * readdir order). Nothing is loaded from the current directory unless a
  * path says so. */
+/* Issue 26, finding 16: in a process that changed identity (setuid or
+ * setgid, file capabilities: AT_SECURE) default discovery loads only the
+ * built-in adapter, unless the application asked for the installed ones
+ * (SX_INIT_INSTALLED_ADAPTERS): the others run vendor runtimes that read
+ * the caller's environment and write the caller's HOME as the new user. */
+bool sxi_loader_test_secure; /* tests: behave as under AT_SECURE */
+static uint32_t init_flags;
+void sxi_adapters_set_init_flags(uint32_t flags) { init_flags = flags; }
+
+static bool secure_process(void)
+{
+    return sxi_loader_test_secure || getauxval(AT_SECURE) != 0;
+}
+
 static sx_result load_default(void)
 {
     sx_result r = add_builtin_native();
+    if (secure_process() && !(init_flags & SX_INIT_INSTALLED_ADAPTERS)) {
+        SXI_LOG(SX_LOG_INFO, "a setuid or setgid process: only the built-in adapter (sx_init with "
+                "SX_INIT_INSTALLED_ADAPTERS loads the installed ones)");
+        return r;
+    }
     const char *search = sxi_getenv("SX_ADAPTERS_PATH");
     found_adapter *list = NULL;
     size_t n = 0, cap = 0;
@@ -587,6 +703,8 @@ void sxi_adapters_unload(void)
             SXA_CALL(a, adapter, fini, a->handle);
         if (a->dl)
             dlclose(a->dl);
+        if (a->dl_fd >= 0)
+            close(a->dl_fd);
         a->tag = SXI_TAG_DEAD;
         free(a->name);
         free(a->path);
@@ -613,7 +731,7 @@ SX_API sx_result sx_adapter_get(uint32_t count, sx_adapter *out, uint32_t *num)
     if (!out && !num)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_adapter_get: adapters and num_adapters are both NULL");
     if (out && count == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_adapter_get: count is 0 with a non-NULL array");
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_adapter_get: count is 0, but the adapters array is not NULL.");
     /* Asked for the adapters themselves: every one loaded, so each has its status. */
     sx_result r = sxi_adapters_need(SXI_BACKENDS_ALL);
     if (r != SX_SUCCESS)
@@ -644,7 +762,7 @@ SX_API sx_result sx_adapter_get_info(sx_adapter a, sx_adapter_info param, size_t
         r = sxa_info_copy(&a->num_platforms, sizeof(a->num_platforms), size, value, size_ret);
         break;
     default:
-        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_adapter_get_info: unknown param %u", param);
+        return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_adapter_get_info: param %u is not an SX_ADAPTER_INFO_* this library knows.", param);
     }
     return r == SX_SUCCESS ? r : sxi_info_error(r, __func__, a->name, param, size);
 }

@@ -19,6 +19,7 @@ SX_API sx_result sx_set_log_level(sx_log_level level)
         return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_set_log_level: level %u is past SX_LOG_DEBUG (%u)",
                          level, SX_LOG_DEBUG);
     atomic_store(&sxi_log_level, level);
+    sxi_tl_refresh();
     return SX_SUCCESS;
 }
 
@@ -64,7 +65,15 @@ void sxi_log(sx_log_level level, const char *fmt, ...)
     va_end(ap);
 }
 
+static void sxi_log_init_env(void);
+
 void sxi_log_init_from_env(void)
+{
+    sxi_log_init_env();
+    sxi_tl_refresh();
+}
+
+static void sxi_log_init_env(void)
 {
     const char *v = sxi_getenv("SX_LOG");
     if (!v || !*v)

@@ -44,7 +44,15 @@ static void *writer_main(void *arg)
         /* Stays queued while written: a lookup finds it until the file is there. */
         job *j = head;
         pthread_mutex_unlock(&lock);
+        uint64_t t0 = sxi_tl_begin();
         sxi_pcache_store_bounded(&j->dir, &j->key, j->kind, j->data, j->size, j->limit);
+        if (SXI_UNLIKELY(t0)) {
+            sxi_tl_args a = {.len = 0};
+            a.buf[0] = 0;
+            sxi_tl_arg_u64(&a, "bytes", j->size);
+            sxi_tl_end(t0, "cache write", &a);
+        }
+        SXI_LOG(SX_LOG_DEBUG, "program cache: wrote an entry of %zu bytes", j->size);
         pthread_mutex_lock(&lock);
         head = j->next;
         if (!head)
@@ -112,7 +120,14 @@ void sxi_pcache_store_later(const sxi_pcache_dir *dir, const sxi_pcache_key *key
     pthread_mutex_unlock(&lock);
     if (!later) {
         free(j);
+        uint64_t t0 = sxi_tl_begin();
         sxi_pcache_store_bounded(dir, key, kind, data, size, limit);
+        if (SXI_UNLIKELY(t0)) {
+            sxi_tl_args a = {.len = 0};
+            a.buf[0] = 0;
+            sxi_tl_arg_u64(&a, "bytes", size);
+            sxi_tl_end(t0, "cache write", &a);
+        }
         free(data);
     }
 }

@@ -1,17 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* pcache.c: the persistent cache of program binaries: one file per
  * (input images, options, adapter, device), named by a SHA-256 of those,
- * written atomically, checked (header and payload checksum) before use,
- * bounded in bytes (least recently used entries evicted) and shared safely
- * by processes using one directory at once. */
+ * written atomically, authenticated (HMAC-SHA256 under a secret of the
+ * directory) before use, bounded in bytes (least recently used entries
+ * evicted) and shared safely by processes using one directory at once.
+ *
+ * What it trusts (an entry is code that runs: a native binary is loaded
+ * into the process): the directory is opened once, every component from
+ * the root checked on its descriptor as OpenSSH's StrictModes checks a
+ * path (owned by root or this user, writable by nobody else unless it is
+ * sticky), the directory itself owned by this user and closed to others;
+ * from then on everything is relative to that descriptor (openat,
+ * renameat, unlinkat, fstatat), lookups, the writer thread and eviction
+ * alike, and each entry is checked on the descriptor it is read from
+ * (a regular file of this user, writable by nobody else) before its bytes
+ * are used. Keys are SHA-256 (Nettle: the CPU's SHA instructions where it
+ * has them) of everything that decides the binary, so two inputs never
+ * share an entry; an entry's MAC, keyed by the directory's secret (.key,
+ * 0600), means a file nobody but this user could have written is the only
+ * one ever loaded. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <nettle/hmac.h>
+#include <nettle/sha2.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,225 +37,227 @@
 #include "sx-internal.h"
 
 #define MAGIC "SXPCACH1"
-#define FORMAT_VERSION 2u            /* 2: the payload checksum is wide_hash, not SHA-256 */
-#define HEADER_SIZE 88u              /* magic 8, version 4, kind 4, size 8, key 32, payload checksum 32 */
+#define FORMAT_VERSION 3u            /* 3: SHA-256 keys, HMAC-SHA256 of header and payload (2: XXH64) */
+#define HEADER_SIZE 88u              /* magic 8, version 4, kind 4, size 8, key 32, MAC 32 */
+#define MAC_OFFSET 56u
 #define MAX_PAYLOAD ((uint64_t)1 << 32)
 #define LRU_GRANULE_SECONDS 3600
-
-/* ------------------------------------------------------------ SHA-256 */
-
-typedef struct {
-    uint32_t h[8];
-    uint64_t len;
-    uint8_t buf[64];
-    size_t fill;
-} sha256;
-
-static const uint32_t K[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
-    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
-    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
-    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
-
-#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-
-static void sha_block(sha256 *s, const uint8_t *p)
-{
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
-    for (int i = 0; i < 64; i++) {
-        uint32_t t1 = h + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-        uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
-    }
-    s->h[0] += a;
-    s->h[1] += b;
-    s->h[2] += c;
-    s->h[3] += d;
-    s->h[4] += e;
-    s->h[5] += f;
-    s->h[6] += g;
-    s->h[7] += h;
-}
-
-static void sha_init(sha256 *s)
-{
-    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    memcpy(s->h, h0, sizeof(h0));
-    s->len = 0;
-    s->fill = 0;
-}
-
-static void sha_update(sha256 *s, const void *data, size_t n)
-{
-    const uint8_t *p = data;
-    s->len += n;
-    if (s->fill) {
-        size_t take = 64 - s->fill < n ? 64 - s->fill : n;
-        memcpy(s->buf + s->fill, p, take);
-        s->fill += take;
-        p += take;
-        n -= take;
-        if (s->fill < 64)
-            return;
-        sha_block(s, s->buf);
-        s->fill = 0;
-    }
-    for (; n >= 64; p += 64, n -= 64)
-        sha_block(s, p);
-    memcpy(s->buf, p, n);
-    s->fill = n;
-}
-
-static void sha_final(sha256 *s, uint8_t out[32])
-{
-    uint64_t bits = s->len * 8;
-    uint8_t pad[72] = {0x80};
-    size_t padn = (s->fill < 56 ? 56 : 120) - s->fill;
-    for (int i = 0; i < 8; i++)
-        pad[padn + i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha_update(s, pad, padn + 8);
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 4; j++)
-            out[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
-}
-
-static void sha_str(sha256 *s, const char *str)
-{
-    sha_update(s, str ? str : "", strlen(str ? str : "") + 1);
-}
-
-static void sha_u64(sha256 *s, uint64_t v)
-{
-    sha_update(s, &v, sizeof(v));
-}
-
-/* ------------------------------------------------------ bulk hashing */
-
-/* Images and binaries can be megabytes: they are hashed with XXH64 (public
- * algorithm by Yann Collet; gigabytes a second where SHA-256 here does
- * 60-200 MB/s), four seeds for 256 bits. The cache directory is private
- * (0700, checked), so the hash guards against accidents (a damaged file,
- * another image), for which 256 bits of XXH64 are plenty; the key itself
- * is still a SHA-256 over these digests and the other inputs. */
-#define P1 0x9E3779B185EBCA87ull
-#define P2 0xC2B2AE3D27D4EB4Full
-#define P3 0x165667B19E3779F9ull
-#define P4 0x85EBCA77C2B2AE63ull
-#define P5 0x27D4EB2F165667C5ull
-
-static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-static inline uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-static inline uint64_t xx_round(uint64_t acc, uint64_t in) { return rotl64(acc + in * P2, 31) * P1; }
-static inline uint64_t xx_merge(uint64_t acc, uint64_t v) { return (acc ^ xx_round(0, v)) * P1 + P4; }
-
-static uint64_t xxh64(const uint8_t *p, size_t n, uint64_t seed)
-{
-    const uint8_t *end = p + n;
-    uint64_t h;
-    if (n >= 32) {
-        uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
-        for (; end - p >= 32; p += 32) {
-            v1 = xx_round(v1, rd64(p));
-            v2 = xx_round(v2, rd64(p + 8));
-            v3 = xx_round(v3, rd64(p + 16));
-            v4 = xx_round(v4, rd64(p + 24));
-        }
-        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
-        h = xx_merge(xx_merge(xx_merge(xx_merge(h, v1), v2), v3), v4);
-    } else {
-        h = seed + P5;
-    }
-    h += (uint64_t)n;
-    for (; end - p >= 8; p += 8)
-        h = rotl64(h ^ xx_round(0, rd64(p)), 27) * P1 + P4;
-    if (end - p >= 4) {
-        uint32_t w;
-        memcpy(&w, p, 4);
-        h = rotl64(h ^ ((uint64_t)w * P1), 23) * P2 + P3;
-        p += 4;
-    }
-    for (; p < end; p++)
-        h = rotl64(h ^ (*p * P5), 11) * P1;
-    h ^= h >> 33;
-    h *= P2;
-    h ^= h >> 29;
-    h *= P3;
-    return h ^ (h >> 32);
-}
-
-/* 256 bits of `n` bytes: XXH64 under four seeds derived from `tag`. */
-static void wide_hash(const void *data, size_t n, uint64_t tag, uint8_t out[32])
-{
-    for (uint64_t i = 0; i < 4; i++) {
-        uint64_t h = xxh64(data, n, tag * 4 + i + 1);
-        memcpy(out + 8 * i, &h, 8);
-    }
-}
+#define SECRET_NAME ".key"
+#define SECRET_SIZE 32u
 
 /* ---------------------------------------------------------- the directory */
 
-/* Create `dir` 0700, with `parent` also the one directory above it (the
- * XDG or ~/.cache directory). Reads no environment: the writer thread
- * calls it while the application may be changing it. */
-static bool dir_make(const char *dir, bool parent)
+/* Test hook (tests/pcache): called between the directory's check and its
+ * first use, where a swap of the path would land. */
+void (*sxi_pcache_test_after_check)(const char *path);
+
+/* May a directory on the way to the cache (not the cache itself) be
+ * trusted? OpenSSH's StrictModes rule: owned by root or this user, and
+ * writable by no one else unless sticky (then others cannot rename or
+ * remove what is not theirs: /tmp). */
+static const char *ancestor_distrust(const struct stat *st, uid_t me)
 {
-    if (parent) {
-        char up[4096];
-        snprintf(up, sizeof(up), "%s", dir);
-        char *slash = strrchr(up, '/');
-        if (slash && slash != up) {
-            *slash = '\0';
-            if (mkdir(up, 0700) != 0 && errno != EEXIST)
-                return false;
-        }
-    }
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", dir, strerror(errno));
-        return false;
-    }
-    return true;
+    if (!S_ISDIR(st->st_mode))
+        return "not a directory";
+    if (st->st_uid != 0 && st->st_uid != me)
+        return "owned by another user";
+    if ((st->st_mode & 022) && !(st->st_mode & S_ISVTX))
+        return "writable by other users and not sticky";
+    return NULL;
 }
 
-static bool dir_usable(const char *dir, const struct stat *st)
+static const char *cache_distrust(const struct stat *st, uid_t me)
 {
-    if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid() || (st->st_mode & 022)) {
-        SXI_LOG(SX_LOG_WARN, "program cache: '%s' is not a directory of this user closed to others; cache off", dir);
-        return false;
+    if (!S_ISDIR(st->st_mode))
+        return "not a directory";
+    if (st->st_uid != me)
+        return "not owned by this user";
+    if (st->st_mode & 022)
+        return "writable by other users";
+    return NULL;
+}
+
+/* Open the absolute, symlink-free path `abs` component by component from
+ * "/", each checked on its descriptor; the last by the cache's rule when
+ * `last_is_cache`. -1 with errno (ENOENT: a component is missing) or, when
+ * a component is not trusted, EPERM and the reason logged. */
+static int walk_open(const char *abs, bool last_is_cache)
+{
+    uid_t me = geteuid();
+    int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char *p = abs, *done = abs;
+    for (;;) {
+        if (fd < 0)
+            return -1;
+        while (*p == '/')
+            p++;
+        bool last = *p == '\0';
+        struct stat st;
+        const char *why = fstat(fd, &st) != 0 ? "unreadable"
+                          : last && last_is_cache ? cache_distrust(&st, me)
+                                                  : ancestor_distrust(&st, me);
+        if (why) {
+            SXI_LOG(SX_LOG_WARN, "program cache: '%s': '%.*s' is %s; cache off", abs,
+                    (int)(done - abs) ? (int)(done - abs) : 1, abs, why);
+            close(fd);
+            errno = EPERM;
+            return -1;
+        }
+        if (last)
+            return fd;
+        size_t n = strcspn(p, "/");
+        char comp[256];
+        if (n >= sizeof(comp) || (n == 2 && p[0] == '.' && p[1] == '.') || (n == 1 && p[0] == '.')) {
+            close(fd);
+            errno = EINVAL;
+            return -1;
+        }
+        memcpy(comp, p, n);
+        comp[n] = '\0';
+        /* O_NOFOLLOW: a symlink put in after realpath is refused, not followed. */
+        int next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        int e = errno;
+        close(fd);
+        fd = next;
+        errno = e;
+        p += n;
+        done = p;
     }
-    return true;
+}
+
+/* Open the cache directory `path` (any path the user gave: relative, with
+ * symlinks): resolved once, then walked and checked. */
+static int dir_open(const char *path)
+{
+    char *abs = realpath(path, NULL);
+    if (!abs)
+        return -1;
+    int fd = walk_open(abs, true);
+    int e = errno;
+    free(abs);
+    errno = e;
+    return fd;
+}
+
+/* Create the missing cache directory `path` 0700 (with `parent`, the
+ * XDG or ~/.cache directory above it too): each made with mkdirat in a
+ * checked directory. Reads no environment (the writer thread calls it). */
+static int dir_create(const char *path, bool parent)
+{
+    char up[4096];
+    snprintf(up, sizeof(up), "%s", path);
+    /* The names to make, last first; the rest must exist. */
+    const char *names[2];
+    int k = 0;
+    for (int levels = parent ? 2 : 1; levels > 0; levels--) {
+        char *slash = strrchr(up, '/');
+        while (slash && slash > up && slash[1] == '\0') { /* trailing slashes */
+            *slash = '\0';
+            slash = strrchr(up, '/');
+        }
+        if (!slash) {
+            names[k++] = strdup(up);
+            snprintf(up, sizeof(up), ".");
+            break;
+        }
+        names[k++] = strdup(slash + 1);
+        if (slash == up)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        if (levels > 1) {
+            struct stat st;
+            if (stat(up, &st) == 0) /* the parent is there: only the last is made */
+                break;
+        }
+    }
+    int fd = dir_open(up);
+    for (int i = k - 1; i >= 0; i--) {
+        if (fd >= 0 && names[i] && *names[i]) {
+            if (mkdirat(fd, names[i], 0700) != 0 && errno != EEXIST) {
+                SXI_LOG(SX_LOG_WARN, "program cache: cannot create '%s': %s; cache off", path, strerror(errno));
+                close(fd);
+                fd = -1;
+            } else {
+                int next = openat(fd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                const char *why = next < 0 ? strerror(errno)
+                                  : fstat(next, &st) != 0 ? "unreadable"
+                                  : i == 0 ? cache_distrust(&st, geteuid())
+                                           : ancestor_distrust(&st, geteuid());
+                close(fd);
+                fd = next;
+                if (why) {
+                    SXI_LOG(SX_LOG_WARN, "program cache: '%s': %s; cache off", path, why);
+                    if (fd >= 0)
+                        close(fd);
+                    fd = -1;
+                }
+            }
+        }
+        free((void *)names[i]);
+    }
+    return fd;
+}
+
+/* Directories opened and checked, by path: kept open for the process's
+ * life (one per SX_CACHE_DIR value used), so a build costs one fstat, the
+ * writer thread writes where the build looked, and a later swap of the
+ * path changes nothing for this process. */
+typedef struct open_dir {
+    struct open_dir *next;
+    int fd;
+    char path[];
+} open_dir;
+static open_dir *opened;
+static pthread_mutex_t opened_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The checked descriptor of `path`, or -1 (errno ENOENT when missing). */
+static int dir_fd(const char *path, bool create, bool parent)
+{
+    pthread_mutex_lock(&opened_lock);
+    for (open_dir *o = opened; o; o = o->next) {
+        if (strcmp(o->path, path) != 0 || o->fd < 0)
+            continue;
+        struct stat st;
+        /* Still this user's and closed, and not removed since. */
+        if (fstat(o->fd, &st) == 0 && st.st_nlink > 0 && !cache_distrust(&st, geteuid())) {
+            int fd = o->fd;
+            pthread_mutex_unlock(&opened_lock);
+            return fd;
+        }
+        o->fd = -1; /* left open: a queued write may still use it (pcache-writer.c dups) */
+    }
+    int fd = dir_open(path);
+    if (fd < 0 && errno == ENOENT && create)
+        fd = dir_create(path, parent);
+    int e = errno;
+    if (fd >= 0) {
+        if (sxi_pcache_test_after_check)
+            sxi_pcache_test_after_check(path);
+        open_dir *o = malloc(sizeof(*o) + strlen(path) + 1);
+        if (o) {
+            o->fd = fd;
+            strcpy(o->path, path);
+            o->next = opened;
+            opened = o;
+        } else {
+            close(fd);
+            fd = -1;
+        }
+    }
+    pthread_mutex_unlock(&opened_lock);
+    errno = e;
+    return fd;
 }
 
 /* The cache directory from the environment, checked when it is there;
- * when it is not, `missing` says so and the first write makes it
- * (dir_made). False when the cache is off or unusable (logged). */
+ * when it is not, `missing` says so and the first write makes it. False
+ * when the cache is off or unusable (logged). */
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir)
 {
     dir->missing = dir->make_parent = false;
+    dir->fd = -1;
     const char *off = sxi_getenv("SX_CACHE");
     if (off && strcmp(off, "0") == 0)
         return false;
@@ -256,37 +276,116 @@ bool sxi_pcache_dir_get(sxi_pcache_dir *dir)
     }
     if (n < 0 || (size_t)n >= sizeof(dir->path) - 80)
         return false;
-    struct stat st;
-    if (stat(dir->path, &st) != 0) { /* one call when it is there, which is nearly always */
-        /* Nothing to read: made when an entry is written (off the build's thread). */
-        dir->missing = errno == ENOENT;
-        return dir->missing;
-    }
-    return dir_usable(dir->path, &st);
+    dir->fd = dir_fd(dir->path, false, false);
+    if (dir->fd >= 0)
+        return true;
+    /* Nothing to read: made when an entry is written (off the build's thread). */
+    dir->missing = errno == ENOENT;
+    return dir->missing;
 }
 
-/* Before writing into a directory found missing: create it and check it. */
-static bool dir_made(const sxi_pcache_dir *dir)
+/* Before writing: the directory's descriptor, made first when it was missing. */
+static int dir_for_write(const sxi_pcache_dir *dir)
 {
-    struct stat st;
-    return !dir->missing ||
-           (dir_make(dir->path, dir->make_parent) && stat(dir->path, &st) == 0 && dir_usable(dir->path, &st));
+    return dir->fd >= 0 ? dir->fd : dir->missing ? dir_fd(dir->path, true, dir->make_parent) : -1;
 }
 
-static void entry_path(const sxi_pcache_dir *dir, const sxi_pcache_key *key, char *path, size_t size)
+static void entry_name(const sxi_pcache_key *key, char name[72])
 {
     static const char hex[] = "0123456789abcdef";
-    size_t w = (size_t)snprintf(path, size, "%s/", dir->path);
-    for (int i = 0; i < 32 && w + 2 < size; i++) {
-        path[w++] = hex[key->digest[i] >> 4];
-        path[w++] = hex[key->digest[i] & 15];
+    for (int i = 0; i < 32; i++) {
+        name[2 * i] = hex[key->digest[i] >> 4];
+        name[2 * i + 1] = hex[key->digest[i] & 15];
     }
-    snprintf(path + w, size - w, ".bin");
+    memcpy(name + 64, ".bin", 5);
+}
+
+/* Is the file open on `fd` one this user alone could have written? */
+static const char *entry_distrust(int fd, struct stat *st)
+{
+    if (fstat(fd, st) != 0)
+        return "cannot be examined";
+    if (!S_ISREG(st->st_mode))
+        return "not a regular file";
+    if (st->st_uid != geteuid())
+        return "not owned by this user";
+    if (st->st_mode & 022)
+        return "writable by other users";
+    return NULL;
+}
+
+/* The directory's secret (HMAC key): read, or with `create` made once
+ * (random bytes, linked in whole so no reader sees a part). */
+static bool secret_get(int dfd, uint8_t out[SECRET_SIZE], bool create)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = openat(dfd, SECRET_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+            struct stat st;
+            bool ok = !entry_distrust(fd, &st) && !(st.st_mode & 077) && st.st_size == SECRET_SIZE &&
+                      read(fd, out, SECRET_SIZE) == (ssize_t)SECRET_SIZE;
+            close(fd);
+            if (!ok)
+                SXI_LOG(SX_LOG_WARN, "program cache: its secret (%s) is not a private %u-byte file of this user; "
+                        "nothing is read from or written to the cache", SECRET_NAME, SECRET_SIZE);
+            return ok;
+        }
+        if (errno != ENOENT || !create)
+            return false;
+        char tmp[64];
+        uint8_t rnd[8];
+        if (getrandom(out, SECRET_SIZE, 0) != (ssize_t)SECRET_SIZE || getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+            return false;
+        snprintf(tmp, sizeof(tmp), ".key.tmp.%02x%02x%02x%02x%02x%02x%02x%02x", rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+                 rnd[5], rnd[6], rnd[7]);
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return false;
+        bool ok = write(fd, out, SECRET_SIZE) == (ssize_t)SECRET_SIZE;
+        ok = close(fd) == 0 && ok;
+        /* linkat fails when another process made it first: then theirs is read. */
+        if (ok && linkat(dfd, tmp, dfd, SECRET_NAME, 0) == 0) {
+            unlinkat(dfd, tmp, 0);
+            return true;
+        }
+        unlinkat(dfd, tmp, 0);
+    }
+    return false;
+}
+
+static void mac_of(const uint8_t secret[SECRET_SIZE], const uint8_t *h, const void *data, size_t size,
+                   uint8_t out[32])
+{
+    struct hmac_sha256_ctx c;
+    hmac_sha256_set_key(&c, SECRET_SIZE, secret);
+    hmac_sha256_update(&c, MAC_OFFSET, h);
+    hmac_sha256_update(&c, size, data);
+    hmac_sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 /* ---------------------------------------------------------------- keys */
 
 static int cmp_digest(const void *a, const void *b) { return memcmp(a, b, 32); }
+
+static void sha_str(struct sha256_ctx *s, const char *str)
+{
+    sha256_update(s, strlen(str ? str : "") + 1, (const uint8_t *)(str ? str : ""));
+}
+
+static void sha_u64(struct sha256_ctx *s, uint64_t v)
+{
+    sha256_update(s, sizeof(v), (const uint8_t *)&v);
+}
+
+void sxi_image_digest(sx_image_kind kind, const void *data, size_t size, uint8_t out[32])
+{
+    struct sha256_ctx s;
+    sha256_init(&s);
+    sha_u64(&s, (uint64_t)kind);
+    sha_u64(&s, (uint64_t)size);
+    sha256_update(&s, size, data);
+    sha256_digest(&s, SHA256_DIGEST_SIZE, out);
+}
 
 void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
                          const char *compile_options, const char *link_options, sxi_pcache_key *key)
@@ -298,24 +397,24 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
         SX_SUCCESS)
         driver[0] = '\0';
     driver[sizeof(driver) - 1] = '\0';
-    /* Each image by its own digest (computed once per image: the registry
+    /* Each image by its own SHA-256 (computed once per image: the registry
      * lock, held by the caller, guards the cached one); the dependencies
      * sorted, so the order libraries were registered in does not change
      * the key. */
     uint8_t (*d)[32] = malloc((size_t)n * 32);
-    sha256 s;
+    struct sha256_ctx s;
     for (uint32_t i = 0; d && i < n; i++) {
         sxi_image *im = (sxi_image *)imgs[i]; /* only its digest cache is written */
         if (!im->has_digest) {
-            wide_hash(im->data, im->size, (uint64_t)im->kind << 32, im->digest);
+            sxi_image_digest(im->kind, im->data, im->size, im->digest);
             im->has_digest = true;
         }
         memcpy(d[i], im->digest, 32);
     }
     if (d && n > 2)
         qsort(d + 1, n - 1, 32, cmp_digest);
-    sha_init(&s);
-    sha_str(&s, "libsycl-ext program cache 2 " SX_VERSION_STRING);
+    sha256_init(&s);
+    sha_str(&s, "libsycl-ext program cache 3 " SX_VERSION_STRING);
     sha_str(&s, a->name);
     sha_u64(&s, a->version);
     sha_u64(&s, dev->backend);
@@ -325,22 +424,25 @@ void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *
     sha_str(&s, link_options);
     sha_u64(&s, n);
     for (uint32_t i = 0; i < n; i++) {
-        if (d)
-            sha_update(&s, d[i], 32);
-        else
-            sha_update(&s, imgs[i]->data, imgs[i]->size); /* out of memory: slower, same inputs */
+        if (d) {
+            sha256_update(&s, 32, d[i]);
+        } else { /* out of memory: slower, same inputs */
+            uint8_t one[32];
+            sxi_image_digest(imgs[i]->kind, imgs[i]->data, imgs[i]->size, one);
+            sha256_update(&s, 32, one);
+        }
     }
-    sha_final(&s, key->digest);
+    sha256_digest(&s, SHA256_DIGEST_SIZE, key->digest);
     free(d);
 }
 
 /* -------------------------------------------------------------- entries */
 
-static void rejected(const char *path, const char *why)
+static void rejected(int dfd, const char *name, const char *why)
 {
-    SXI_LOG(SX_LOG_WARN, "program cache: entry '%s' is damaged (%s); ignoring and replacing it", path, why);
+    SXI_LOG(SX_LOG_WARN, "program cache: entry '%s' is damaged (%s); ignoring and replacing it", name, why);
     SXI_STAT(disk_rejects);
-    unlink(path);
+    unlinkat(dfd, name, 0);
 }
 
 static uint32_t rd32(const uint8_t *p)
@@ -355,23 +457,28 @@ sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, 
 {
     if (sxi_pcache_pending(dir, key, kind, data, size))
         return SX_SUCCESS;
-    if (dir->missing)
+    if (dir->missing || dir->fd < 0)
         return SX_ERROR_INVALID_VALUE;
-    char path[4200];
-    entry_path(dir, key, path, sizeof(path));
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    char name[72];
+    entry_name(key, name);
+    int fd = openat(dir->fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
         return SX_ERROR_INVALID_VALUE;
     struct stat st;
-    uint8_t h[HEADER_SIZE];
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const char *why = entry_distrust(fd, &st);
+    if (why) {
         close(fd);
-        rejected(path, "not a regular file");
+        rejected(dir->fd, name, why);
         return SX_ERROR_INVALID_VALUE;
     }
     if ((uint64_t)st.st_size < HEADER_SIZE || (uint64_t)st.st_size - HEADER_SIZE > MAX_PAYLOAD) {
         close(fd);
-        rejected(path, "wrong size");
+        rejected(dir->fd, name, "wrong size");
+        return SX_ERROR_INVALID_VALUE;
+    }
+    uint8_t secret[SECRET_SIZE];
+    if (!secret_get(dir->fd, secret, false)) {
+        close(fd); /* no secret: nothing here can be authentic */
         return SX_ERROR_INVALID_VALUE;
     }
     size_t total = (size_t)st.st_size, got = 0;
@@ -388,7 +495,7 @@ sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, 
             break;
         got += (size_t)r;
     }
-    const char *why = NULL;
+    uint8_t h[HEADER_SIZE];
     uint64_t len = 0;
     uint8_t sum[32];
     if (got != total) {
@@ -408,14 +515,15 @@ sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, 
             why = "key does not match its name";
     }
     if (!why) {
-        wide_hash(buf + HEADER_SIZE, (size_t)len, 0, sum);
-        if (memcmp(sum, h + 56, 32) != 0)
-            why = "payload checksum mismatch";
+        mac_of(secret, h, buf + HEADER_SIZE, (size_t)len, sum);
+        if (memcmp(sum, h + MAC_OFFSET, 32) != 0)
+            why = "its MAC does not verify: damaged, or not written by this user";
     }
+    memset(secret, 0, sizeof(secret));
     if (why) {
         close(fd);
         free(buf);
-        rejected(path, why);
+        rejected(dir->fd, name, why);
         return SX_ERROR_INVALID_VALUE;
     }
     /* Least recently used first out: a hit makes the entry young again
@@ -427,7 +535,7 @@ sx_result sxi_pcache_load(const sxi_pcache_dir *dir, const sxi_pcache_key *key, 
     *kind = (sx_image_kind)rd32(h + 12);
     *data = buf;
     *size = (size_t)len;
-    SXI_LOG(SX_LOG_DEBUG, "program cache: read '%s' (%zu bytes)", path, *size);
+    SXI_LOG(SX_LOG_DEBUG, "program cache: read '%s/%s' (%zu bytes)", dir->path, name, *size);
     return SX_SUCCESS;
 }
 
@@ -505,22 +613,19 @@ static int cmp_used(const void *a, const void *b)
 }
 
 /* Remove stale temporary files, then the least recently used entries until
- * the directory holds at most `limit` bytes (0: no bound). One process at a
- * time (a lock file), so two do not both evict for the same excess;
- * readers never lock: an entry unlinked while open still reads whole. */
-static void evict(const char *dir, uint64_t limit)
+ * the directory (`dfd`) holds at most `limit` bytes (0: no bound). One
+ * process at a time (a lock file), so two do not both evict for the same
+ * excess; readers never lock: an entry unlinked while open still reads whole. */
+static void evict(int dfd, uint64_t limit)
 {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return;
-    int lk = openat(dfd, ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int lk = openat(dfd, ".lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
     if (lk < 0 || flock(lk, LOCK_EX) != 0) {
         if (lk >= 0)
             close(lk);
-        close(dfd);
         return;
     }
-    int dfd2 = dup(dfd);
+    /* Its own descriptor of the same directory, for readdir's offset. */
+    int dfd2 = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = dfd2 >= 0 ? fdopendir(dfd2) : NULL;
     entry_info *es = NULL;
     size_t n = 0, cap = 0;
@@ -528,7 +633,7 @@ static void evict(const char *dir, uint64_t limit)
     time_t now = time(NULL);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (strstr(e->d_name, ".bin.tmp.")) {
+        if (strstr(e->d_name, ".bin.tmp.") || strncmp(e->d_name, ".key.tmp.", 9) == 0) {
             remove_if_stale(dfd, e->d_name, now);
             continue;
         }
@@ -568,7 +673,6 @@ static void evict(const char *dir, uint64_t limit)
     }
     free(es);
     close(lk); /* releases the lock */
-    close(dfd);
 }
 
 /* ------------------------------------------------------------- writing */
@@ -624,14 +728,22 @@ void sxi_pcache_store(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_i
 void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *key, sx_image_kind kind,
                               const void *data, size_t size, uint64_t limit)
 {
-    char path[4200], tmp[4300];
-    if ((uint64_t)size > MAX_PAYLOAD || !dir_made(dir))
+    char name[72], tmp[96];
+    if ((uint64_t)size > MAX_PAYLOAD)
         return;
-    entry_path(dir, key, path, sizeof(path));
+    int dfd = dir_for_write(dir);
+    if (dfd < 0)
+        return;
+    entry_name(key, name);
     uint64_t total = (uint64_t)size + HEADER_SIZE;
     if (limit && total > limit) {
         SXI_LOG(SX_LOG_INFO, "program cache: a binary of %zu bytes is larger than the cache's bound (%llu bytes); not cached",
                 size, (unsigned long long)limit);
+        return;
+    }
+    uint8_t secret[SECRET_SIZE];
+    if (!secret_get(dfd, secret, true)) {
+        SXI_LOG(SX_LOG_WARN, "program cache: no secret in '%s' (%s); not cached", dir->path, strerror(errno));
         return;
     }
     uint8_t h[HEADER_SIZE];
@@ -642,11 +754,22 @@ void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *k
     memcpy(h + 12, &k, 4);
     memcpy(h + 16, &len, 8);
     memcpy(h + 24, key->digest, 32);
-    wide_hash(data, size, 0, h + 56);
-    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-    int fd = mkostemp(tmp, O_CLOEXEC);
+    mac_of(secret, h, data, size, h + MAC_OFFSET);
+    memset(secret, 0, sizeof(secret));
+    int fd = -1;
+    for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
+        uint8_t rnd[6];
+        if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+            break;
+        snprintf(tmp, sizeof(tmp), "%s.tmp.%02x%02x%02x%02x%02x%02x", name, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4],
+                 rnd[5]);
+        fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     if (fd < 0) {
-        SXI_LOG(SX_LOG_WARN, "program cache: cannot create a file beside '%s': %s", path, strerror(errno));
+        SXI_LOG(SX_LOG_WARN, "program cache: cannot create a file beside '%s' in '%s': %s", name, dir->path,
+                strerror(errno));
         return;
     }
     /* Held until the rename: cleaners leave a file alone while its writer lives. */
@@ -654,21 +777,22 @@ void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *k
     /* Readers see the old entry or the whole new one, never a part. */
     bool ok = write_entry(fd, h, data, size);
     int e = errno;
-    if (ok && rename(tmp, path) != 0) {
+    if (ok && renameat(dfd, tmp, dfd, name) != 0) {
         ok = false;
         e = errno;
     }
     if (close(fd) != 0 && ok)
-        SXI_LOG(SX_LOG_WARN, "program cache: closing '%s': %s", path, strerror(errno));
+        SXI_LOG(SX_LOG_WARN, "program cache: closing '%s': %s", name, strerror(errno));
     if (!ok) {
-        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' failed: %s; not cached", path, strerror(e));
-        unlink(tmp);
+        SXI_LOG(SX_LOG_WARN, "program cache: writing '%s' in '%s' failed: %s; not cached", name, dir->path,
+                strerror(e));
+        unlinkat(dfd, tmp, 0);
     } else {
         SXI_STAT(disk_writes);
-        SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s' (%zu bytes)", path, size);
+        SXI_LOG(SX_LOG_INFO, "program cache: wrote '%s/%s' (%zu bytes)", dir->path, name, size);
     }
     /* Whatever happened, keep the directory bounded and clean. */
-    evict(dir->path, limit);
+    evict(dfd, limit);
 }
 
 /* Markers in the cache directory that spare later processes hashing and
@@ -677,44 +801,44 @@ void sxi_pcache_store_bounded(const sxi_pcache_dir *dir, const sxi_pcache_key *k
  *   ".nobinary-<adapter>-<version>": no binary of a linked program;
  *   ".nobinary-<adapter>-<version>-k<kind>": a one-image program of that
  *   image kind has no binary, or its binary is the image itself. */
-static void marker_path(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind, char *path,
-                        size_t size)
+static void marker_name(const struct sx_adapter_s *a, sx_image_kind kind, char *name, size_t size)
 {
-    size_t w = (size_t)snprintf(path, size, "%s/.nobinary-", dir->path);
+    size_t w = (size_t)snprintf(name, size, ".nobinary-");
     for (const char *c = a->name; *c && w < size - 32; c++)
-        path[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
-    w += (size_t)snprintf(path + w, size - w, "-%x", a->version);
+        name[w++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ? *c : '_';
+    w += (size_t)snprintf(name + w, size - w, "-%x", a->version);
     if (kind != SX_IMAGE_KIND_UNKNOWN)
-        snprintf(path + w, size - w, "-k%u", (unsigned)kind);
+        snprintf(name + w, size - w, "-k%u", (unsigned)kind);
 }
 
 bool sxi_pcache_adapter_refuses(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
-    char path[4300];
+    char name[160];
     struct stat st;
-    if (dir->missing)
+    if (dir->missing || dir->fd < 0)
         return false;
-    marker_path(dir, a, kind, path, sizeof(path));
-    return lstat(path, &st) == 0;
+    marker_name(a, kind, name, sizeof(name));
+    return fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 void sxi_pcache_adapter_refused(const sxi_pcache_dir *dir, const struct sx_adapter_s *a, sx_image_kind kind)
 {
-    char path[4300];
-    if (!dir_made(dir))
+    char name[160];
+    int dfd = dir_for_write(dir);
+    if (dfd < 0)
         return;
-    marker_path(dir, a, kind, path, sizeof(path));
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    marker_name(a, kind, name, sizeof(name));
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0)
         close(fd);
 }
 
 void sxi_pcache_remove(const sxi_pcache_dir *dir, const sxi_pcache_key *key)
 {
-    char path[4200];
-    if (dir->missing)
+    char name[72];
+    if (dir->missing || dir->fd < 0)
         return;
     sxi_pcache_flush(); /* an entry waiting to be written is written first, then goes */
-    entry_path(dir, key, path, sizeof(path));
-    unlink(path);
+    entry_name(key, name);
+    unlinkat(dir->fd, name, 0);
 }

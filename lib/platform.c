@@ -14,7 +14,7 @@ sx_result sxi_info_error(sx_result r, const char *fn, const char *object, uint32
     if (r == SX_ERROR_INVALID_NULL_POINTER)
         return sxi_error(r, "%s(%s, param %u): value and size_ret are both NULL", fn, object, param);
     if (r == SX_ERROR_INVALID_ENUMERATION)
-        return sxi_error(r, "%s(%s): unknown param %u", fn, object, param);
+        return sxi_error(r, "%s(%s): param %u is not one this library knows.", fn, object, param);
     return r;
 }
 
@@ -170,7 +170,7 @@ SX_API sx_result sx_platform_get(uint32_t count, sx_platform *out, uint32_t *num
     if (!out && !num)
         return sxi_error(SX_ERROR_INVALID_NULL_POINTER, "sx_platform_get: platforms and num_platforms are both NULL");
     if (out && count == 0)
-        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_platform_get: count is 0 with a non-NULL array");
+        return sxi_error(SX_ERROR_INVALID_SIZE, "sx_platform_get: count is 0, but the platforms array is not NULL.");
     /* The platforms of the backends SX_DEVICE_SELECTOR leaves in (loaded now). */
     uint32_t backends = sxi_selector_backends();
     sx_result r = sxi_adapters_need(backends);

@@ -341,6 +341,14 @@ static sx_result build(sxi_program *p, const char *who)
     sxi_pcache_dir dir; /* found and checked once for the whole build */
     struct sx_adapter_s *a = p->context->adapter;
     sx_image_kind kind = p->num_images == 1 ? p->images[0]->kind : SX_IMAGE_KIND_UNKNOWN;
+    /* Compressed images are decoded here, once (registry lock held). */
+    for (uint32_t i = 0; i < p->num_images; i++) {
+        sx_result r = sxi_image_expand((sxi_image *)p->images[i]);
+        if (r != SX_SUCCESS) {
+            sxi_error_prefix("%s", who);
+            return r;
+        }
+    }
     size_t bytes = 0;
     for (uint32_t i = 0; i < p->num_images; i++)
         bytes += p->images[i]->size;
@@ -353,14 +361,46 @@ static sx_result build(sxi_program *p, const char *who)
         t0 = trace_start(a);
         sxi_pcache_key_make(p->device, p->images, p->num_images, compile_options(p), link_options(p), &key);
         trace_end(a, "pcache.key", t0);
-        if (from_disk(p, &dir, &key))
+        uint64_t tl = sxi_tl_begin();
+        bool hit = from_disk(p, &dir, &key);
+        SXI_LOG(SX_LOG_DEBUG, "%s: program cache %s for %s (%u image(s), %zu bytes)", who, hit ? "hit" : "miss",
+                p->device->name, p->num_images, bytes);
+        if (SXI_UNLIKELY(tl)) {
+            sxi_tl_args ta = {.len = 0};
+            ta.buf[0] = 0;
+            sxi_tl_arg_str(&ta, "for", who);
+            sxi_tl_arg_str(&ta, "device", p->device->name);
+            sxi_tl_arg_bool(&ta, "cache_hit", hit);
+            sxi_tl_arg_u64(&ta, "bytes", bytes);
+            sxi_tl_end(tl, "cache lookup", &ta);
+        }
+        if (hit)
             return SX_SUCCESS;
         /* A miss: now the marker, if not asked yet, decides whether to store. */
         disk = !small || !sxi_pcache_adapter_refuses(&dir, a, kind);
     }
+    if (!disk)
+        SXI_LOG(SX_LOG_DEBUG, "%s: program cache not used for %s (%s)", who, p->device->name,
+                gives_binaries(a, kind) ? "off, or no usable directory, or the adapter gives no binaries of this kind"
+                                        : "the adapter gives no binaries of this kind");
+    uint64_t tl = sxi_tl_begin();
     sx_result r = p->num_images == 1 ? build_single(p) : link_all(p, who);
-    if (r == SX_SUCCESS && disk)
+    if (SXI_UNLIKELY(tl)) {
+        sxi_tl_args ta = {.len = 0};
+        ta.buf[0] = 0;
+        sxi_tl_arg_str(&ta, "for", who);
+        sxi_tl_arg_str(&ta, "device", p->device->name);
+        sxi_tl_arg_u64(&ta, "images", p->num_images);
+        sxi_tl_arg_u64(&ta, "bytes", bytes);
+        sxi_tl_arg_str(&ta, "result", sx_result_name(r));
+        sxi_tl_end(tl, p->num_images == 1 ? "build" : "link", &ta);
+    }
+    if (r == SX_SUCCESS && disk) {
+        tl = sxi_tl_begin();
         to_disk(p, kind, &dir, &key);
+        if (SXI_UNLIKELY(tl))
+            sxi_tl_simple(tl, "cache hand-over", "device", p->device->name);
+    }
     return r;
 }
 
@@ -403,10 +443,22 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
     else
         snprintf(who, sizeof(who), "image %llu", (unsigned long long)img->id);
     if (sxi_image_has_deps(img)) {
+        uint64_t t0 = sxi_tl_begin();
         sx_result r = sxi_resolve(img, dev, kernel ? kernel : img->num_entries ? img->entries[0] : NULL, &imgs, &n);
+        if (SXI_UNLIKELY(t0)) {
+            sxi_tl_args a = {.len = 0};
+            a.buf[0] = 0;
+            sxi_tl_arg_str(&a, "for", who);
+            sxi_tl_arg_str(&a, "device", dev->name);
+            sxi_tl_arg_u64(&a, "images", r == SX_SUCCESS ? n : 0);
+            sxi_tl_arg_str(&a, "result", sx_result_name(r));
+            sxi_tl_end(t0, "resolve", &a);
+        }
         if (r != SX_SUCCESS)
             return r;
         SXI_STAT(resolutions);
+        SXI_LOG(SX_LOG_DEBUG, "%s: image %llu resolved to %u image(s) for %s", who, (unsigned long long)img->id, n,
+                dev->name);
     }
     sxi_program *p = NULL;
     sx_result r = program_new(ctx, dev, imgs, n, &p);
@@ -424,6 +476,7 @@ sx_result sxi_program_get_for(struct sx_queue_s *q, const sxi_image *img, const 
     if (have) {
         program_free(p);
         *out = have;
+        SXI_LOG(SX_LOG_DEBUG, "%s: program of %u image(s) for %s already built in this context", who, n, dev->name);
         SXI_STAT(memory_hits);
         return SX_SUCCESS;
     }

@@ -40,6 +40,27 @@ static bool is_elf(const uint8_t *p, size_t n)
     return n >= 4 && p[0] == 0x7f && p[1] == 'E' && p[2] == 'L' && p[3] == 'F';
 }
 
+/* PTX is text: a ".version" directive before any non-text byte, after
+ * comments and blank lines (what ptxas and nvcc write first). */
+static bool is_ptx_text(const uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && i < 4096) {
+        while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+            i++;
+        if (i + 1 < n && p[i] == '/' && p[i + 1] == '/') {
+            while (i < n && p[i] != '\n') {
+                if (p[i] < 0x09 || p[i] > 0x7e)
+                    return false;
+                i++;
+            }
+            continue;
+        }
+        return n - i >= 8 && memcmp(p + i, ".version", 8) == 0;
+    }
+    return false;
+}
+
 sx_image_kind sxi_image_kind_detect(const sx_device_binary *bin, char *why, size_t why_size)
 {
     const uint8_t *p = bin->binary_start;
@@ -53,9 +74,28 @@ sx_image_kind sxi_image_kind_detect(const sx_device_binary *bin, char *why, size
         return SX_IMAGE_KIND_SPIRV;
     case SX_BINARY_FORMAT_LLVMIR_BITCODE:
         return SX_IMAGE_KIND_SPIR;
-    case SX_BINARY_FORMAT_COMPRESSED_NONE:
-        snprintf(why, why_size, "compressed (zstd) images are not supported");
-        return SX_IMAGE_KIND_UNKNOWN;
+    case SX_BINARY_FORMAT_COMPRESSED_NONE: {
+        /* What --offload-compress compressed had format NONE: tell its kind
+         * from its first bytes (decoding a block at most; the whole image
+         * is decoded at first use). */
+        uint8_t head[64];
+        size_t got = sxi_zstd_peek(p, n, head, sizeof(head));
+        if (!got) {
+            snprintf(why, why_size, "the compressed image (%zu bytes) does not decode (damaged zstd data)", n);
+            return SX_IMAGE_KIND_UNKNOWN;
+        }
+        sx_device_binary plain = *bin;
+        plain.format = SX_BINARY_FORMAT_NONE;
+        plain.binary_start = head;
+        plain.binary_end = head + got;
+        sx_image_kind k = sxi_image_kind_detect(&plain, why, why_size);
+        if (k == SX_IMAGE_KIND_UNKNOWN) {
+            char inner[200];
+            snprintf(inner, sizeof(inner), "%s", why);
+            snprintf(why, why_size, "compressed image: %s", inner);
+        }
+        return k;
+    }
     case SX_BINARY_FORMAT_NONE:
     case SX_BINARY_FORMAT_NATIVE:
         break;
@@ -72,6 +112,8 @@ sx_image_kind sxi_image_kind_detect(const sx_device_binary *bin, char *why, size
             return SX_IMAGE_KIND_CUBIN;
         return SX_IMAGE_KIND_PTX;
     }
+    if (is_ptx_text(p, n))
+        return SX_IMAGE_KIND_PTX;
     if (is_elf(p, n))
         return strcmp(t, SX_TARGET_HOST) == 0 || strcmp(t, SX_TARGET_NATIVE_CPU) == 0 ? SX_IMAGE_KIND_HOST_ELF
                                                                                       : SX_IMAGE_KIND_NATIVE;

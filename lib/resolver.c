@@ -38,8 +38,14 @@ static sx_result bad(uint32_t img, const char *set, const char *prop, const char
 static sx_result string_value(uint32_t img, const sx_device_binary_property *p, const char **s, size_t *len)
 {
     if (p->type == SX_PROPERTY_TYPE_STRING) {
+        /* value_size is the string's length: nothing past it is read, a
+         * missing NUL included (a descriptor is the application's memory). */
         *s = p->value_addr;
-        *len = strnlen(*s, (size_t)MAX_NAME * MAX_LIST + 1);
+        if (!*s)
+            return bad(img, SX_PROP_SET_VIRTUAL_FUNCTIONS, p->name, "STRING value is NULL");
+        size_t cap = p->value_size < (uint64_t)MAX_NAME * MAX_LIST + 1 ? (size_t)p->value_size
+                                                                       : (size_t)MAX_NAME * MAX_LIST + 1;
+        *len = strnlen(*s, cap);
     } else if (p->type == SX_PROPERTY_TYPE_BYTE_ARRAY) {
         const uint8_t *b;
         if (!sxi_prop_bytes(p, &b, len))

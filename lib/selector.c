@@ -108,7 +108,7 @@ static sx_result parse(sxi_selector *sel, const char *text)
             continue;
         }
         if (sel->num_terms == MAX_TERMS)
-            return sxi_error(SX_ERROR_INVALID_VALUE, "'%s': more than %d terms", text, MAX_TERMS);
+            return sxi_error(SX_ERROR_INVALID_VALUE, "'%s' has more than %d terms.", text, MAX_TERMS);
         term *t = &terms[sel->num_terms];
         memset(t, 0, sizeof(*t));
         const char *s = p, *end = p + tn;

@@ -51,6 +51,9 @@ void sxi_log_emit(sx_log_level level, const char *line);
 /* Environment: secure_getenv, or NULL for everything once the application
  * asked to ignore the environment. */
 const char *sxi_getenv(const char *name);
+/* sx_init's flags for adapter discovery; the test stand-in for AT_SECURE (loader.c). */
+void sxi_adapters_set_init_flags(uint32_t flags);
+extern bool sxi_loader_test_secure;
 void sxi_env_ignore(bool ignore);
 void sxi_log_init_from_env(void);
 
@@ -174,6 +177,7 @@ struct sx_adapter_s {
     char *name;        /* "native", "opencl", ... or the file's base name */
     char *path;        /* resolved path or "(built in)" */
     void *dl;          /* dlopen handle, NULL when built in or failed */
+    int dl_fd;         /* the file it was loaded from (/proc/self/fd/N), open while loaded; -1 if none */
     sx_result status;  /* SX_SUCCESS when usable */
     char *status_text;
     sx_backend backend;
@@ -190,11 +194,56 @@ struct sx_adapter_s {
  * and duration. `a` is the struct sx_adapter_s *, `tbl` the table, `fn` the entry. */
 sx_result sxi_trace_result(struct sx_adapter_s *a, const char *call, sx_result r, uint64_t t0) __attribute__((cold));
 uint64_t sxi_now_ns(void);
+/* SX_TRACE=1 shows each call's arguments: every argument becomes a
+ * tagged value by its type (strings for const char *, numbers for integer
+ * types and enums, addresses for the rest) beside its source text. */
+typedef struct sxi_targ {
+    int kind; /* 0 unsigned, 1 signed, 2 pointer, 3 string */
+    union {
+        unsigned long long u;
+        long long i;
+        const void *p;
+        const char *s;
+    } v;
+} sxi_targ;
+static inline sxi_targ sxi_targ_u(unsigned long long u) { return (sxi_targ){0, {.u = u}}; }
+static inline sxi_targ sxi_targ_i(long long i) { return (sxi_targ){1, {.i = i}}; }
+static inline sxi_targ sxi_targ_p(const void *p) { return (sxi_targ){2, {.p = p}}; }
+static inline sxi_targ sxi_targ_s(const char *s) { return (sxi_targ){3, {.s = s}}; }
+#define SXI_TARG(x)                                                                                       \
+    _Generic((x), const char *: sxi_targ_s, _Bool: sxi_targ_u, unsigned char: sxi_targ_u,                \
+             unsigned short: sxi_targ_u, unsigned int: sxi_targ_u, unsigned long: sxi_targ_u,              \
+             unsigned long long: sxi_targ_u, signed char: sxi_targ_i, char: sxi_targ_i, short: sxi_targ_i, \
+             int: sxi_targ_i, long: sxi_targ_i, long long: sxi_targ_i, default: sxi_targ_p)(x)
+#define SXI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
+#define SXI_NARGS(...) SXI_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
+#define SXI_MAP_1(m, a) m(a)
+#define SXI_MAP_2(m, a, ...) m(a), SXI_MAP_1(m, __VA_ARGS__)
+#define SXI_MAP_3(m, a, ...) m(a), SXI_MAP_2(m, __VA_ARGS__)
+#define SXI_MAP_4(m, a, ...) m(a), SXI_MAP_3(m, __VA_ARGS__)
+#define SXI_MAP_5(m, a, ...) m(a), SXI_MAP_4(m, __VA_ARGS__)
+#define SXI_MAP_6(m, a, ...) m(a), SXI_MAP_5(m, __VA_ARGS__)
+#define SXI_MAP_7(m, a, ...) m(a), SXI_MAP_6(m, __VA_ARGS__)
+#define SXI_MAP_8(m, a, ...) m(a), SXI_MAP_7(m, __VA_ARGS__)
+#define SXI_MAP_9(m, a, ...) m(a), SXI_MAP_8(m, __VA_ARGS__)
+#define SXI_MAP_10(m, a, ...) m(a), SXI_MAP_9(m, __VA_ARGS__)
+#define SXI_MAP_11(m, a, ...) m(a), SXI_MAP_10(m, __VA_ARGS__)
+#define SXI_MAP_12(m, a, ...) m(a), SXI_MAP_11(m, __VA_ARGS__)
+#define SXI_MAP_13(m, a, ...) m(a), SXI_MAP_12(m, __VA_ARGS__)
+#define SXI_MAP_14(m, a, ...) m(a), SXI_MAP_13(m, __VA_ARGS__)
+#define SXI_MAP_15(m, a, ...) m(a), SXI_MAP_14(m, __VA_ARGS__)
+#define SXI_MAP_16(m, a, ...) m(a), SXI_MAP_15(m, __VA_ARGS__)
+#define SXI_MAP__(n, m, ...) SXI_MAP_##n(m, __VA_ARGS__)
+#define SXI_MAP_(n, m, ...) SXI_MAP__(n, m, __VA_ARGS__)
+#define SXI_MAP(m, ...) SXI_MAP_(SXI_NARGS(__VA_ARGS__), m, __VA_ARGS__)
+sx_result sxi_trace_call(struct sx_adapter_s *a, const char *call, const char *names, const sxi_targ *v, uint32_t n,
+                         sx_result r, uint64_t t0) __attribute__((cold));
 #define SXA_CALL(a, tbl, fn, ...)                                                 \
     (SXI_UNLIKELY((a)->trace) ? ({                                                \
         uint64_t sxi_t0_ = sxi_now_ns();                                          \
         sx_result sxi_r_ = (a)->dispatch.tbl.fn(__VA_ARGS__);                     \
-        sxi_trace_result((a), #tbl "." #fn, sxi_r_, sxi_t0_);                     \
+        sxi_targ sxi_v_[] = {SXI_MAP(SXI_TARG, __VA_ARGS__)};                     \
+        sxi_trace_call((a), #tbl "." #fn, #__VA_ARGS__, sxi_v_, SXI_NARGS(__VA_ARGS__), sxi_r_, sxi_t0_); \
     })                                                                            \
                               : (a)->dispatch.tbl.fn(__VA_ARGS__))
 
@@ -310,7 +359,28 @@ struct sx_queue_s {
     sxa_queue handle;
     uint32_t flags;
     sxi_dep dep;                 /* in the context's list */
+    _Atomic uint32_t users;      /* commands other than launches in flight (sxi_queue_enter) */
 };
+
+/* A command that is not a launch (copy, fill, barrier, wait) holds the
+ * queue while it uses it: sx_queue_release waits until none does, after
+ * killing the tag, so the command either sees the dead tag here or runs
+ * on the live adapter queue. Launches are covered by their reader
+ * section instead (no shared write on the launch path): the tag is
+ * checked inside it (sxi_slot_for) and the release waits for a grace
+ * period. */
+static inline bool sxi_queue_enter(struct sx_queue_s *q)
+{
+    atomic_fetch_add_explicit(&q->users, 1, memory_order_seq_cst);
+    if (SXI_LIKELY(atomic_load_explicit(&q->tag, memory_order_seq_cst) == SXI_TAG_QUEUE))
+        return true;
+    atomic_fetch_sub_explicit(&q->users, 1, memory_order_release);
+    return false;
+}
+static inline void sxi_queue_leave(struct sx_queue_s *q)
+{
+    atomic_fetch_sub_explicit(&q->users, 1, memory_order_release);
+}
 
 struct sx_event_s {
     _Atomic uint32_t tag;
@@ -453,15 +523,51 @@ typedef struct sxi_image {
     uint32_t num_vf_symbols;           /* set images: "SX/virtual-function symbols", the */
     const char **vf_symbols;           /* functions of the set it defines (by linkage name) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
-    bool has_digest;                   /* digest: 256-bit hash of kind and bytes (pcache.c, */
+    struct sxi_index_node *index_nodes; /* num_entries: its places in the kernel-name index (images.c) */
+    bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */
     uint8_t digest[32];                /* filled on first use under the registry lock) */
+    bool compressed;                   /* zstd: data/size are the compressed bytes until */
+    uint8_t *expanded;                 /* sxi_image_expand (registry lock held) decodes them here */
 } sxi_image;
+
+/* A descriptor read from whatever DPC++ layout it was written in
+ * (binaries-read.c): version-2 records with 32-byte entries. */
+typedef struct sxi_binary_info {
+    uint16_t version;          /* the record's version as written: 1, 2 or 3 */
+    uint8_t format;            /* as written */
+    uint8_t entry_size;        /* 0 (no entries), 32 or 56 */
+    size_t num_entries;
+    uint64_t expanded_size;    /* compressed: the size its zstd frame states */
+} sxi_binary_info;
+typedef struct sxi_desc_read {
+    sx_device_binaries desc;   /* the normal form; device_binaries = bins */
+    sx_device_binary *bins;
+    sxi_binary_info *info;     /* per image */
+    sx_offload_entry *entries; /* 56-byte entries converted (NULL if none) */
+    char **options;            /* compile options without DPC++'s front-end ones (NULL if none) */
+} sxi_desc_read;
+/* Read every record by its version; SX_ERROR_INVALID_BINARY naming the
+ * image for an unknown version, a bad or mixed entry table, or a damaged
+ * compressed image (SX_ERROR_UNSUPPORTED_FEATURE: no zstd in this build). */
+sx_result sxi_binaries_read(const sx_device_binaries *desc, sxi_desc_read **out);
+void sxi_binaries_read_free(sxi_desc_read *rd);
+/* Whether the core reads this property set (others are never checked). */
+bool sxi_prop_set_is_read(const char *name);
+/* zstd (binaries-read.c): whether this build has it; a compressed image's
+ * stated size, checked; its first bytes (0 if undecodable); the whole image
+ * (malloc'd); an image's bytes decoded once at first use. */
+bool sxi_zstd_available(void);
+sx_result sxi_zstd_check(uint32_t img, const uint8_t *src, size_t n, uint64_t *size);
+size_t sxi_zstd_peek(const uint8_t *src, size_t n, uint8_t *out, size_t cap);
+sx_result sxi_zstd_expand(const uint8_t *src, size_t n, uint8_t **out, size_t *out_size);
+sx_result sxi_image_expand(sxi_image *im);
 
 typedef struct sxi_library {
     const sx_device_binaries *desc;
+    sxi_desc_read *read;           /* the records in normal form (the images' bin) */
     uint32_t num_images;
     sxi_image *images;
-    struct sxi_library *next;
+    struct sxi_library *next, *prev;
 } sxi_library;
 
 /* The registry lock: held while reading or changing registered images. */
@@ -579,10 +685,15 @@ typedef struct sxi_pcache_key {
  * found. A missing one is made by the first write into it (`missing`). */
 typedef struct sxi_pcache_dir {
     char path[4096];
+    int fd;           /* the directory, opened and checked (kept for the process's life); -1 when missing */
     bool missing;
     bool make_parent; /* the XDG or ~/.cache directory above it is made too */
 } sxi_pcache_dir;
 bool sxi_pcache_dir_get(sxi_pcache_dir *dir);
+/* Test hook: called with the path once a directory is opened and checked. */
+extern void (*sxi_pcache_test_after_check)(const char *path);
+/* SHA-256 of an image's kind, size and bytes (the cache key's part). */
+void sxi_image_digest(sx_image_kind kind, const void *data, size_t size, uint8_t out[32]);
 void sxi_pcache_key_make(const struct sx_device_s *dev, const sxi_image *const *imgs, uint32_t n,
                          const char *compile_options, const char *link_options, sxi_pcache_key *key);
 /* Read an entry: SX_SUCCESS with *data (malloc'ed), or
@@ -661,6 +772,10 @@ sx_result sxi_kernel_slot_get(struct sx_kernel_s *k, struct sx_queue_s *q);
  * lock held); free them with sxi_kernels_free_retired, which waits for a
  * grace period (better without the registry lock: builders wait on it). */
 void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retired);
+/* The same for an image no other image's program can link in (no
+ * exported symbols, no virtual-function set): only the kernels it names
+ * can use it, so only they are looked at. */
+void sxi_kernels_unlink_image_named(const sxi_image *im, struct sxi_kernel_slot **retired);
 void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
 
@@ -751,9 +866,15 @@ static inline sxi_kernel_slot *sxi_slot_scan(const sxi_kernel *k, const struct s
         s = atomic_load_explicit(&s->next, memory_order_acquire);
     return s;
 }
+/* A queue or kernel released since the caller checked it (inside the section). */
+sx_result sxi_launch_dead(const struct sx_queue_s *q, const struct sx_kernel_s *h);
 static inline sx_result sxi_slot_for(struct sx_queue_s *q, struct sx_kernel_s *h, sxi_section *sec,
                                      sxi_kernel_slot **out)
 {
+    /* Checked again inside the section: a release that killed the tag
+     * before waits for this section before it frees what is used below. */
+    if (SXI_UNLIKELY(sxi_tag_of(&q->tag) != SXI_TAG_QUEUE || sxi_tag_of(&h->tag) != SXI_TAG_KERNEL))
+        return sxi_launch_dead(q, h);
     /* Inside the section: the last sx_fini waits for it (init.c). */
     if (SXI_LIKELY(atomic_load_explicit(&sxi_initialized_flag, memory_order_relaxed))) {
         sxi_kernel_slot *s = sxi_slot_scan(h->k, q);
@@ -772,4 +893,6 @@ sx_result sxi_launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kerne
                           const size_t *offset, const size_t *global, const size_t *local, uint32_t num_args,
                           const sx_arg *args, bool args_checked, uint32_t num_events, const sx_event *wait_list,
                           sx_event *event);
+#include "timeline.h"
+
 #endif /* SX_INTERNAL_H */

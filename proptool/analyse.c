@@ -769,7 +769,11 @@ static bool analyse_global(sxp_module *m, const sxp_options *opt, uint32_t var, 
      * says: the variable's own type for image scope (it is the storage),
      * the pointee of its USM pointer otherwise. */
     uint32_t keysize = 0;
-    if (sz && (!parse_u32(sz->value, &keysize) || !keysize)) {
+    /* The key without a value (sycl-ext/device.h writes it so): a device
+     * global whose size its type says. */
+    if (sz && (!sz->value || !*sz->value))
+        sz = NULL;
+    else if (sz && (!parse_u32(sz->value, &keysize) || !keysize)) {
         sxp_error(m->path, sz->word, "device global '%s': sycl-device-global-size must be a positive number, not '%s'",
                   shown, sz->value ? sz->value : "(none)");
         ok = false;
@@ -961,10 +965,11 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
         for (uint32_t j = 0; j < m->nannots[id]; j++) {
             const sxp_annot *an = &m->annots[id][j];
             int where = sxp_annot_key_where(an->key);
-            if (where && !(where & SXP_ON_FUNCTION) && !((where & SXP_ON_KERNEL) && is_kernel))
-                sxp_warn(m->path, an->word, "key '%s' on function %s is ignored: it belongs on %s", an->key,
-                         sxp_module_name(m, id) ? sxp_module_name(m, id) : "(unnamed)",
-                         where & SXP_ON_KERNEL ? "kernels" : "variables");
+            if (where && !(where & SXP_ON_FUNCTION) && !((where & SXP_ON_KERNEL) && is_kernel) &&
+                !sxp_annot_problem(m->path, an->word, "key '%s' on function %s does not belong there: it belongs on %s",
+                                   an->key, sxp_module_name(m, id) ? sxp_module_name(m, id) : "(unnamed)",
+                                   where & SXP_ON_KERNEL ? "kernels" : "variables"))
+                ok = false;
         }
         const sxp_annot *h = sxp_module_annot(m, id, "sycl-call-if-on-host");
         const sxp_annot *d = sxp_module_annot(m, id, "sycl-call-if-on-device");
@@ -1042,9 +1047,11 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
         for (uint32_t j = 0; j < m->nannots[var]; j++) {
             const sxp_annot *an = &m->annots[var][j];
             int where = sxp_annot_key_where(an->key);
-            if (where && !(where & SXP_ON_VARIABLE))
-                sxp_warn(m->path, an->word, "key '%s' on variable %s is ignored: it belongs on functions", an->key,
-                         sxp_module_name(m, var) ? sxp_module_name(m, var) : "(unnamed)");
+            if (where && !(where & SXP_ON_VARIABLE) &&
+                !sxp_annot_problem(m->path, an->word, "key '%s' on variable %s does not belong there: it belongs on %s",
+                                   an->key, sxp_module_name(m, var) ? sxp_module_name(m, var) : "(unnamed)",
+                                   where & SXP_ON_KERNEL && !(where & SXP_ON_FUNCTION) ? "kernels" : "functions"))
+                ok = false;
         }
         if (!analyse_global(m, opt, var, in, a))
             ok = false;

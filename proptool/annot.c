@@ -2,6 +2,8 @@
 /* annot.c: UserSemantic annotation strings: "key", "key=value", several joined by ';'. */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,88 @@ static const struct {
     {"sycl-work-group-size", SXP_ON_KERNEL},
     {"sycl-work-group-scratch", SXP_ON_KERNEL},
 };
+
+bool sxp_annot_lax;
+
+/* Edit distance, bounded (keys are short): for "did you mean". */
+static unsigned distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    unsigned row[41];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The known key nearest `key` (at most 3 edits away), or NULL. */
+static const char *nearest(const char *key)
+{
+    const char *best = NULL;
+    unsigned bd = 4;
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        unsigned d = distance(key, keys[i].key);
+        if (d < bd) {
+            bd = d;
+            best = keys[i].key;
+        }
+    }
+    return best;
+}
+
+/* One diagnostic per (file, word, text): a module read twice (the native
+ * variant reads the split modules again) says it once. */
+static bool first_time(const char *file, uint32_t word, const char *text)
+{
+    static char **seen;
+    static size_t nseen;
+    char *k = NULL;
+    if (asprintf(&k, "%s:%u:%s", file ? file : "", word, text) < 0)
+        return true;
+    for (size_t i = 0; i < nseen; i++)
+        if (!strcmp(seen[i], k)) {
+            free(k);
+            return false;
+        }
+    seen = sxp_xrealloc(seen, (nseen + 1) * sizeof *seen);
+    seen[nseen++] = k;
+    return true;
+}
+
+bool sxp_annot_problem(const char *file, uint32_t word, const char *fmt, ...)
+{
+    char *msg = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    const char *text = msg ? msg : fmt;
+    if (first_time(file, word, text)) {
+        if (sxp_annot_lax)
+            sxp_warn(file, word, "%s (ignored: --lax-annotations)", text);
+        else
+            sxp_error(file, word, "%s (--lax-annotations makes this a warning, for producers with keys of their own)",
+                      text);
+    }
+    free(msg);
+    return sxp_annot_lax;
+}
 
 int sxp_annot_key_where(const char *key)
 {
@@ -74,8 +158,14 @@ bool sxp_annot_parse(const sxp_module *m, uint32_t word, const char *text, sxp_a
                 trim(&vb, &ve);
                 value = sxp_xstrndup(vb, (size_t)(ve - vb));
             }
-            if (!sxp_annot_key_where(key))
-                sxp_warn(m->path, word, "unknown annotation key '%s' ignored", key);
+            if (!sxp_annot_key_where(key)) {
+                const char *near = nearest(key);
+                char hint[96] = "";
+                if (near)
+                    snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
+                if (!sxp_annot_problem(m->path, word, "unknown annotation key '%s' in \"%s\"%s", key, text, hint))
+                    ok = false;
+            }
             *list = sxp_xrealloc(*list, (*n + 1) * sizeof **list);
             (*list)[(*n)++] = (sxp_annot){key, value, word};
         }

@@ -150,6 +150,11 @@ static void property(sxj *j, const char *set, const sx_device_binary_property *p
 
 bool sxp_dump_json(const char *path, const sx_device_binaries *desc, FILE *out)
 {
+    return sxp_dump_json_ex(path, desc, NULL, out);
+}
+
+bool sxp_dump_json_ex(const char *path, const sx_device_binaries *desc, const sxp_dump_extra *extra, FILE *out)
+{
     sxj j;
     sxj_init(&j, out);
     sxj_object(&j, NULL);
@@ -169,6 +174,16 @@ bool sxp_dump_json(const char *path, const sx_device_binaries *desc, FILE *out)
         sxj_uint(&j, "kind", d->kind);
         sxj_uint(&j, "version", d->version);
         sxj_uint(&j, "binary_size", (uint64_t)(d->binary_end - d->binary_start));
+        if (extra) {
+            const sxp_dump_extra *x = &extra[i];
+            sxj_uint(&j, "record_version", x->record_version);
+            sxj_uint(&j, "record_address", x->record_address);
+            sxj_uint(&j, "entry_size", x->entry_size);
+            sxj_string(&j, "compression", x->compressed ? "zstd" : "none");
+            if (x->compressed)
+                sxj_uint(&j, "decompressed_size", x->decompressed_size);
+            sxj_string(&j, "contents", x->contents);
+        }
         sxj_string(&j, "compile_options", d->compile_options);
         sxj_string(&j, "link_options", d->link_options);
         sxj_array(&j, "entries");

@@ -218,16 +218,42 @@ static void prop(sxp_buf *b, const char *set, const sx_device_binary_property *p
     out(b, "\n");
 }
 
+static const char *layout_name(uint16_t v)
+{
+    return v == 3 ? "80 bytes, no manifest" : "96 bytes";
+}
+
+static void dump_image(sxp_buf *b, uint16_t i, const sx_device_binary *d, const sxp_dump_extra *x);
+
 void sxp_dump(const sx_device_binaries *desc, sxp_buf *b)
+{
+    sxp_dump_ex(desc, NULL, b);
+}
+
+void sxp_dump_ex(const sx_device_binaries *desc, const sxp_dump_extra *extra, sxp_buf *b)
 {
     out(b, "descriptor version %u, %u image%s\n", desc->version, desc->num_device_binaries,
         desc->num_device_binaries == 1 ? "" : "s");
-    for (uint16_t i = 0; i < desc->num_device_binaries; i++) {
-        const sx_device_binary *d = &desc->device_binaries[i];
+    for (uint16_t i = 0; i < desc->num_device_binaries; i++)
+        dump_image(b, i, &desc->device_binaries[i], extra ? &extra[i] : NULL);
+}
+
+static void dump_image(sxp_buf *b, uint16_t i, const sx_device_binary *d, const sxp_dump_extra *x)
+{
+    {
         out(b, "\nimage %u\n", i);
         out(b, "  target: %s\n", d->device_target_spec);
         out(b, "  format: %s (%u), kind %u, version %u\n", format_name(d->format), d->format, d->kind, d->version);
         out(b, "  binary: %zu bytes\n", (size_t)(d->binary_end - d->binary_start));
+        if (x) {
+            out(b, "  record: version %u layout (%s) at 0x%" PRIx64 ", %s entries\n", x->record_version,
+                layout_name(x->record_version), x->record_address,
+                x->entry_size == 56 ? "56-byte LLVM" : x->entry_size == 32 ? "32-byte" : "no");
+            if (x->compressed)
+                out(b, "  compression: zstd, %zu bytes -> %" PRIu64 " bytes\n",
+                    (size_t)(d->binary_end - d->binary_start), x->decompressed_size);
+            out(b, "  contents: %s\n", x->contents);
+        }
         if (d->compile_options)
             out(b, "  compile options: \"%s\"\n", d->compile_options);
         if (d->link_options)

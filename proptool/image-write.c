@@ -164,10 +164,30 @@ void sxp_image_file_write(sxp_image *const *imgs, size_t n, sxp_buf *out)
     put_u64(tab + SXIMG_H_STRINGS_OFFSET, strings_off);
     put_u64(tab + SXIMG_H_STRINGS_SIZE, st.b.len);
 
+    put_u32(tab + SXIMG_H_FLAGS, SXIMG_FLAG_CHECKSUMS);
+
+    size_t base = out->len;
     sxp_buf_put(out, tab, tables_end);
     sxp_buf_put(out, st.b.data, st.b.len);
     sxp_buf_align(out, 8);
     sxp_buf_put(out, blob.data, blob.len);
+    /* 1.1: CRC-32C per block of everything above, then the trailer. */
+    size_t blocks = (file_size + SXIMG_CHECKSUM_BLOCK - 1) / SXIMG_CHECKSUM_BLOCK;
+    size_t total = file_size + blocks * 4 + SXIMG_TRAILER_SIZE;
+    put_u64(out->data + base + SXIMG_H_FILE_SIZE, total);
+    for (size_t b = 0; b < blocks; b++) {
+        size_t from = b * SXIMG_CHECKSUM_BLOCK;
+        size_t len = file_size - from < SXIMG_CHECKSUM_BLOCK ? file_size - from : SXIMG_CHECKSUM_BLOCK;
+        uint8_t c[4];
+        put_u32(c, sxi_crc32c(out->data + base + from, len));
+        sxp_buf_put(out, c, 4);
+    }
+    uint8_t tr[SXIMG_TRAILER_SIZE];
+    put_u64(tr, file_size);
+    put_u32(tr + 8, SXIMG_CHECKSUM_BLOCK);
+    sxp_buf_put(out, tr, 12);
+    put_u32(tr + 12, sxi_crc32c(out->data + base + file_size, blocks * 4 + 12));
+    sxp_buf_put(out, tr + 12, 4);
 
     free(tab);
     free(data_rel);

@@ -19,6 +19,7 @@
 #include "proptool.h"
 #include "sx-internal.h"
 #include "dump-json.h"
+#include "dpcpp-elf.h"
 
 typedef struct variant {
     const char *path;
@@ -46,7 +47,7 @@ typedef struct input {
 
 static const char usage_text[] =
     "Usage: proptool [OPTION]... -o OUT.sximg INPUT.spv [VARIANT]...\n"
-    "       proptool --dump FILE.sximg [--json] [--extract DIR]\n"
+    "       proptool --dump [--json] [--extract DIR] FILE.sximg\n"
     "Turn pre-lowered SPIR-V into device images with the property sets libsycl-ext\n"
     "reads, written as an image file and, optionally, as C source that registers them.\n"
     "\n"
@@ -56,7 +57,8 @@ static const char usage_text[] =
     "                            registers them (sx_register_images), a destructor\n"
     "                            unregisters them\n"
     "      --c-prefix NAME       prefix of the generated C symbols (default: from FILE.c)\n"
-    "      --dump FILE           print a listing of an image file and exit\n"
+    "      --dump [FILE]         print a listing of an image file and exit (the file\n"
+    "                            may come anywhere on the command line)\n"
     "      --emit-prop PREFIX    also write each image as sycl-post-link would:\n"
     "                            PREFIX_<N>.prop, PREFIX_<N>.<ext> and PREFIX.table\n"
     "      --extract DIR         with --dump: also write each image's bytes to\n"
@@ -114,8 +116,14 @@ static const char usage_text[] =
     "Diagnostics:\n"
     "  -q, --quiet               no warnings\n"
     "      --werror              warnings are errors\n"
+    "      --lax-annotations     an unknown or misplaced annotation key is a warning,\n"
+    "                            not an error (for producers with keys of their own)\n"
     "  -h, --help                this help\n"
     "  -V, --version             the version\n"
+    "\n"
+    "Options and inputs may come in any order, except that variants, --prop and\n"
+    "--host-vf belong to the SPIR-V input before them and --compile-options and\n"
+    "--link-options to the inputs after them. '--' ends the options.\n"
     "\n"
     "Exit status: 0 on success, 1 on bad input or a failed check, 2 on bad usage.\n"
     "No output file is left behind when proptool fails.\n";
@@ -147,13 +155,15 @@ enum {
     OPT_NATIVE,
     OPT_NO_NATIVE,
     OPT_WGC,
+    OPT_LAX_ANNOTATIONS,
 };
 
 static const struct option long_opts[] = {
     {"output", required_argument, NULL, 'o'},
     {"emit-c", required_argument, NULL, OPT_EMIT_C},
     {"c-prefix", required_argument, NULL, OPT_C_PREFIX},
-    {"dump", required_argument, NULL, OPT_DUMP},
+    /* optional: `--dump --json FILE` and `--dump FILE --json` both work */
+    {"dump", optional_argument, NULL, OPT_DUMP},
     {"extract", required_argument, NULL, OPT_EXTRACT},
     {"json", no_argument, NULL, OPT_JSON},
     {"host", required_argument, NULL, OPT_HOST},
@@ -178,6 +188,7 @@ static const struct option long_opts[] = {
     {"device-global-accessors", no_argument, NULL, OPT_DG_ACCESSORS},
     {"quiet", no_argument, NULL, 'q'},
     {"werror", no_argument, NULL, OPT_WERROR},
+    {"lax-annotations", no_argument, NULL, OPT_LAX_ANNOTATIONS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -207,12 +218,124 @@ static const char *ext_of(const sx_device_binary *d)
     }
 }
 
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static const char *contents_ext(const char *contents)
+{
+    static const struct { const char *kind, *ext; } map[] = {
+        {"SPIR-V", "spv"}, {"SPIR bitcode", "bc"}, {"PTX", "ptx"}, {"cubin", "cubin"}, {"host ELF", "so"},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (!strcmp(contents, map[i].kind))
+            return map[i].ext;
+    return "bin";
+}
+
+/* The device images a DPC++-built executable or shared library carries,
+ * read from the file (dpcpp-elf.c): nothing of it runs. */
+static int do_dump_elf(const char *path, const uint8_t *data, size_t size, const char *extract, bool json)
+{
+    sxp_elf e;
+    if (!sxp_elf_read(path, data, size, &e))
+        return 1;
+    size_t images = 0;
+    for (size_t k = 0; k < e.num_descs; k++)
+        images += e.descs[k].desc.num_device_binaries;
+    int rc = 0;
+    if (extract && mkdir(extract, 0777) != 0 && errno != EEXIST) {
+        sxp_error(extract, SXP_NONE, "cannot create: %s", strerror(errno));
+        rc = 1;
+    }
+    if (json) {
+        printf("{\"schema\": \"sycl-ext/proptool-elf-dump\", \"schema_version\": 1, \"file\": ");
+        json_str(stdout, path);
+        printf(", \"num_descriptors\": %zu, \"num_images\": %zu, \"descriptors\": [\n", e.num_descs, images);
+    } else {
+        printf("%s: %zu DPC++ descriptor%s, %zu image%s\n", path, e.num_descs, e.num_descs == 1 ? "" : "s", images,
+               images == 1 ? "" : "s");
+    }
+    for (size_t k = 0; k < e.num_descs; k++) {
+        const sxp_elf_desc *d = &e.descs[k];
+        uint16_t n = d->desc.num_device_binaries;
+        sxp_dump_extra *x = sxp_xcalloc(n, sizeof(*x));
+        char (*why)[256] = sxp_xcalloc(n, sizeof(*why));
+        for (uint16_t i = 0; i < n; i++)
+            sxp_dump_extra_fill(&d->desc.device_binaries[i], d->images[i].version, d->images[i].entry_size,
+                                d->images[i].record_address, &x[i], why[i], sizeof(why[i]));
+        if (json) {
+            if (k)
+                printf(",\n");
+            fflush(stdout);
+            if (!sxp_dump_json_ex(path, &d->desc, x, stdout))
+                rc = 1;
+        } else {
+            printf("\ndescriptor %zu at 0x%llx: ", k, (unsigned long long)d->address);
+            sxp_buf b = {0};
+            sxp_dump_ex(&d->desc, x, &b);
+            fwrite(b.data, 1, b.len, stdout);
+            sxp_buf_free(&b);
+        }
+        for (uint16_t i = 0; !rc && extract && i < n; i++) {
+            const sx_device_binary *img = &d->desc.device_binaries[i];
+            const uint8_t *bytes = img->binary_start;
+            size_t len = (size_t)(img->binary_end - img->binary_start);
+            uint8_t *plain = NULL;
+            if (x[i].compressed) {
+                if (sxi_zstd_expand(bytes, len, &plain, &len) != SX_SUCCESS) {
+                    sxp_error(path, SXP_NONE, "descriptor %zu image %u: %s", k, i, sx_last_error());
+                    rc = 1;
+                    break;
+                }
+                bytes = plain;
+                sx_device_binary dec = *img;
+                dec.format = SX_BINARY_FORMAT_NONE;
+                dec.binary_start = plain;
+                dec.binary_end = plain + len;
+                sxp_dump_extra_fill(&dec, x[i].record_version, x[i].entry_size, x[i].record_address, &x[i], why[i],
+                                    sizeof(why[i]));
+            }
+            char *p = e.num_descs == 1 ? sxp_xasprintf("%s/image%u.%s", extract, i, contents_ext(x[i].contents))
+                                       : sxp_xasprintf("%s/d%zu-image%u.%s", extract, k, i, contents_ext(x[i].contents));
+            if (!sxp_write_file_atomic(p, bytes, len))
+                rc = 1;
+            free(p);
+            free(plain);
+        }
+        free(why);
+        free(x);
+    }
+    if (json)
+        printf("]}\n");
+    if (fflush(stdout) != 0)
+        rc = 1;
+    sxp_elf_free(&e);
+    return rc;
+}
+
 static int do_dump(const char *path, const char *extract, bool json)
 {
     size_t size;
     uint8_t *data = sxp_read_file(path, &size);
     if (!data)
         return 1;
+    if (sxp_is_elf(data, size)) {
+        int rc = do_dump_elf(path, data, size, extract, json);
+        free(data);
+        return rc;
+    }
     sx_device_binaries *desc = NULL;
     sx_result r = sxi_image_file_parse(data, size, &desc);
     if (r) {
@@ -291,6 +414,36 @@ static bool make_spir_bc(const char *tool, const char *origin, const uint8_t *sp
  * decorations: llvm-spirv -r turns them back into llvm.global.annotations,
  * whose function pointers Oclgrind cannot initialise ("Unsupported
  * constant pointer value"). */
+/* Does a SPIR-V image take the address of a function (a vtable's
+ * OpConstantFunctionPointerINTEL) and go to a driver as it is, without
+ * the link step of virtual-function sets (no "SYCL/virtual functions")?
+ * Its SPIR bitcode variant would reach OpenCL drivers without SPIR-V, of
+ * which PoCL 3.1 aborts the whole process at the first launch of such a
+ * program (the functions behind the pointers are missing from its kernel
+ * binary: dlopen fails, PoCL calls abort); issue 25. */
+static bool spv_self_contained_fnptrs(const sxp_image *img)
+{
+    if (img->format != SX_BINARY_FORMAT_SPIRV || img->size < 20 || img->size % 4 ||
+        sxp_image_find_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS))
+        return false;
+    const uint8_t *b = img->data;
+    uint32_t magic;
+    memcpy(&magic, b, 4);
+    bool swapped = magic == 0x03022307u;
+    for (size_t i = 5; i < img->size / 4;) {
+        uint32_t w;
+        memcpy(&w, b + 4 * i, 4);
+        if (swapped)
+            w = __builtin_bswap32(w);
+        if ((w & 0xffff) == SpvOpConstantFunctionPointerINTEL)
+            return true;
+        if (!(w >> 16))
+            return false;
+        i += w >> 16;
+    }
+    return false;
+}
+
 static sxp_image *spir_bc_variant(const char *tool, const sxp_image *spv)
 {
     sxp_module m;
@@ -527,6 +680,16 @@ static bool cross_check(input *ins, size_t n)
     return ok;
 }
 
+static void add_input(input **ins, size_t *cap, size_t *n, const char *path, const char *copts, const char *lopts)
+{
+    sxp_grow(ins, cap, *n, sizeof **ins);
+    input *in = memset(&(*ins)[*n], 0, sizeof **ins);
+    in->path = path;
+    in->compile_options = copts;
+    in->link_options = lopts;
+    ++*n;
+}
+
 static void free_inputs(input *ins, size_t nins)
 {
     for (size_t i = 0; i < nins; i++) {
@@ -612,6 +775,7 @@ static bool write_prop_files(const char *prefix, const sx_device_binaries *desc)
 int main(int argc, char **argv)
 {
     const char *output = NULL, *emit_c = NULL, *prefix = NULL, *dump = NULL, *extract = NULL;
+    bool dumping = false;
     const char *llvm_spirv = NULL, *copts = NULL, *lopts = NULL, *emit_prop = NULL;
     bool spir_bc = false, werror = false, bad_files = false;
     sxp_options opt = {.if_device = true};
@@ -633,18 +797,16 @@ int main(int argc, char **argv)
      * to the SPIR-V input before them. */
     while ((c = getopt_long(argc, argv, "-o:qhV", long_opts, NULL)) != -1) {
         switch (c) {
-        case 1:
-            sxp_grow(&ins, &ins_cap, nins, sizeof *ins);
-            memset(&ins[nins], 0, sizeof *ins);
-            ins[nins].path = optarg;
-            ins[nins].compile_options = copts;
-            ins[nins].link_options = lopts;
-            nins++;
-            break;
+        case 1: add_input(&ins, &ins_cap, &nins, optarg, copts, lopts); break;
         case 'o': output = optarg; break;
         case OPT_EMIT_C: emit_c = optarg; break;
         case OPT_C_PREFIX: prefix = optarg; break;
-        case OPT_DUMP: dump = optarg; break;
+        case OPT_DUMP:
+            if (dumping)
+                return usage_error("%s", "--dump given twice");
+            dumping = true;
+            dump = optarg;
+            break;
         case OPT_EXTRACT: extract = optarg; break;
         case OPT_JSON: json = true; break;
         case OPT_HOST:
@@ -750,21 +912,35 @@ int main(int argc, char **argv)
         case OPT_DG_ACCESSORS: opt.dg_accessors = true; break;
         case 'q': sxp_quiet_warnings = true; break;
         case OPT_WERROR: werror = true; break;
+        case OPT_LAX_ANNOTATIONS: sxp_annot_lax = true; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case 'V': printf("proptool (libsycl-ext) %s\n", PACKAGE_VERSION); return 0;
         default: fprintf(stderr, "Try 'proptool --help'.\n"); return 2;
         }
     }
+    /* '--' ended the options: the rest are inputs, even one that starts
+     * with '-' (getopt's '-' mode returns -1 there and leaves them at optind) */
+    for (; optind < argc; optind++)
+        add_input(&ins, &ins_cap, &nins, argv[optind], copts, lopts);
     if (bad_files) {  /* a .prop or .table that did not read (diagnosed) */
         free_inputs(ins, nins);
         free(manifests);
         free(opt.aot_aspects);
         return 1;
     }
-    if (dump) {
-        if (nins || output || emit_c || nman)
-            return usage_error("%s", "--dump takes one image file and no other inputs or outputs");
-        return do_dump(dump, extract, json);
+    if (dumping) {
+        size_t others = nins;
+        if (!dump && nins == 1 && !ins[0].nvariants && !ins[0].prop && !ins[0].owned_path) {
+            dump = ins[0].path;
+            others = 0;
+        }
+        int r = !dump || others || output || emit_c || emit_prop || nman
+                    ? usage_error("%s", "--dump takes one image file and no other inputs or outputs")
+                    : do_dump(dump, extract, json);
+        free_inputs(ins, nins);
+        free(manifests);
+        free(opt.aot_aspects);
+        return r;
     }
     if (json)
         return usage_error("%s", "--json goes with --dump");
@@ -812,6 +988,19 @@ int main(int argc, char **argv)
                  sxp_analyse(&in->mod, &o, &in->an);
             sxp_silent = silent;
             free(relinked);
+        }
+        /* An image provides one virtual-function set (virtual-functions-set
+         * names one): kept together, a kernel calling another set than the
+         * one recorded finds no provider at launch (issue 25). */
+        if (ok && o.no_vf_split && !in->prop && in->an.nvf_defined > 1) {
+            sxp_error(in->path, SXP_NONE,
+                      "--no-vf-split would keep the virtual-function sets '%s' and '%s'%s in one image, but an image "
+                      "provides one set (its virtual-functions-set property names one), so a kernel calling another "
+                      "would find no provider at launch. Leave out --no-vf-split (each set gets its own image), or "
+                      "give --aot-aspects for an AOT target.",
+                      in->an.vf_defined_sets[0], in->an.vf_defined_sets[1],
+                      in->an.nvf_defined > 2 ? " and others" : "");
+            ok = false;
         }
         if (ok)
             sxp_cleanup(&in->mod);
@@ -891,6 +1080,19 @@ int main(int argc, char **argv)
         }
         size_t last = nimgs;
         for (size_t k = first; spir_bc && k < last && ok; k++) {
+            if (spv_self_contained_fnptrs(imgs[k])) {
+                sxp_error(in->path, SXP_NONE,
+                          "--spir-bc: image %zu (kernel '%s'%s) calls functions through pointers (C++ virtual "
+                          "functions%s) in one program, and no OpenCL driver that takes SPIR bitcode is known to "
+                          "run that: PoCL 3.1 aborts the whole process at its first launch. Leave out --spir-bc%s.",
+                          k - first, imgs[k]->nentries ? imgs[k]->entries[0] : "?",
+                          imgs[k]->nentries > 1 ? " and others" : "",
+                          opt.aot ? " kept with the kernels by --aot-aspects" : "",
+                          opt.aot ? ", or --aot-aspects (the JIT flow's set images are refused at launch where a "
+                                    "driver cannot link them)" : "");
+                ok = false;
+                break;
+            }
             sxp_image *v = spir_bc_variant(tool, imgs[k]);
             if (!v) {
                 ok = false;

@@ -45,7 +45,8 @@ static void fail(const char *origin, const char *fmt, ...)
     if (required)
         sxp_error(origin, SXP_NONE, "native variant: %s", msg ? msg : fmt);
     else
-        sxp_warn(origin, SXP_NONE, "no native variant (--no-native: none made): %s", msg ? msg : fmt);
+        sxp_warn(origin, SXP_NONE, "no native variant made for this image (the native device cannot run it): %s",
+                 msg ? msg : fmt);
     free(msg);
 }
 

@@ -249,6 +249,11 @@ bool sxp_annot_parse(const sxp_module *m, uint32_t word, const char *text, sxp_a
 /* Is `key` known; where may it appear. */
 enum { SXP_ON_FUNCTION = 1, SXP_ON_KERNEL = 2, SXP_ON_VARIABLE = 4 };
 int sxp_annot_key_where(const char *key);
+/* An unknown or misplaced key: an error (returns false), or with
+ * --lax-annotations (sxp_annot_lax) a warning (returns true); each text
+ * once per file and word. */
+extern bool sxp_annot_lax;
+bool sxp_annot_problem(const char *file, uint32_t word, const char *fmt, ...) SXP_PRINTF(3, 4);
 
 /* ------------------------------------------------------------ computation */
 

@@ -21,4 +21,11 @@ fi
 if nm -D --defined-only "$lib" | awk '$2 == "T"' | grep -v '@@SYCL_EXT_' | grep -q .; then
     echo "FAIL: unversioned exports"; exit 1
 fi
+# The DPC++ bridge: exactly its SX_DPCPP_API declarations (issue 27).
+bridge=${SX_TEST_BUILDDIR:-.}/dpcpp/.libs/libsycl-ext-dpcpp.so
+if [ -f "$bridge" ]; then
+    grep -h 'SX_DPCPP_API [a-z]' "$src"/include/sycl-ext/dpcpp.h | grep -o '[a-z_][a-z0-9_]*(' | tr -d '(' | sort -u > "$tmp/bh"
+    nm -D --defined-only "$bridge" | awk '$2 == "T" {print $3}' | sed 's/@.*//' | sort -u > "$tmp/be"
+    diff -u "$tmp/bh" "$tmp/be" || { echo "FAIL: libsycl-ext-dpcpp.so's exports differ from SX_DPCPP_API"; exit 1; }
+fi
 echo "PASS: $(wc -l < "$tmp/exports") exports match the headers"

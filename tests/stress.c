@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* stress.c: ten threads using the library the way applications do, all
+/* stress.c: twelve threads using the library the way applications do, all
  * at once, on the native adapter: launches of kept kernel handles while
  * their image file is released and loaded again, contexts and queues
  * created and released, USM, device-global copies, first launches racing,
@@ -10,7 +10,9 @@
  * programs run). Every result is checked: a
  * launch may only succeed or (while its image is away) say
  * SX_ERROR_KERNEL_NOT_SUPPORTED; a copy may only succeed or say why not
- * (variable removed, or in two images).
+ * (variable removed, or in two images); a queue released while another
+ * thread launches, enqueues and waits on it gives that thread success or
+ * SX_ERROR_INVALID_HANDLE.
  * Then the last sx_fini races two launching threads: they get success,
  * SX_ERROR_UNINITIALIZED or (their queue released by it) INVALID_HANDLE,
  * never a crash, and their handles are released
@@ -201,6 +203,49 @@ static void *contexts(void *arg)
         OK(sx_context_release(c));
         st->ops++;
         pause_ms(1);
+    }
+    return NULL;
+}
+
+/* Issue 26, finding 3: a queue released while another thread launches and
+ * enqueues on it; the queue holds its context's last reference. The user
+ * gets success, or INVALID_HANDLE once it is released (or, while the image
+ * is away, KERNEL_NOT_SUPPORTED), never freed memory. */
+static _Atomic(sx_queue) doomed;
+
+static void *queue_release_race(void *arg)
+{
+    stats *st = arg;
+    while (!atomic_load(&stop)) {
+        sx_context c;
+        sx_queue cq;
+        OK(sx_context_create(1, &dev, &c));
+        OK(sx_queue_create(c, dev, 0, &cq));
+        OK(sx_context_release(c));
+        atomic_store(&doomed, cq);
+        pause_ms(2);
+        OK(sx_queue_release(cq));
+        st->ops++;
+    }
+    atomic_store(&doomed, NULL);
+    return NULL;
+}
+
+static void *queue_user(void *arg)
+{
+    stats *st = arg;
+    while (!atomic_load(&stop)) {
+        sx_queue on = atomic_load(&doomed);
+        if (!on) {
+            pause_ms(1);
+            continue;
+        }
+        sx_result r;
+        OK_OR2(r, launch_empty(on, empty_k, NULL), SX_ERROR_INVALID_HANDLE, SX_ERROR_KERNEL_NOT_SUPPORTED);
+        st->unsupported += r != SX_SUCCESS;
+        OK_OR(r, sx_queue_barrier(on, 0, NULL, NULL), SX_ERROR_INVALID_HANDLE);
+        OK_OR(r, sx_queue_wait(on), SX_ERROR_INVALID_HANDLE);
+        st->ops++;
     }
     return NULL;
 }
@@ -449,11 +494,12 @@ int main(int argc, char **argv)
     SETUP(sx_image_file_release(ffk));
 
     SETUP(sx_device_global_add(&racy, "stress_racy", sizeof(racy.value), 0, SX_HOST_ACCESS_READ_WRITE));
-    enum { NT = 10 };
+    enum { NT = 12 };
     void *(*fns[NT])(void *) = {churn_ffk, launcher, launcher, contexts, usm, device_globals, first_launches,
-                                churn_scope, dg_churn, dg_copies};
+                                churn_scope, dg_churn, dg_copies, queue_release_race, queue_user};
     const char *names[NT] = {"image-file churn", "launcher", "launcher2", "contexts", "usm", "device globals",
-                             "first launches", "image-file churn 2", "dg remove/add", "dg copies (racing)"};
+                             "first launches", "image-file churn 2", "dg remove/add", "dg copies (racing)",
+                             "queue releases", "released queue user"};
     stats st[NT];
     pthread_t th[NT];
     for (int i = 0; i < NT; i++) {

@@ -3,7 +3,11 @@
  * as a user meets it: descriptors the library must refuse, error messages
  * that must say the truth, and commands past a known USM allocation. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check-util.h"
 #include "fake-image.h"
@@ -107,6 +111,37 @@ START_TEST(image_file_not_regular)
     ck_assert_msg(!strstr(sx_last_error(), "No such file"), "stale errno: %s", sx_last_error());
     CK_ERR(sx_image_file_load("/nonexistent/x.sximg", &f), SX_ERROR_IO);
     CK_MSG_HAS("No such file");
+    /* Issue 26, finding 8: a FIFO with no writer is refused at once (the
+     * open used to wait for a writer forever; the case timeout catches that). */
+    char fifo[] = "/tmp/sx-fifo-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(fifo));
+    char path[64];
+    snprintf(path, sizeof(path), "%s/f", fifo);
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    CK_ERR(sx_image_file_load(path, &f), SX_ERROR_IO);
+    CK_MSG_HAS("a pipe, not a regular file");
+    unlink(path);
+    rmdir(fifo);
+}
+END_TEST
+
+/* Issue 26, finding 11: a STRING property is read within its value_size:
+ * 4 bytes without a NUL after them (ASan: heap-buffer-overflow before,
+ * strnlen ran up to 4 MiB past them). */
+START_TEST(string_property_read_within_value_size)
+{
+    fake_image f;
+    fake_image_init(&f, NULL, 0);
+    char *v = malloc(4); /* exactly 4 bytes: a read past them is caught by ASan and valgrind */
+    memcpy(v, "setA", 4);
+    sx_device_binary_property p = {.name = (char *)"virtual-functions-set", .value_addr = v,
+                                   .type = SX_PROPERTY_TYPE_STRING, .value_size = 4};
+    sx_device_binary_property_set sets[2] = {f.sets[0], {(char *)SX_PROP_SET_VIRTUAL_FUNCTIONS, &p, &p + 1}};
+    f.bin.property_sets_begin = sets;
+    f.bin.property_sets_end = sets + 2;
+    CK_OK(sx_register_images(&f.desc));
+    CK_OK(sx_unregister_images(&f.desc));
+    free(v);
 }
 END_TEST
 
@@ -197,6 +232,7 @@ static Suite *suite(void)
     tcase_add_test(tc, half_set_manifest_refused);
     tcase_add_test(tc, duplicate_global_id_mapping_refused);
     tcase_add_test(tc, image_file_not_regular);
+    tcase_add_test(tc, string_property_read_within_value_size);
     suite_add_tcase(s, tc);
     tc = tcase_create("commands");
     tcase_add_test(tc, memcpy_fill_past_usm_allocation);

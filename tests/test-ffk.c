@@ -223,17 +223,25 @@ START_TEST(launch_errors_name_kernel_index_and_numbers)
     CK_ERR(sx_args_set(a, 4, 4, &v), SX_ERROR_INVALID_ARGUMENT_INDEX);
     CK_MSG_HAS("index 4 is past its 4 parameters");
     set_foo(a, 1);
+    /* Issue 25: kind and size are checked against the signature where an
+     * argument is set; a refused set keeps the value set before. */
     long wide = 1;
-    CK_OK(sx_args_set(a, 0, sizeof(wide), &wide));
-    CK_ERR(sx_nd_launch(q, a, 2, g, l, &props, 0, NULL, NULL), SX_ERROR_INVALID_ARGUMENT_SIZE);
-    CK_MSG_HAS("argument 0 has 8 bytes, the parameter 4");
-    CK_OK(sx_args_set_pointer(a, 0, &wide));
-    CK_ERR(sx_nd_launch(q, a, 2, g, l, &props, 0, NULL, NULL), SX_ERROR_INVALID_KERNEL_ARGS);
-    CK_MSG_HAS("set as a pointer but the parameter is a value");
-    set_foo(a, 1);
-    CK_OK(sx_args_set(a, 2, 4, &v));
-    CK_ERR(sx_nd_launch(q, a, 2, g, l, &props, 0, NULL, NULL), SX_ERROR_INVALID_KERNEL_ARGS);
-    CK_MSG_HAS("work_group_memory");
+    CK_ERR(sx_args_set(a, 0, sizeof(wide), &wide), SX_ERROR_INVALID_ARGUMENT_SIZE);
+    CK_MSG_HAS("sx_args_set on '__sycl_kernel_foo': parameter 0 is a value of 4 bytes, but 8 bytes were given.");
+    CK_ERR(sx_args_set_pointer(a, 0, &wide), SX_ERROR_INVALID_KERNEL_ARGS);
+    CK_MSG_HAS("sx_args_set_pointer on '__sycl_kernel_foo': parameter 0 is a value of 4 bytes, not a pointer.");
+    CK_ERR(sx_args_set(a, 2, 4, &v), SX_ERROR_INVALID_KERNEL_ARGS);
+    CK_MSG_HAS("parameter 2 is work_group_memory (a local pointer), so it takes a size through sx_args_set_local, "
+               "not a value.");
+    CK_ERR(sx_args_set_pointer(a, 2, &v), SX_ERROR_INVALID_KERNEL_ARGS);
+    CK_ERR(sx_args_set_local(a, 0, 64), SX_ERROR_INVALID_KERNEL_ARGS);
+    CK_MSG_HAS("sx_args_set_local on '__sycl_kernel_foo': parameter 0 is a value of 4 bytes, not work_group_memory.");
+    CK_ERR(sx_args_set(a, 1, 4, &v), SX_ERROR_INVALID_ARGUMENT_SIZE); /* the 16-byte struct */
+    CK_MSG_HAS("parameter 1 is a value of 16 bytes, but 4 bytes were given.");
+    sx_arg mixed[] = {{SX_ARG_VALUE, 3, sizeof(float), &v}, {SX_ARG_POINTER, 3, sizeof(void *), &v}};
+    CK_ERR(sx_args_set_all(a, 2, mixed), SX_ERROR_INVALID_KERNEL_ARGS);
+    CK_MSG_HAS("parameter 3 is a value of 4 bytes, not a pointer.");
+    CK_OK(sx_nd_launch(q, a, 2, g, l, &props, 0, NULL, NULL)); /* the values set before stand */
     set_foo(a, 1);
     CK_ERR(sx_nd_launch(q, a, 2, g, l, NULL, 0, NULL, NULL), SX_ERROR_INVALID_VALUE);
     CK_MSG_HAS("work_group_scratch_size");

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* test-register.c: registration checks every field of a descriptor and
  * registers all or nothing; unregistration removes only its own images. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check-util.h"
@@ -96,14 +98,29 @@ START_TEST(register_twice_and_unknown_unregister)
 }
 END_TEST
 
+static int shadow_warnings;
+static void count_shadow(sx_log_level level, const char *message, void *user)
+{
+    (void)user;
+    if (level == SX_LOG_WARN && strstr(message, "is registered by descriptors") && strstr(message, "the first"))
+        shadow_warnings++;
+}
+
 START_TEST(two_libraries_one_kernel_name)
 {
-    /* Registered before sx_init, like a shared object's constructor. */
+    /* Registered before sx_init, like a shared object's constructor. The
+     * second descriptor's kernels for the same target are shadowed by the
+     * first's: said in a warning per name (issue 26, finding 13). */
+    CK_OK(sx_set_log_callback(count_shadow, NULL));
+    CK_OK(sx_set_log_level(SX_LOG_WARN));
     fake_image a, b;
     fake_image_init(&a, NULL, 0);
     fake_image_init(&b, NULL, 0);
     CK_OK(sx_register_images(&a.desc));
+    ck_assert_int_eq(shadow_warnings, 0);
     CK_OK(sx_register_images(&b.desc));
+    ck_assert_int_eq(shadow_warnings, 2); /* k_args and k_plain */
+    CK_OK(sx_set_log_callback(NULL, NULL));
     init_fake();
     sx_device d;
     sx_context c;
@@ -166,6 +183,95 @@ START_TEST(image_files_fail_cleanly)
 }
 END_TEST
 
+/* ------------------------------------------------ work bounded by input */
+
+/* Under valgrind (tests/valgrind.sh) a fifth of the sizes. */
+static unsigned scaled(unsigned n)
+{
+    const char *v = getenv("SX_TEST_UNDER_VALGRIND");
+    return v && *v == '1' ? n / 20 : n;
+}
+
+/* Issue 26, finding 5: one image of 100 000 kernel names and a property
+ * set of 100 000 properties looked up per name. Each name used to be
+ * compared with every earlier one and every property scanned per name
+ * (100 000 names: 29 s); a hash set and a name->property map make it
+ * linear. The test case's timeout (60 s) is the generous bound. */
+START_TEST(hundred_thousand_names)
+{
+    unsigned n = scaled(100000);
+    fake_image f;
+    fake_image_init(&f, NULL, 0);
+    sx_offload_entry *e = calloc(n, sizeof(*e));
+    sx_device_binary_property *props = calloc(n, sizeof(*props));
+    char *names = malloc((size_t)n * 16), *syms = malloc((size_t)n * 16);
+    ck_assert(e && props && names && syms);
+    for (unsigned i = 0; i < n; i++) {
+        snprintf(names + (size_t)i * 16, 16, "k%07u", i);
+        snprintf(syms + (size_t)i * 16, 16, "s%07u", i);
+        e[i].name = names + (size_t)i * 16;
+        props[i] = (sx_device_binary_property){.name = syms + (size_t)i * 16, .type = SX_PROPERTY_TYPE_UINT32};
+    }
+    sx_device_binary_property_set set = {(char *)SX_PROP_SET_EXPORTED_SYMBOLS, props, props + n};
+    f.bin.entries_begin = e;
+    f.bin.entries_end = e + n;
+    f.bin.property_sets_begin = &set;
+    f.bin.property_sets_end = &set + 1;
+    init_fake();
+    CK_OK(sx_register_images(&f.desc));
+    sx_kernel k;
+    char last[16];
+    snprintf(last, sizeof(last), "k%07u", n - 1);
+    CK_OK(sx_kernel_get(last, &k));
+    CK_OK(sx_kernel_release(k));
+    CK_OK(sx_unregister_images(&f.desc));
+    /* A duplicate among them is still found (now by the hash set). */
+    e[n - 1].name = e[n / 2].name;
+    CK_ERR(sx_register_images(&f.desc), SX_ERROR_INVALID_BINARY);
+    CK_MSG_HAS("is listed twice");
+    CK_OK(sx_fini());
+    free(e);
+    free(props);
+    free(names);
+    free(syms);
+}
+END_TEST
+
+/* Issue 26, finding 7: 50 000 one-image descriptors (what --emit-c
+ * constructors register) registered, then unregistered. Unregistration
+ * used to walk every registered kernel name per descriptor (100 000: 831 s
+ * at exit); now it costs what it removes. Timeout 60 s. */
+START_TEST(fifty_thousand_descriptors)
+{
+    unsigned n = scaled(50000);
+    fake_image *fs = malloc((size_t)n * sizeof(*fs));
+    char (*names)[2][16] = malloc((size_t)n * sizeof(*names));
+    ck_assert(fs && names);
+    for (unsigned i = 0; i < n; i++) {
+        fake_image_init(&fs[i], NULL, 0);
+        snprintf(names[i][0], 16, "a%07u", i);
+        snprintf(names[i][1], 16, "b%07u", i);
+        fs[i].entries[0].name = names[i][0];
+        fs[i].entries[1].name = names[i][1];
+        fs[i].bin.property_sets_begin = fs[i].bin.property_sets_end = NULL; /* no signatures: names only */
+        CK_OK(sx_register_images(&fs[i].desc));
+    }
+    init_fake();
+    sx_kernel k;
+    CK_OK(sx_kernel_get("a0000000", &k));
+    CK_OK(sx_kernel_release(k));
+    /* Newest first and oldest first, both O(1) to find. */
+    for (unsigned i = n; i-- > n / 2;)
+        CK_OK(sx_unregister_images(&fs[i].desc));
+    for (unsigned i = 0; i < n / 2; i++)
+        CK_OK(sx_unregister_images(&fs[i].desc));
+    CK_ERR(sx_kernel_get("a0000000", &k), SX_ERROR_INVALID_KERNEL_NAME);
+    CK_OK(sx_fini());
+    free(fs);
+    free(names);
+}
+END_TEST
+
 static Suite *register_suite(void)
 {
     Suite *s = suite_create("register");
@@ -175,6 +281,11 @@ static Suite *register_suite(void)
     tcase_add_test(tc, two_libraries_one_kernel_name);
     tcase_add_test(tc, llvm_offload_entries_are_read);
     tcase_add_test(tc, image_files_fail_cleanly);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("scale");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, hundred_thousand_names);
+    tcase_add_test(tc, fifty_thousand_descriptors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,13 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # deps.sh: the Debian 12 packages building and testing need; sourced by
 # run-demo.sh and run-tests.sh. Installs only what is missing.
-SX_PACKAGES="build-essential autoconf automake libtool pkg-config check libffi-dev \
+SX_PACKAGES="build-essential autoconf automake libtool pkg-config check libffi-dev nettle-dev \
 spirv-headers spirv-tools clang-14 llvm-spirv-14 llvm-14-dev \
 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers pocl-opencl-icd oclgrind clinfo \
 libze1 libze-dev valgrind python3-pip"
 
+# DPC++ compressed device images (issue 27).
+SX_PACKAGES="$SX_PACKAGES libzstd-dev"
+
 # CMake package, MPI example and JSON tests (issue 17).
 SX_PACKAGES="$SX_PACKAGES cmake openmpi-bin libopenmpi-dev python3"
+
+# The API reference (make doc, tests/check-api-docs.sh; issue 25).
+SX_PACKAGES="$SX_PACKAGES doxygen"
 
 sx_install_deps() {
     missing=""

@@ -20,7 +20,7 @@ stress_s=${SX_STRESS_SECONDS:-10}
 # The sanitizer runtimes (gcc's) and the tools the e2e images need.
 if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
     missing=
-    for p in libasan8 libubsan1 libtsan2 check clang-14 llvm-spirv-14 libffi-dev pkg-config; do
+    for p in libasan8 libubsan1 libtsan2 check clang-14 llvm-spirv-14 libffi-dev nettle-dev pkg-config; do
         dpkg -s "$p" > /dev/null 2>&1 || missing="$missing $p"
     done
     if [ -n "$missing" ]; then

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sx-paths.h" /* SX_ADAPTER_DIR */
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,24 +128,64 @@ static int isolate(void)
     return crashed ? 3 : 0;
 }
 
-int main(int argc, char **argv)
+/* The options: the one table --help prints and the parser reads
+ * (tests/sx-info-options.sh checks the man page against --help). */
+static const struct {
+    const char *name, *alt, *help;
+} options[] = {
+    {"--json", NULL, "write the same as one JSON document (schema sycl-ext/sx-info, doc/json.md)"},
+    {"--isolate", NULL, "try each adapter alone in a child process and report one that crashes\n"
+                        "as CRASHED (exit status 3) instead of dying with it"},
+    {"--version", NULL, "print the library's version"},
+    {"--help", "-h", "this help"},
+};
+
+static void usage(FILE *f)
 {
-    if (argc > 1 && strcmp(argv[1], "--isolate") == 0)
-        return isolate();
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: sx-info [--version | --isolate]\n"
+    fprintf(f, "usage: sx-info [--json | --isolate | --version | --help]\n"
                "Lists libsycl-ext's adapters (with why one is not usable), platforms and devices.\n"
-               "--isolate tries each adapter alone in a child process and reports one that\n"
-               "crashes as CRASHED (exit status 3) instead of dying with it.\n"
+               "\n");
+    for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+        char head[64];
+        snprintf(head, sizeof(head), "%s%s%s", options[i].alt ? options[i].alt : "", options[i].alt ? ", " : "",
+                 options[i].name);
+        fprintf(f, "  %-14s ", head);
+        for (const char *h = options[i].help; *h; h++)
+            fputs(*h == '\n' ? "\n                  " : (char[]){*h, 0}, f);
+        fputc('\n', f);
+    }
+    fprintf(f, "\n"
                "Environment: SX_ADAPTERS (force a list of adapter files; 'native' is the built-in one),\n"
                "SX_ADAPTERS_PATH (directories searched first), SX_DEVICE_SELECTOR (backend:type,\n"
                "e.g. native:cpu or !opencl:*), SX_TRACE=1 (log every adapter call), SX_LOG=debug.\n"
-               "sx-info --json writes the same as JSON (schema sycl-ext/sx-info, doc/json.md).\n");
+               "Exit status: 0 on success, 1 when the library fails to start, 2 on bad usage,\n"
+               "3 when --isolate saw an adapter crash.\n");
+}
+
+int main(int argc, char **argv)
+{
+    int which = -1;
+    if (argc > 2) {
+        fprintf(stderr, "sx-info: one option at most, not %d arguments\nTry 'sx-info --help'.\n", argc - 1);
+        return 2;
+    }
+    for (size_t i = 0; argc > 1 && i < sizeof(options) / sizeof(options[0]); i++)
+        if (!strcmp(argv[1], options[i].name) || (options[i].alt && !strcmp(argv[1], options[i].alt)))
+            which = (int)i;
+    if (argc > 1 && which < 0) {
+        fprintf(stderr, "sx-info: unknown option '%s'\nTry 'sx-info --help'.\n", argv[1]);
+        return 2;
+    }
+    const char *opt = which >= 0 ? options[which].name : "";
+    if (!strcmp(opt, "--isolate"))
+        return isolate();
+    if (!strcmp(opt, "--help")) {
+        usage(stdout);
         return 0;
     }
-    if (argc > 1 && strcmp(argv[1], "--json") == 0)
+    if (!strcmp(opt, "--json"))
         return sx_info_json(stdout);
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+    if (!strcmp(opt, "--version")) {
         uint32_t a, b, c;
         sx_get_version(&a, &b, &c);
         printf("sx-info (libsycl-ext) %u.%u.%u\n", a, b, c);

@@ -5,6 +5,7 @@
  * call interface once from its signature. Also loads the builtins module. */
 #include "internal.h"
 #include "undef.h"
+#include "sx-paths.h" /* SX_ADAPTER_DIR: the builtins module installed beside the adapter */
 
 #include <dlfcn.h>
 #include <elf.h>

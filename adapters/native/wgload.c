@@ -95,12 +95,27 @@ static bool string_ok(const struct sxn_wg_image *im, const char *s)
     return *s && memchr(s, 0, end - (uintptr_t)s) != NULL;
 }
 
-/* Run x86-64-v3 tables? The CPU must have AVX2, FMA and BMI2 (with the
- * OS's AVX state); SX_NATIVE_WG_TABLE=base keeps the baseline table. */
-static bool use_v3(void)
+/* The highest x86-64 microarchitecture level whose table may run:
+ * SX_NATIVE_WG_TABLE=base keeps the baseline table, =x86-64-v3 allows that
+ * level at most (so tests run each table in turn whatever the CPU's best),
+ * unset or `auto` the best the CPU runs. */
+static int wg_level_allowed(void)
 {
     const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
-    if (env && strcmp(env, "base") == 0)
+    if (!env || !*env || strcmp(env, "auto") == 0)
+        return 99;
+    if (strcmp(env, "base") == 0 || strcmp(env, "x86-64") == 0)
+        return 1;
+    if (strncmp(env, "x86-64-v", 8) == 0 && env[8] >= '1' && env[8] <= '9' && !env[9])
+        return env[8] - '0';
+    return 99;
+}
+
+/* Run x86-64-v3 tables? The CPU must have AVX2, FMA and BMI2 (with the
+ * OS's AVX state), and SX_NATIVE_WG_TABLE allow that level. */
+static bool use_v3(void)
+{
+    if (wg_level_allowed() < 3)
         return false;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();

@@ -52,10 +52,17 @@ static uint64_t fixed(reader *r, unsigned n)
     return v;
 }
 
+/* A VBR field of `n`-bit chunks; LLVM's bitstream allows 2..32 (its
+ * MaxChunkSize): a width from the file outside that is refused before any
+ * shift by it (issue 26, finding 12: a width of 265 shifted by 264). */
 static uint64_t vbr(reader *r, unsigned n)
 {
     uint64_t v = 0;
-    for (unsigned shift = 0; !r->bad && n >= 2; shift += n - 1) {
+    if (n < 2 || n > 32) {
+        r->bad = 1;
+        return 0;
+    }
+    for (unsigned shift = 0; !r->bad; shift += n - 1) {
         uint64_t chunk = fixed(r, n);
         if (shift < 64)
             v |= (chunk & ((1ull << (n - 1)) - 1)) << shift;
@@ -64,8 +71,6 @@ static uint64_t vbr(reader *r, unsigned n)
         if (shift > 70)
             r->bad = 1;
     }
-    if (n < 2)
-        r->bad = 1;
     return v;
 }
 
@@ -107,8 +112,12 @@ static int block_blob(reader *r, unsigned w, const uint8_t **blob, size_t *len)
                     continue;
                 }
                 a->enc[i] = (uint8_t)fixed(r, 3);
-                if (a->enc[i] == 1 || a->enc[i] == 2)
+                if (a->enc[i] == 1 || a->enc[i] == 2) {
                     a->val[i] = vbr(r, 5);
+                    /* Fixed fields up to 64 bits, VBR chunks 2..32 (checked again where read). */
+                    if (a->val[i] > (a->enc[i] == 1 ? 64u : 32u))
+                        return 0;
+                }
             }
             continue;
         }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* sycl-ext/device-global.h: define a device_global's host object and
+/** @file sycl-ext/device-global.h
+ * @brief define a device_global's host object and
  * register it from a constructor (unregister from a destructor), as DPC++'s
  * integration footer does. At file scope:
  *
@@ -15,9 +16,13 @@
 
 #include <sycl-ext/sx.h>
 
+/** Internal: pastes two tokens (SX_DG_CONCAT expands its arguments first). */
 #define SX_DG_CONCAT_(a, b) a##b
+/** Internal: pastes two tokens after expanding them. */
 #define SX_DG_CONCAT(a, b) SX_DG_CONCAT_(a, b)
 
+/** Internal: the constructor that registers `name` (sx_device_global_add)
+ * and the destructor that removes it; the other macros end with it. */
 #define SX_DEVICE_GLOBAL_REGISTER_(name, uid, size, flags, access)                              \
     __attribute__((constructor)) static void SX_DG_CONCAT(sx_dg_add_, name)(void)                \
     {                                                                                           \
@@ -29,14 +34,15 @@
     }                                                                                           \
     typedef int SX_DG_CONCAT(sx_dg_semicolon_, name)
 
-/* An ordinary device_global<T>: { void *usm; T initial value }. */
+/** An ordinary device_global<T>: { void *usm; T initial value }. */
 #define SX_DEVICE_GLOBAL_INIT(T, name, uid, access, ...)                                        \
     static struct { void *usm; __typeof__(T) value; } name = {0, __VA_ARGS__};                              \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
+/** An ordinary device_global<T>, zero-initialised: { void *usm; T value }. */
 #define SX_DEVICE_GLOBAL(T, name, uid, access)                                                  \
     static struct { void *usm; __typeof__(T) value; } name;                                                 \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), 0, access)
-/* device_global<T, device_image_scope>: { T value }. */
+/** device_global<T, device_image_scope>: { T value }. */
 #define SX_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, uid, access)                                      \
     static struct { __typeof__(T) value; } name;                                                            \
     SX_DEVICE_GLOBAL_REGISTER_(name, uid, sizeof(T), SX_DEVICE_GLOBAL_IMAGE_SCOPE, access)

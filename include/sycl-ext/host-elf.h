@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* sycl-ext/host-elf.h: the host-ELF image contract, for adapters that run
+/** @file sycl-ext/host-elf.h
+ * @brief the host-ELF image contract, for adapters that run
  * SX_IMAGE_KIND_HOST_ELF images (target "host_x86_64") on the host CPU:
  * the native adapter, and any vendor's (doc/host-elf.md says it all).
  *
@@ -39,37 +40,45 @@
 extern "C" {
 #endif
 
+/** The builtins module's file name, in the adapter directory. */
 #define SX_HOST_BUILTINS_FILE "sx-native-builtins.so"
+/** The interface version this header describes. */
 #define SX_HOST_BUILTINS_ABI 1
+/** The module's uint32_t holding its interface version. */
 #define SX_HOST_BUILTINS_ABI_SYMBOL "sxn_builtins_abi"
+/** The module's sxn_set_item_fn: the calling thread's current work-item. */
 #define SX_HOST_BUILTINS_SET_SYMBOL "sxn_builtins_set_item"
+/** The module's sxn_get_item_fn: the calling thread's current work-item. */
 #define SX_HOST_BUILTINS_GET_SYMBOL "sxn_builtins_get_item"
 
-/* The launch's geometry, read-only for the whole launch. Every dimension
+/** The launch's geometry, read-only for the whole launch. Every dimension
  * past work_dim holds the OpenCL defaults (size 1, offset 0) so the
  * builtins never branch on it. */
 typedef struct sxn_geometry {
-    uint32_t work_dim;
-    size_t global_size[3];
-    size_t local_size[3];
-    size_t num_groups[3];
-    size_t global_offset[3];
+    uint32_t work_dim;         /**< 1, 2 or 3 */
+    size_t global_size[3];     /**< work-items per dimension */
+    size_t local_size[3];      /**< work-items per group per dimension */
+    size_t num_groups[3];      /**< groups per dimension */
+    size_t global_offset[3];   /**< the launch's global offset */
 } sxn_geometry;
 
 struct sxn_item;
+/** Called by barrier(): the adapter switches to the group's next work-item. */
 typedef void (*sxn_yield_fn)(struct sxn_item *item);
 
-/* One work-item as the builtins see it. */
+/** One work-item as the builtins see it. */
 typedef struct sxn_item {
-    const sxn_geometry *geo;
-    size_t group_id[3];
-    size_t group_base[3];  /* group_id * local_size + global_offset */
-    size_t local_id[3];
-    sxn_yield_fn yield;    /* barrier(); NULL: no barrier support */
-    void *fiber;           /* the adapter's own, untouched by the builtins */
+    const sxn_geometry *geo;  /**< the launch's geometry */
+    size_t group_id[3];       /**< get_group_id */
+    size_t group_base[3];  /**< group_id * local_size + global_offset */
+    size_t local_id[3];    /**< get_local_id */
+    sxn_yield_fn yield;    /**< barrier(); NULL: no barrier support */
+    void *fiber;           /**< the adapter's own, untouched by the builtins */
 } sxn_item;
 
+/** Type of SX_HOST_BUILTINS_SET_SYMBOL. */
 typedef void (*sxn_set_item_fn)(sxn_item *item);
+/** Type of SX_HOST_BUILTINS_GET_SYMBOL. */
 typedef sxn_item *(*sxn_get_item_fn)(void);
 
 #ifdef __cplusplus

@@ -65,8 +65,7 @@ int main(int argc, char **argv)
         if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL)
             kernels.push_back(&F);
     std::string err;
-    std::vector<wgc::DataSlot> slots;
-    if (!wgc::prepare(M, imports, slots, err))
+    if (!wgc::prepare(M, imports, err))
         return fail(err);
 
     std::vector<wgc::KernelResult> results;
@@ -107,7 +106,7 @@ int main(int argc, char **argv)
             if (G.use_empty())
                 G.eraseFromParent();
         }
-    wgc::emitTables(M, results, imports, slots);
+    wgc::emitTables(M, results, imports);
     // Drop what the work-group functions replaced and tidy the result (the
     // region copies fold their dispatch on the constant region number).
     if (!wgc::runPipeline(M, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)", err))

@@ -308,101 +308,115 @@ void expandConstantUses(GlobalValue *G)
     G->removeDeadConstantUsers();
 }
 
-// `C` with every word that is G's address (through pointer casts) made
-// null, each such word's index path recorded; nullptr when C holds no such
-// word. Fails (err) where G is used otherwise (an offset from it, arithmetic).
-static Constant *nullImports(Constant *C, GlobalValue *G, SmallVectorImpl<unsigned> &path,
-                             std::vector<SmallVector<unsigned, 4>> &found, std::string &err)
+// Import slots inside constant initializers: a vtable of this image that
+// holds a virtual function of another image (proptool's set split moves
+// the set's functions out). That word of the vtable is itself the slot the
+// adapter fills; the variable becomes writable. Rows {name, slot} collect
+// here and go into __sx_wg_imports (workgroup.cpp, via __sx_imp_extra).
+static std::vector<std::pair<std::string, Constant *>> initSlots;
+
+static Constant *slotInInit(GlobalVariable *GV, const SmallVectorImpl<unsigned> &path, LLVMContext &C)
 {
-    if (C->stripPointerCasts() == G && C->getType()->isPointerTy()) {
-        found.push_back(SmallVector<unsigned, 4>(path.begin(), path.end()));
-        return Constant::getNullValue(C->getType());
-    }
-    if (isa<ConstantAggregate>(C)) {
-        SmallVector<Constant *, 8> ops;
-        bool changed = false;
-        for (unsigned i = 0; i < C->getNumOperands() && err.empty(); i++) {
-            Constant *op = cast<Constant>(C->getOperand(i));
-            path.push_back(i);
-            Constant *n = nullImports(op, G, path, found, err);
-            path.pop_back();
-            ops.push_back(n ? n : op);
-            changed |= n != nullptr;
-        }
-        if (!changed || !err.empty())
-            return nullptr;
-        if (auto *S = dyn_cast<ConstantStruct>(C))
-            return ConstantStruct::get(S->getType(), ops);
-        if (auto *A = dyn_cast<ConstantArray>(C))
-            return ConstantArray::get(A->getType(), ops);
-        return ConstantVector::get(ops);
-    }
-    // Anything else that mentions G (an offset from it, arithmetic on it)
-    // has no word the adapter could write: refused. Each constant once.
-    std::set<const Constant *> seen;
-    std::vector<const Constant *> work{C};
-    while (!work.empty()) {
-        const Constant *X = work.back();
-        work.pop_back();
-        if (X == G) {
-            err = "imported symbol '" + G->getName().str() + "' is used in a constant initializer other than as "
-                  "a whole word (an offset from it, or arithmetic on it)";
-            return nullptr;
-        }
-        if (isa<GlobalValue>(X) || !seen.insert(X).second)
-            continue;
-        for (const Use &U : X->operands())
-            if (auto *op = dyn_cast<Constant>(U.get()))
-                work.push_back(op);
-    }
-    return nullptr;
+    std::vector<Constant *> idx{ConstantInt::get(Type::getInt32Ty(C), 0)};
+    for (unsigned i : path)
+        idx.push_back(ConstantInt::get(Type::getInt32Ty(C), i));
+    Constant *p = ConstantExpr::getInBoundsGetElementPtr(GV->getValueType(), GV, idx);
+    Type *slotTy = Type::getInt8PtrTy(C)->getPointerTo();
+    return ConstantExpr::getPointerBitCastOrAddrSpaceCast(p, slotTy);
 }
 
-// Initializers that hold G's address (vtables naming another image's
-// virtual functions): the word becomes null and a data slot the adapter
-// fills with G's address at link time; the variable becomes writable.
-static bool importInInitializers(Module &M, GlobalValue *G, std::vector<DataSlot> &slots, std::string &err)
+// `C` with every occurrence of G (under pointer casts) replaced by null; each
+// one's place recorded as an import slot of GV. False for G inside another
+// constant expression (an offset into it): no slot can say that.
+static bool dropFromInit(Constant *Cst, GlobalValue *G, GlobalVariable *GV, SmallVectorImpl<unsigned> &path,
+                         Constant *&out, bool &changed)
 {
-    LLVMContext &C = M.getContext();
-    Type *i8pp = Type::getInt8PtrTy(C)->getPointerTo();
-    for (GlobalVariable &V : M.globals()) {
-        if (!V.hasInitializer() || &V == G)
+    if (Cst->stripPointerCasts() == G) {
+        initSlots.push_back({G->getName().str(), slotInInit(GV, path, GV->getContext())});
+        out = Constant::getNullValue(Cst->getType());
+        changed = true;
+        return true;
+    }
+    if (isa<ConstantStruct>(Cst) || isa<ConstantArray>(Cst)) {
+        std::vector<Constant *> ops;
+        for (unsigned i = 0; i < Cst->getNumOperands(); i++) {
+            path.push_back(i);
+            Constant *o = nullptr;
+            if (!dropFromInit(cast<Constant>(Cst->getOperand(i)), G, GV, path, o, changed))
+                return false;
+            path.pop_back();
+            ops.push_back(o);
+        }
+        if (auto *S = dyn_cast<ConstantStruct>(Cst))
+            out = ConstantStruct::get(S->getType(), ops);
+        else
+            out = ConstantArray::get(cast<ConstantArray>(Cst)->getType(), ops);
+        return true;
+    }
+    if (auto *CE = dyn_cast<ConstantExpr>(Cst)) {
+        for (const Use &U : CE->operands())
+            if (auto *oc = dyn_cast<Constant>(U.get()))
+                if (oc == G || (isa<ConstantExpr>(oc) && oc->stripPointerCasts() == G))
+                    return false;
+    }
+    out = Cst;
+    return true;
+}
+
+static bool importIntoInitializers(Module &M, GlobalValue *G, std::string &err)
+{
+    for (GlobalVariable &GV : M.globals()) {
+        if (!GV.hasInitializer() || &GV == G)
             continue;
-        std::vector<SmallVector<unsigned, 4>> found;
         SmallVector<unsigned, 4> path;
-        Constant *n = nullImports(V.getInitializer(), G, path, found, err);
-        if (!err.empty()) {
-            err += " (in '" + V.getName().str() + "')";
+        Constant *init = nullptr;
+        bool changed = false;
+        if (!dropFromInit(GV.getInitializer(), G, &GV, path, init, changed)) {
+            err = "imported symbol '" + G->getName().str() + "' is used at an offset in the initializer of '" +
+                  GV.getName().str() + "'";
             return false;
         }
-        if (!n)
-            continue;
-        V.setInitializer(n);
-        V.setConstant(false);
-        Type *i32 = Type::getInt32Ty(C);
-        for (const SmallVector<unsigned, 4> &p : found) {
-            SmallVector<Constant *, 6> idx{ConstantInt::get(i32, 0)};
-            for (unsigned k : p)
-                idx.push_back(ConstantInt::get(i32, k));
-            Constant *at = ConstantExpr::getInBoundsGetElementPtr(V.getValueType(), &V, idx);
-            slots.push_back({G->getName().str(), ConstantExpr::getPointerBitCastOrAddrSpaceCast(at, i8pp)});
+        if (changed) {
+            GV.setInitializer(init);
+            GV.setConstant(false); /* the adapter writes the slots */
         }
     }
+    G->removeDeadConstantUsers();
     return true;
+}
+
+static void emitInitSlots(Module &M)
+{
+    if (initSlots.empty())
+        return;
+    LLVMContext &C = M.getContext();
+    Type *i8p = Type::getInt8PtrTy(C);
+    StructType *rowTy = StructType::get(C, {i8p, i8p->getPointerTo()});
+    std::vector<Constant *> rows;
+    for (auto &s : initSlots) {
+        Constant *str = ConstantDataArray::getString(C, s.first);
+        auto *g = new GlobalVariable(M, str->getType(), true, GlobalValue::PrivateLinkage, str, "__sx_imp_name");
+        rows.push_back(ConstantStruct::get(rowTy, {ConstantExpr::getPointerCast(g, i8p), s.second}));
+    }
+    ArrayType *at = ArrayType::get(rowTy, rows.size());
+    new GlobalVariable(M, at, true, GlobalValue::ExternalLinkage, ConstantArray::get(at, rows), "__sx_imp_extra");
+    initSlots.clear();
 }
 
 // A symbol of another image: every use loads its address from a slot the
 // adapter fills before the first launch (contract: __sx_wg_imports).
-static bool importThroughSlot(Module &M, GlobalValue *G, std::vector<DataSlot> &slots, std::string &err)
+static bool importThroughSlot(Module &M, GlobalValue *G, std::string &err)
 {
-    if (!importInInitializers(M, G, slots, err))
-        return false;
-    G->removeDeadConstantUsers();
     LLVMContext &C = M.getContext();
     Type *i8p = Type::getInt8PtrTy(C);
     auto *slot = new GlobalVariable(M, i8p, false, GlobalValue::InternalLinkage, ConstantPointerNull::get(cast<PointerType>(i8p)),
                                     "__sx_imp." + G->getName());
     expandConstantUses(G);
+    bool inInit = false;
+    for (User *U : G->users())
+        inInit |= !isa<Instruction>(U);
+    if (inInit && !importIntoInitializers(M, G, err))
+        return false;
     for (Use &U : make_early_inc_range(G->uses())) {
         auto *I = dyn_cast<Instruction>(U.getUser());
         if (!I) {
@@ -432,7 +446,7 @@ static void exportProgramScope(Module &M)
         }
 }
 
-bool prepare(Module &M, const std::vector<std::string> &imports, std::vector<DataSlot> &slots, std::string &err)
+bool prepare(Module &M, const std::vector<std::string> &imports, std::string &err)
 {
     M.setTargetTriple("x86_64-unknown-linux-gnu");
     M.setDataLayout(X86_64_LAYOUT);
@@ -440,8 +454,9 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::vector<Dat
         a->eraseFromParent();
     for (const std::string &n : imports)
         if (GlobalValue *G = M.getNamedValue(n))
-            if (G->isDeclaration() && !importThroughSlot(M, G, slots, err))
+            if (G->isDeclaration() && !importThroughSlot(M, G, err))
                 return false;
+    emitInitSlots(M);
     for (Function &F : M) {
         if (F.getCallingConv() == CallingConv::SPIR_FUNC || F.getCallingConv() == CallingConv::SPIR_KERNEL)
             F.setCallingConv(CallingConv::C);

@@ -48,19 +48,9 @@ struct KernelResult {
     std::string fallback;           // why SXN_WG_FIBER, empty otherwise
 };
 
-// A word inside a variable's initializer that holds an imported symbol's
-// address (a vtable slot naming another image's function): the adapter
-// writes it like an import slot (it is one of __sx_wg_imports' entries).
-struct DataSlot {
-    std::string name;
-    llvm::Constant *slot;  // i8** into the (now writable) variable
-};
-
 // prepare.cpp: retarget to x86-64, C calling convention, math builtins as
-// intrinsics, fences dropped, imports through slots (code) or data slots
-// (initializers), everything inlined.
-bool prepare(llvm::Module &M, const std::vector<std::string> &imports, std::vector<DataSlot> &slots,
-             std::string &err);
+// intrinsics, fences dropped, imports through slots, everything inlined.
+bool prepare(llvm::Module &M, const std::vector<std::string> &imports, std::string &err);
 // Runs an LLVM pass pipeline given as text (opt -passes syntax).
 bool runPipeline(llvm::Module &M, const char *pipeline, std::string &err);
 // Is this a call the region compiler resolves (work-item query) or splits at (barrier)?
@@ -89,8 +79,7 @@ llvm::Function *buildRegions(llvm::Function &K, const LocalLayout &L, KernelResu
 llvm::Function *buildWorkGroup(llvm::Function &K, llvm::Function &R, KernelResult &res);
 llvm::Function *buildFiberEntry(llvm::Function &K, const LocalLayout &L, KernelResult &res);
 llvm::Function *cloneForV3(llvm::Function &W);
-void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports,
-                const std::vector<DataSlot> &slots);
+void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports);
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
 
 }  // namespace wgc

@@ -205,8 +205,7 @@ Function *cloneForV3(Function &W)
     return V;
 }
 
-void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports,
-                const std::vector<DataSlot> &slots)
+void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports)
 {
     LLVMContext &C = M.getContext();
     IRBuilder<> B(C);
@@ -240,8 +239,13 @@ void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vecto
     for (const std::string &n : imports)
         if (GlobalVariable *slot = M.getGlobalVariable("__sx_imp." + n, true))
             imp.push_back(ConstantStruct::get(impTy, {str(n), slot}));
-    for (const DataSlot &d : slots)
-        imp.push_back(ConstantStruct::get(impTy, {str(d.name), d.slot}));
+    // Slots inside vtables (prepare.cpp: importIntoInitializers).
+    if (GlobalVariable *extra = M.getGlobalVariable("__sx_imp_extra")) {
+        if (auto *rows = dyn_cast<ConstantArray>(extra->getInitializer()))
+            for (unsigned i = 0; i < rows->getNumOperands(); i++)
+                imp.push_back(cast<Constant>(rows->getOperand(i)));
+        extra->eraseFromParent();
+    }
     imp.push_back(Constant::getNullValue(impTy));
     ArrayType *impArr = ArrayType::get(impTy, imp.size());
     new GlobalVariable(M, impArr, true, GlobalValue::ExternalLinkage, ConstantArray::get(impArr, imp), "__sx_wg_imports");

@@ -16,6 +16,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 said() { tr -s '\n ' '  ' <"$1" | grep -q "$2"; }
 
 make -s -C "$b" install DESTDIR="$w/root" >"$w/install.log" 2>&1 || { cat "$w/install.log"; fail "make install DESTDIR"; }
+# The adapter directory holds modules, no libtool .la files (issue 25).
+la=$(find "$w/root" -path '*/sycl-ext/*.la')
+[ -z "$la" ] || fail "libtool files installed into the adapter directory: $la"
+[ -n "$(find "$w/root" -path '*/sycl-ext/sx-adapter-*.so')" ] || fail "no adapter installed"
+# The API reference where the build made it (configure found doxygen).
+if [ -f "$b/doc/api/stamp" ]; then
+    [ -n "$(find "$w/root" -path '*/doc/libsycl-ext/api/html/index.html')" ] || fail "no API reference (HTML) installed"
+    [ -n "$(find "$w/root" -path '*/man3/sx_nd_launch.3')" ] || fail "no man page sx_nd_launch(3) installed"
+fi
 cfg=$(find "$w/root" -name sycl-ext-config.cmake | head -n 1)
 [ -n "$cfg" ] || fail "no sycl-ext-config.cmake installed"
 [ -f "$(dirname "$cfg")/sycl-ext-config-version.cmake" ] || fail "no version file beside $cfg"
@@ -23,7 +32,8 @@ case $cfg in */lib/cmake/sycl-ext/sycl-ext-config.cmake) ;; *) fail "config file
 prefix=${cfg%/lib/cmake/sycl-ext/sycl-ext-config.cmake}
 builtins=$(find "$w/root" -name sx-native-builtins.so | head -n 1)
 cp "$s/examples/CMakeLists.txt" "$s/examples/demo.c" "$s/examples/saxpy.cl" "$s/examples/saxpy.cu" \
-    "$s/examples/mpi-ranks.c" "$s/examples/mpi-kernels.cl" "$s/examples/mpi-scale.cl" "$w/src/"
+    "$s/examples/mpi-ranks.c" "$s/examples/mpi-kernels.cl" "$s/examples/mpi-scale.cl" "$s/examples/mpi-shared.h" "$w/src/"
+cp -r "$s/examples/app" "$w/src/app" && rm -f "$w/src/app/"*.o "$w/src/app/app" "$w/src/app/app-images.c"
 
 variants="spirv;native;spir-bc"
 NVCC=${NVCC:-}
@@ -31,6 +41,11 @@ NVCC=${NVCC:-}
 cmake -S "$w/src" -B "$w/bld" -DCMAKE_PREFIX_PATH="$prefix" -DSX_EXAMPLE_VARIANTS="$variants" \
     ${NVCC:+-DSYCL_EXT_NVCC="$NVCC"} >"$w/configure.log" 2>&1 || { cat "$w/configure.log"; fail "cmake configure"; }
 grep -q "proptool: $prefix/bin/proptool" "$w/configure.log" || { cat "$w/configure.log"; fail "SYCL_EXT_PROPTOOL is not the installed proptool"; }
+# It says what it runs: the producer recipe and proptool's native variant.
+grep -q "sycl_ext_add_device_code(demo): saxpy: .*clang.* -O1 -Xclang -disable-llvm-passes | sx-spir-opt -O1 | .*llvm-spirv" "$w/configure.log" &&
+    grep -q "sycl_ext_add_device_code(demo): demo_device: proptool .*--native" "$w/configure.log" &&
+    grep -q "sycl_ext_add_device_code(app-one-image): app_one_image_device: .*llvm-link.* of 2 sources" "$w/configure.log" ||
+    { cat "$w/configure.log"; fail "configure does not say the commands sycl_ext_add_device_code runs"; }
 cmake --build "$w/bld" >"$w/build.log" 2>&1 || { cat "$w/build.log"; fail "cmake --build"; }
 ldd "$w/bld/demo" | grep -q "$w/root.*libsycl-ext.so.1" || { ldd "$w/bld/demo"; fail "demo does not use the installed libsycl-ext"; }
 
@@ -40,6 +55,28 @@ run_demo() {
 run_demo || { cat "$w/demo.out"; fail "demo failed"; }
 grep -q "^OK: 0 of 1024 elements wrong" "$w/demo.out" || { cat "$w/demo.out"; fail "demo output"; }
 cat "$w/demo.out"
+# The old host-build route (HOST_BUILD) still builds and runs.
+SX_ADAPTERS=native SX_NATIVE_BUILTINS="$builtins" SX_CACHE=0 "$w/bld/demo-host-build" >"$w/demo-host.out" 2>&1 &&
+    grep -q "^OK: 0 of 1024 elements wrong" "$w/demo-host.out" || { cat "$w/demo-host.out"; fail "demo-host-build (HOST_BUILD)"; }
+[ -f "$w/bld/demo_host_build_device.sx/saxpy-host.so" ] || fail "HOST_BUILD made no host object"
+# The newcomer's app (sycl-ext/device.h; a .cl and a .clcpp source, two
+# virtual-function sets, if_device: its where_am_i checks that the
+# sycl-call-if-on-host body does not run on the device), per image and as
+# ONE_IMAGE, on native.
+for a in app app-one-image; do
+    SX_ADAPTERS=native SX_NATIVE_BUILTINS="$builtins" SX_CACHE=0 "$w/bld/app/$a" >"$w/$a.out" 2>&1 &&
+        grep -q "^OK: " "$w/$a.out" || { cat "$w/$a.out"; fail "$a built with CMake"; }
+done
+echo "app, app-one-image (CMake, proptool's native variant): OK"
+# ... and on Intel's CPU OpenCL runtime, where tools/intel-opencl.sh put one.
+if [ -f "$b/intel-opencl/vendors/intel-cpu.icd" ]; then
+    OCL_ICD_VENDORS="$b/intel-opencl/vendors" SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$b/adapters/opencl/.libs" \
+        SX_DEVICE_SELECTOR='opencl:*' SX_CACHE=0 "$w/bld/app/app" >"$w/app-intel.out" 2>&1 &&
+        grep -q "^OK: " "$w/app-intel.out" || { cat "$w/app-intel.out"; fail "app built with CMake on Intel's CPU runtime"; }
+    echo "app (CMake) on Intel's CPU OpenCL runtime: OK"
+else
+    echo "app (CMake) on Intel's CPU OpenCL runtime: not run (tools/intel-opencl.sh installed none)"
+fi
 # The MPI example, where CMake found an MPI: its virtual-function set's
 # host variant came through VF_SETS.
 if [ -x "$w/bld/mpi-ranks" ] && command -v mpirun >/dev/null 2>&1; then
@@ -50,7 +87,7 @@ if [ -x "$w/bld/mpi-ranks" ] && command -v mpirun >/dev/null 2>&1; then
     grep -q "^OK: 2 of 2 ranks right" "$w/mpi.out" || { cat "$w/mpi.out"; fail "mpi-ranks output"; }
     echo "mpi-ranks (CMake build): 2 ranks right"
 fi
-# The images it carries: SPIR-V, host object, SPIR bitcode (and PTX).
+# The images it carries: SPIR-V, proptool's native variant, SPIR bitcode (and PTX).
 img=$w/bld/demo_device.sx/demo_device.sximg
 "$prefix/bin/proptool" --dump "$img" >"$w/dump.txt" || fail "proptool --dump $img"
 for f in "spirv (" "native (" "llvmir_bitcode ("; do
@@ -65,20 +102,21 @@ sleep 1
 echo "/* edited */" >>"$w/src/demo.c"
 cmake --build "$w/bld" >"$w/rebuild1.log" 2>&1 || { cat "$w/rebuild1.log"; fail "rebuild after editing demo.c"; }
 [ "$w/bld/demo" -nt "$w/stamp0" ] || fail "demo not relinked after editing demo.c"
-for f in saxpy.bc saxpy.spv saxpy-host.so demo_device-images.c; do
+[ -f "$d/saxpy-host.so" ] && fail "a host object was built although proptool makes the native variant"
+for f in saxpy.bc saxpy.spv demo_device-images.c; do
     [ "$d/$f" -nt "$w/stamp0" ] && fail "$f remade although only demo.c changed"
 done
 touch "$w/stamp1"
 sleep 1
 echo "/* edited */" >>"$w/src/saxpy.cl"
 cmake --build "$w/bld" >"$w/rebuild2.log" 2>&1 || { cat "$w/rebuild2.log"; fail "rebuild after editing saxpy.cl"; }
-for f in saxpy.bc saxpy.spv saxpy-host.so demo_device-images.c demo_device.sximg; do
+for f in saxpy.bc saxpy.spv demo_device-images.c demo_device.sximg; do
     [ "$d/$f" -nt "$w/stamp1" ] || fail "$f not remade after editing saxpy.cl"
 done
 [ "$w/bld/demo" -nt "$w/stamp1" ] || fail "demo not relinked after editing saxpy.cl"
 [ -z "$NVCC" ] || { [ "$d/saxpy.ptx" -nt "$w/stamp1" ] && fail "saxpy.ptx remade although saxpy.cu did not change"; }
 run_demo || { cat "$w/demo.out"; fail "demo failed after the rebuild"; }
-echo "rebuilds: demo.c edit -> link only; saxpy.cl edit -> its SPIR-V, host object, images, link"
+echo "rebuilds: demo.c edit -> link only; saxpy.cl edit -> its SPIR-V, images, link"
 
 # A missing tool stops configure and names it.
 cmake -S "$w/src" -B "$w/bld-notool" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$(command -v cc)" -DCMAKE_MAKE_PROGRAM="$(command -v make)" \

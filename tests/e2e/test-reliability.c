@@ -156,6 +156,83 @@ START_TEST(launch_races_other_context_release)
 }
 END_TEST
 
+/* ------------------------------------------------ launch vs queue release */
+
+typedef struct {
+    sx_queue q;
+    sx_kernel k;
+    bool commands;       /* barriers and waits instead of launches */
+    _Atomic int *stop;
+    _Atomic long *ok;
+    long dead, other;
+    sx_result bad;
+    char msg[256];
+} user;
+
+static void *use_loop(void *arg)
+{
+    user *u = arg;
+    while (!atomic_load(u->stop)) {
+        sx_result r;
+        if (u->commands)
+            r = (r = sx_queue_barrier(u->q, 0, NULL, NULL)) != SX_SUCCESS ? r : sx_queue_wait(u->q);
+        else
+            r = launch_empty(u->q, u->k);
+        if (r == SX_SUCCESS)
+            atomic_fetch_add(u->ok, 1);
+        else if (r == SX_ERROR_INVALID_HANDLE)
+            u->dead++; /* released: from then on every call says so */
+        else if (!u->other++) {
+            u->bad = r;
+            snprintf(u->msg, sizeof(u->msg), "%s", sx_last_error());
+        }
+    }
+    return NULL;
+}
+
+/* Issue 26, finding 3: sx_queue_release while two threads launch on that
+ * queue and one enqueues barriers and waits on it; the queue holds the
+ * last reference to its context, so both go. Every call succeeds or says
+ * SX_ERROR_INVALID_HANDLE (before: the adapter queue was freed under the
+ * launch: "malloc(): unsorted double linked list corrupted", ASan
+ * heap-use-after-free in sxn_kernel_launch). */
+START_TEST(launch_races_queue_release)
+{
+    e2e t;
+    sx_kernel k = open_empty(&t);
+    for (int round = 0, n = rounds(60); round < n; round++) {
+        sx_context c;
+        sx_queue q;
+        CK_OK(sx_context_create(1, &t.dev, &c));
+        CK_OK(sx_queue_create(c, t.dev, 0, &q));
+        CK_OK(sx_context_release(c)); /* the queue's reference is the last */
+        CK_OK(launch_empty(q, k));
+        _Atomic int stop = 0;
+        _Atomic long ok = 0;
+        user u[3];
+        pthread_t th[3];
+        for (int i = 0; i < 3; i++) {
+            u[i] = (user){.q = q, .k = k, .commands = i == 2, .stop = &stop, .ok = &ok};
+            ck_assert_int_eq(pthread_create(&th[i], NULL, use_loop, &u[i]), 0);
+        }
+        while (atomic_load(&ok) < 20)
+            sched_yield();
+        CK_OK(sx_queue_release(q));
+        /* Let them run into the dead handle before they stop. */
+        for (int i = 0; i < 50; i++)
+            sched_yield();
+        atomic_store(&stop, 1);
+        for (int i = 0; i < 3; i++) {
+            pthread_join(th[i], NULL);
+            ck_assert_msg(u[i].other == 0, "round %d, thread %d: %ld unexpected results: %s: %s", round, i,
+                          u[i].other, sx_result_name(u[i].bad), u[i].msg);
+        }
+    }
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
 /* The last sx_fini while two threads launch a kept handle (the
  * application's error, but no crash): each launch succeeds or says
  * SX_ERROR_UNINITIALIZED (or SX_ERROR_INVALID_HANDLE: its queue, which
@@ -435,6 +512,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, launch_races_image_release);
     tcase_add_test(tc, launch_races_other_context_release);
+    tcase_add_test(tc, launch_races_queue_release);
     tcase_add_test(tc, launch_races_last_fini);
     suite_add_tcase(s, tc);
     tc = tcase_create("handles");

@@ -18,9 +18,10 @@ W=$B/tests/mpi/work
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 
-HOSTCL="-x cl -cl-std=CL2.0 -Xclang -finclude-default-header -Dkernel= -D__kernel= -target x86_64-linux-gnu -O2 -fPIC -shared -nostdlib"
+INC="-I$S/include -I$S/examples"
+HOSTCL="-x cl -cl-std=CL2.0 -Xclang -finclude-default-header -Dkernel= -D__kernel= -target x86_64-linux-gnu -O2 -fPIC -shared -nostdlib $INC"
 for k in mpi-scale mpi-kernels; do
-    "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header "$S/examples/$k.cl" -o "$k.bc" &&
+    "$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header $INC "$S/examples/$k.cl" -o "$k.bc" &&
         "$LLVM_SPIRV" "$k.bc" -o "$k.spv" && "$CLANG" $HOSTCL "$S/examples/$k.cl" -o "$k.so" || fail "building $k.cl"
 done
 "$B/proptool/proptool" -q -o k.sximg --emit-c k-images.c mpi-scale.spv --host mpi-scale.so \

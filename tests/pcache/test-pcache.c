@@ -434,6 +434,328 @@ START_TEST(writer_after_fork)
 }
 END_TEST
 
+/* ------------------------------------------------- what the cache trusts */
+
+/* The test directory (mkdtemp's, the cache's parent) and a path under it. */
+static void under(char *out, size_t size, const char *rel)
+{
+    snprintf(out, size, "%.*s/%s", (int)(strrchr(dir, '/') - dir), dir, rel);
+}
+
+/* Is SX_CACHE_DIR usable, checked afresh? The process keeps a directory it
+ * opened and checked (a later change of the path cannot redirect it), by
+ * the path's spelling: each call spells it anew (trailing slashes). */
+static bool dir_usable_now(void)
+{
+    static int spelling;
+    char p[900];
+    snprintf(p, sizeof(p), "%s%.*s", getenv("SX_CACHE_DIR"), ++spelling % 64, "/////////////////////////////////////////////////////////////////");
+    char *saved = strdup(getenv("SX_CACHE_DIR"));
+    setenv("SX_CACHE_DIR", p, 1);
+    sxi_pcache_dir d;
+    bool ok = sxi_pcache_dir_get(&d);
+    setenv("SX_CACHE_DIR", saved, 1);
+    free(saved);
+    return ok;
+}
+
+/* Issue 26, finding 1: a cache below a directory others can write (and so
+ * rename the cache away and another in) is refused, unless that directory
+ * is sticky (then they cannot touch what is not theirs: /tmp); one below a
+ * directory of another user too (it may rename what it holds). */
+START_TEST(cache_below_untrusted_directory_refused)
+{
+    char proj[600], cache[700];
+    under(proj, sizeof(proj), "proj");
+    ck_assert_int_eq(mkdir(proj, 0755), 0);
+    snprintf(cache, sizeof(cache), "%s/cache", proj);
+    ck_assert_int_eq(mkdir(cache, 0700), 0);
+    setenv("SX_CACHE_DIR", cache, 1);
+    ck_assert(dir_usable_now());
+    ck_assert_int_eq(chmod(proj, 0777), 0); /* a group-writable project directory, say */
+    ck_assert(!dir_usable_now());
+    ck_assert_int_eq(chmod(proj, 0775), 0);
+    ck_assert(!dir_usable_now());
+    ck_assert_int_eq(chmod(proj, 01777), 0);
+    ck_assert(dir_usable_now());
+    ck_assert_int_eq(chmod(proj, 0755), 0);
+    if (geteuid() == 0) {
+        /* Owned by another user: refused even without write bits for others. */
+        ck_assert_int_eq(chown(proj, 65534, 65534), 0);
+        ck_assert(!dir_usable_now());
+        ck_assert_int_eq(chown(proj, 0, 0), 0);
+        ck_assert(dir_usable_now());
+    }
+    /* A symlink the path ends in is followed once, then the real path checked. */
+    char link[700];
+    snprintf(link, sizeof(link), "%s/link", proj);
+    ck_assert_int_eq(symlink(cache, link), 0);
+    setenv("SX_CACHE_DIR", link, 1);
+    ck_assert(dir_usable_now());
+    ck_assert_int_eq(chmod(proj, 0777), 0);
+    ck_assert(!dir_usable_now());
+}
+END_TEST
+
+/* The same-user stand-in for the two-user race: between the directory's
+ * check and its use (the test hook runs there), the path is swapped for a
+ * directory holding a forged entry under the key looked up. The lookup
+ * still reads the checked directory (a miss), the write lands there too,
+ * and the forged directory is never read. */
+static char forged_dir[700];
+static void swap_after_check(const char *path)
+{
+    char aside[800];
+    snprintf(aside, sizeof(aside), "%s.checked", path);
+    ck_assert_int_eq(rename(path, aside), 0);
+    ck_assert_int_eq(rename(forged_dir, path), 0);
+    sxi_pcache_test_after_check = NULL;
+}
+
+START_TEST(directory_swapped_after_check)
+{
+    store(7, 0); /* makes the cache and its secret */
+    /* The forged directory: a copy of the real one (secret included), with
+     * entry (7, 1) holding other bytes under a valid MAC. */
+    under(forged_dir, sizeof(forged_dir), "forged");
+    char cmd[2000];
+    snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", dir, forged_dir);
+    ck_assert_int_eq(system(cmd), 0);
+    setenv("SX_CACHE_DIR", forged_dir, 1);
+    unsigned char other[1000];
+    memset(other, 0xee, sizeof(other));
+    sxi_pcache_key k = key_of(7, 1);
+    sxi_pcache_dir d;
+    ck_assert(sxi_pcache_dir_get(&d));
+    sxi_pcache_store(&d, &k, SX_IMAGE_KIND_CUBIN, other, sizeof(other));
+    setenv("SX_CACHE_DIR", dir, 1);
+    /* A fresh path (the process has not opened it yet): checked, then swapped. */
+    char fresh[700];
+    under(fresh, sizeof(fresh), "fresh");
+    snprintf(cmd, sizeof(cmd), "mv '%s' '%s'", dir, fresh);
+    ck_assert_int_eq(system(cmd), 0);
+    setenv("SX_CACHE_DIR", fresh, 1);
+    sxi_pcache_test_after_check = swap_after_check;
+    ck_assert(sxi_pcache_dir_get(&d));
+    ck_assert_ptr_null(sxi_pcache_test_after_check); /* the swap happened */
+    sx_image_kind kind;
+    void *data;
+    size_t size;
+    ck_assert_int_ne(sxi_pcache_load(&d, &k, &kind, &data, &size), SX_SUCCESS); /* not the forged entry */
+    unsigned char mine[1000];
+    memset(mine, 0x11, sizeof(mine));
+    sxi_pcache_store(&d, &k, SX_IMAGE_KIND_CUBIN, mine, sizeof(mine));
+    /* Written into the checked directory (now beside the path). */
+    char aside[800], p[900];
+    snprintf(aside, sizeof(aside), "%s.checked", fresh);
+    int w = snprintf(p, sizeof(p), "%s/", aside);
+    for (int b = 0; b < 32; b++)
+        w += snprintf(p + w, sizeof(p) - (size_t)w, "%02x", k.digest[b]);
+    snprintf(p + w, sizeof(p) - (size_t)w, ".bin");
+    ck_assert_int_eq(access(p, F_OK), 0);
+    ck_assert_int_eq(sxi_pcache_load(&d, &k, &kind, &data, &size), SX_SUCCESS);
+    ck_assert(size == sizeof(mine) && memcmp(data, mine, size) == 0);
+    free(data);
+}
+END_TEST
+
+/* Each entry is checked on the descriptor it is read from: writable by
+ * others or (as root) owned by another user, it is refused; so is one
+ * whose MAC does not verify (a byte changed, or an entry copied from
+ * another cache directory, whose secret differs). */
+START_TEST(entries_checked_before_use)
+{
+    store(8, 0);
+    store(8, 1);
+    store(8, 2);
+    ck_assert(loads(8, 0));
+    char p[600];
+    entry_file(8, 0, p, sizeof(p));
+    ck_assert_int_eq(chmod(p, 0622), 0);
+    ck_assert(!loads(8, 0));
+    ck_assert(!on_disk(8, 0)); /* refused and removed */
+    if (geteuid() == 0) {
+        entry_file(8, 1, p, sizeof(p));
+        ck_assert_int_eq(chown(p, 65534, 65534), 0);
+        ck_assert(!loads(8, 1));
+    }
+    /* One byte of the payload changed. */
+    entry_file(8, 2, p, sizeof(p));
+    int fd = open(p, O_RDWR);
+    ck_assert_int_ge(fd, 0);
+    unsigned char byte = 0x5a;
+    ck_assert_int_eq(pwrite(fd, &byte, 1, 88 + 500), 1);
+    close(fd);
+    ck_assert(!loads(8, 2));
+    /* An entry from another cache directory (another secret) under the
+     * right name and key, even holding the right bytes: its MAC does not
+     * verify here. */
+    store(8, 3);
+    char other[600], cmd[1400], src[700];
+    under(other, sizeof(other), "other");
+    setenv("SX_CACHE_DIR", other, 1);
+    store(8, 3);
+    setenv("SX_CACHE_DIR", dir, 1);
+    entry_file(8, 3, p, sizeof(p));
+    snprintf(src, sizeof(src), "%s%s", other, p + strlen(dir));
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, p);
+    ck_assert_int_eq(system(cmd), 0);
+    ck_assert(!loads(8, 3));
+}
+END_TEST
+
+/* Issue 26, finding 1 with two users (root only: the test takes uid 65534
+ * as the victim): the victim's cache in a project directory every user
+ * can write is refused, one in a sticky directory is used. */
+START_TEST(two_users_shared_directory)
+{
+    if (geteuid() != 0)
+        return; /* needs root to become two users; the same-user tests above stand in */
+    char top[600], proj[700], cache[800];
+    snprintf(top, sizeof(top), "%.*s", (int)(strrchr(dir, '/') - dir), dir);
+    ck_assert_int_eq(chmod(top, 0755), 0);
+    under(proj, sizeof(proj), "shared");
+    ck_assert_int_eq(mkdir(proj, 0777), 0);
+    ck_assert_int_eq(chmod(proj, 0777), 0);
+    snprintf(cache, sizeof(cache), "%s/victim-cache", proj);
+    ck_assert_int_eq(mkdir(cache, 0700), 0);
+    ck_assert_int_eq(chown(cache, 65534, 65534), 0);
+    for (int sticky = 0; sticky < 2; sticky++) {
+        ck_assert_int_eq(chmod(proj, sticky ? 01777 : 0777), 0);
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            if (setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(3);
+            setenv("SX_CACHE_DIR", cache, 1);
+            sxi_pcache_dir d;
+            bool ok = sxi_pcache_dir_get(&d);
+            /* Another user (65533 stands for it) may rename the cache in the
+             * non-sticky directory: only then does the check refuse. */
+            _exit(ok == (sticky == 1) ? 0 : 1);
+        }
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sticky=%d: victim's check gave status %d", sticky,
+                      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        /* And the other user's attack fails on the sticky directory. */
+        if (sticky) {
+            pid = fork();
+            ck_assert_int_ge(pid, 0);
+            if (pid == 0) {
+                if (setgid(65533) != 0 || setuid(65533) != 0)
+                    _exit(3);
+                char mine[900];
+                snprintf(mine, sizeof(mine), "%s/attacker", proj);
+                if (mkdir(mine, 0777) != 0)
+                    _exit(4);
+                _exit(renameat2(AT_FDCWD, mine, AT_FDCWD, cache, RENAME_EXCHANGE) == 0 ? 1 : 0);
+            }
+            ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+            ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "attacker's swap in the sticky directory: status %d",
+                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        }
+    }
+}
+END_TEST
+
+/* Issue 26, finding 2: image digests were XXH64 under four related seeds.
+ * XXH64's round is invertible, so two images differing in a few bytes
+ * have the same four digests: flip the top bit of the first lane's first
+ * word (the lane's state then differs by the same +-2^30*P1 for every
+ * seed, since the seeds differ only in low bits), and correct the lane's
+ * next word to undo it. The keys are SHA-256 now: they differ. */
+#define P1 0x9E3779B185EBCA87ull
+#define P2 0xC2B2AE3D27D4EB4Full
+#define P3 0x165667B19E3779F9ull
+#define P4 0x85EBCA77C2B2AE63ull
+#define P5 0x27D4EB2F165667C5ull
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static uint64_t xx_round(uint64_t acc, uint64_t in) { return rotl64(acc + in * P2, 31) * P1; }
+static uint64_t xx_merge(uint64_t acc, uint64_t v) { return (acc ^ xx_round(0, v)) * P1 + P4; }
+/* XXH64 (Yann Collet's public algorithm), as lib/pcache.c had it. */
+static uint64_t xxh64(const uint8_t *p, size_t n, uint64_t seed)
+{
+    const uint8_t *end = p + n;
+    uint64_t h;
+    if (n >= 32) {
+        uint64_t v1 = seed + P1 + P2, v2 = seed + P2, v3 = seed, v4 = seed - P1;
+        for (; end - p >= 32; p += 32) {
+            v1 = xx_round(v1, rd64(p));
+            v2 = xx_round(v2, rd64(p + 8));
+            v3 = xx_round(v3, rd64(p + 16));
+            v4 = xx_round(v4, rd64(p + 24));
+        }
+        h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
+        h = xx_merge(xx_merge(xx_merge(xx_merge(h, v1), v2), v3), v4);
+    } else {
+        h = seed + P5;
+    }
+    h += (uint64_t)n;
+    for (; end - p >= 8; p += 8)
+        h = rotl64(h ^ xx_round(0, rd64(p)), 27) * P1 + P4;
+    for (; p < end; p++)
+        h = rotl64(h ^ (*p * P5), 11) * P1;
+    h ^= h >> 33;
+    h *= P2;
+    h ^= h >> 29;
+    h *= P3;
+    return h ^ (h >> 32);
+}
+
+static uint64_t inverse(uint64_t a) /* of an odd number, mod 2^64 (Newton) */
+{
+    uint64_t x = a;
+    for (int i = 0; i < 6; i++)
+        x *= 2 - a * x;
+    return x;
+}
+
+START_TEST(xxh64_collision_pair_gets_two_keys)
+{
+    enum { N = 4096 };
+    static uint8_t a[N], b[N];
+    srand(26);
+    for (int i = 0; i < N; i++)
+        a[i] = (uint8_t)rand();
+    sx_image_kind kind = SX_IMAGE_KIND_HOST_ELF;
+    uint64_t tag = (uint64_t)kind << 32;
+    /* The old seeds: tag * 4 + 1 .. 4. Find a first word for which the
+     * lane's carry into bit 63 is the same under all four seeds. */
+    uint64_t w0 = rd64(a), diff = 0;
+    bool found = false;
+    for (int tries = 0; tries < 64 && !found; tries++, w0 += 0x1000) {
+        uint64_t d[4];
+        for (uint64_t s = 0; s < 4; s++) {
+            uint64_t v = tag * 4 + s + 1 + P1 + P2;
+            d[s] = xx_round(v, w0) - xx_round(v, w0 ^ (1ull << 63));
+        }
+        found = d[0] == d[1] && d[1] == d[2] && d[2] == d[3];
+        diff = d[0];
+    }
+    ck_assert(found);
+    memcpy(a, &w0, 8);
+    memcpy(b, a, N);
+    uint64_t w0b = w0 ^ (1ull << 63), w4 = rd64(a + 32), w4b = w4 + diff * inverse(P2);
+    memcpy(b, &w0b, 8);
+    memcpy(b + 32, &w4b, 8);
+    ck_assert(memcmp(a, b, N) != 0);
+    for (uint64_t s = 0; s < 4; s++)
+        ck_assert_msg(xxh64(a, N, tag * 4 + s + 1) == xxh64(b, N, tag * 4 + s + 1), "seed %llu",
+                      (unsigned long long)s);
+    uint8_t da[32], db[32];
+    sxi_image_digest(kind, a, N, da);
+    sxi_image_digest(kind, b, N, db);
+    ck_assert(memcmp(da, db, 32) != 0);
+}
+END_TEST
+
 static Suite *pcache_suite(void)
 {
     Suite *s = suite_create("persistent cache");
@@ -448,6 +770,11 @@ static Suite *pcache_suite(void)
     tcase_add_test(t, entries_written_off_the_builders_thread);
     tcase_add_test(t, writer_after_fork);
     tcase_add_test(t, writer_reads_no_environment);
+    tcase_add_test(t, cache_below_untrusted_directory_refused);
+    tcase_add_test(t, directory_swapped_after_check);
+    tcase_add_test(t, entries_checked_before_use);
+    tcase_add_test(t, two_users_shared_directory);
+    tcase_add_test(t, xxh64_collision_pair_gets_two_keys);
     suite_add_tcase(s, t);
     return s;
 }

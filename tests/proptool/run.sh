@@ -318,17 +318,53 @@ if "$P" -o unk.sximg unk.spv 2> unk.err && grep -q 'unk.spv: word 5: unknown opc
 else
     cat unk.err; ko "unknown opcode"
 fi
-# unknown annotation key: a warning, and the output is written
-if "$P" -o uk.sximg unknown-key.spv 2> uk.err && grep -q "unknown-key.spv: word [0-9]*: unknown annotation key 'sycl-frobnicate'" uk.err &&
-   [ -f uk.sximg ]; then
-    ok "unknown annotation key warns and keeps going"
+# unknown annotation key: an error by default (a typo must not pass
+# silently), naming the key and the nearest known one; no output
+rm -f uk.sximg
+if ! "$P" -o uk.sximg unknown-key.spv 2> uk.err &&
+   grep -q "unknown-key.spv: word [0-9]*: unknown annotation key 'sycl-frobnicate'" uk.err && [ ! -f uk.sximg ]; then
+    ok "unknown annotation key is an error"
 else
-    cat uk.err; ko "unknown annotation key"
+    cat uk.err; ko "unknown annotation key is an error"
 fi
-if "$P" --werror -o ukw.sximg unknown-key.spv 2>/dev/null || [ -f ukw.sximg ]; then
+# a typo of host_access on a device global: an error that says what was meant
+cat > typo.cl <<'EOT'
+__attribute__((annotate("sycl-unique-id=t;sycl-device-global-size=4;hots_access=read")))
+global int *global t;
+kernel void k(global int *o) { o[0] = *t; }
+EOT
+"$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header typo.cl -o typo.bc &&
+    "$LLVM_SPIRV" typo.bc -o typo.spv || ko "building typo.cl"
+if ! "$P" -o typo.sximg typo.spv 2> typo.err && grep -q "unknown annotation key 'hots_access'.*did you mean 'host_access'" typo.err &&
+   [ "$(grep -c "hots_access" typo.err)" -eq 1 ]; then
+    ok "a misspelt host_access is an error, once, with the key meant"
+else
+    cat typo.err; ko "misspelt host_access"
+fi
+# --lax-annotations: a warning, said once, and the output is written
+if "$P" --lax-annotations -o uk.sximg unknown-key.spv 2> uk.err &&
+   [ "$(grep -c "warning: .*unknown annotation key 'sycl-frobnicate'" uk.err)" -eq 1 ] && [ -f uk.sximg ]; then
+    ok "--lax-annotations: unknown key warns once and keeps going"
+else
+    cat uk.err; ko "--lax-annotations unknown annotation key"
+fi
+if "$P" --lax-annotations --werror -o ukw.sximg unknown-key.spv 2>/dev/null || [ -f ukw.sximg ]; then
     ko "--werror turns the warning into a failure"
 else
     ok "--werror turns the warning into a failure"
+fi
+# a key on the wrong kind of entity: an error, a warning with the option
+cat > misplaced.cl <<'EOT'
+__attribute__((annotate("host_access=read")))
+kernel void k(global int *o) { o[0] = 1; }
+EOT
+"$CLANG" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header misplaced.cl -o misplaced.bc &&
+    "$LLVM_SPIRV" misplaced.bc -o misplaced.spv || ko "building misplaced.cl"
+if ! "$P" -o mp.sximg misplaced.spv 2> mp.err && grep -q "key 'host_access' on function k does not belong there: it belongs on variables" mp.err &&
+   "$P" --lax-annotations -o mp.sximg misplaced.spv 2> mp2.err && [ "$(grep -c 'warning: .*host_access' mp2.err)" -eq 1 ]; then
+    ok "a misplaced key is an error; a warning once with --lax-annotations"
+else
+    cat mp.err mp2.err; ko "misplaced key"
 fi
 
 # --- bad input: each must fail (status 1), name the file (and word), leave no output
@@ -388,11 +424,17 @@ dump_fail() { # NAME PATTERN FILE
 dump_fail "truncated" "the header says [0-9]* bytes but there are 100 (truncated)" t.sximg
 "$M" main.sximg v.sximg set32 8 2
 dump_fail "major version 2" "version 2.0: this library reads 1.x" v.sximg
-"$M" main.sximg o.sximg set64 40 0xffffffffffff0000
+# A field damaged in a 1.1 file: its block's checksum catches it first.
+"$M" main.sximg c.sximg set64 40 0xffffffffffff0000
+dump_fail "checksum of the damaged block" "bytes 0\.\.[0-9]* (block 0 of [0-9]*) do not match their checksum" c.sximg
+# Without the checksums (flags cleared: a 1.0 file, or hostile ones that are
+# right), each field's own check catches it.
+"$M" main.sximg n.sximg set32 36 0
+"$M" n.sximg o.sximg set64 40 0xffffffffffff0000
 dump_fail "image table out of the file" "image records at 18446744073709486080 run past the end" o.sximg
 "$M" main.sximg x.sximg append 0
 dump_fail "trailing byte" "(trailing data)" x.sximg
-"$M" main.sximg d.sximg set64 80 0x7fffffff
+"$M" n.sximg d.sximg set64 80 0x7fffffff
 dump_fail "binary past the end" "image 0 (record at byte 64): binary at 2147483647" d.sximg
 
 echo "proptool tests: $pass passed, $fail failed"

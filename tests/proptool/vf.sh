@@ -84,7 +84,9 @@ fi
 # ("Invalid use of function type"). Say which; the rule is that an output
 # passes wherever the input (as proptool processes it, unsplit) did.
 if [ -n "${SPIRV_VAL:-}" ]; then
-    "$P" --no-vf-split -o whole.sximg vfsets.spv && "$P" --dump whole.sximg --extract exw > /dev/null
+    # unsplit: the AOT flow for a target with every aspect keeps each set
+    # with the kernels (--no-vf-split refuses a module of several sets)
+    "$P" --aot-aspects fp64,fp16 -o whole.sximg vfsets.spv && "$P" --dump whole.sximg --extract exw > /dev/null
     in_v=$(val vfsets.spv); in_why=$(head -n 1 val.out); whole_v=$(val exw/image0.spv)
     echo "  spirv-val on llvm-spirv's output: $in_v${in_why:+ ($in_why)}; proptool's unsplit output: $whole_v"
     echo "  (known: Debian's spirv-val rejects valid SPV_INTEL_function_pointers modules)"
@@ -98,7 +100,7 @@ if [ -n "${SPIRV_VAL:-}" ]; then
         fi
     done
     # With direct calls spirv-val can judge: every split image must pass.
-    "$P" --no-vf-split -o dwhole.sximg vfdirect.spv && "$P" --dump dwhole.sximg --extract exdw > /dev/null
+    "$P" --aot-aspects fp64,fp16 -o dwhole.sximg vfdirect.spv && "$P" --dump dwhole.sximg --extract exdw > /dev/null
     if [ "$(val exdw/image0.spv)" = valid ]; then ok "spirv-val: vfdirect unsplit"; else ko "spirv-val: vfdirect unsplit"; cat val.out; fi
 else
     echo "SKIP: spirv-val not found"
@@ -179,6 +181,27 @@ if "$P" --aot-aspects none -o aot0.sximg vfsets.spv 2> aot.err &&
     fi
 else
     cat aot.err; ko "AOT without fp64"
+fi
+# Issue 25: options whose image a backend would fail on are refused with
+# the reason: --no-vf-split with two sets (the image would claim one and a
+# kernel calling the other find no provider at launch), and a SPIR bitcode
+# variant of an AOT image calling through function pointers (PoCL 3.1
+# aborts the process at its first launch; tests/opencl/vf.sh has it).
+if "$P" --no-vf-split -o x.sximg vfsets.spv 2> bad.err; then
+    ko "--no-vf-split with two virtual-function sets was accepted"
+elif grep -q "no-vf-split would keep the virtual-function sets '_ZTSv' and 'set_fp64' in one image, but an image provides one set" bad.err &&
+     [ ! -e x.sximg ]; then
+    ok "--no-vf-split with two sets is refused, naming them and why"
+else
+    cat bad.err; ko "--no-vf-split with two sets: wrong message"
+fi
+if "$P" --aot-aspects fp64 --spir-bc -o x.sximg vfsets.spv 2> bad.err; then
+    ko "--aot-aspects --spir-bc with function pointers was accepted"
+elif grep -q "spir-bc: image 0 (kernel 'construct' and others) calls functions through pointers" bad.err &&
+     grep -q "PoCL 3.1 aborts the whole process" bad.err && [ ! -e x.sximg ]; then
+    ok "--aot-aspects --spir-bc of an image calling through function pointers is refused with the reason"
+else
+    cat bad.err; ko "--aot-aspects --spir-bc: wrong message"
 fi
 if "$P" --aot-aspects fp65 -o x.sximg vfsets.spv 2> bad.err; [ $? -eq 2 ] && grep -q "unknown aspect 'fp65'" bad.err; then
     ok "--aot-aspects with an unknown aspect is a usage error"
