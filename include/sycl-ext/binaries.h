@@ -187,9 +187,6 @@ typedef struct sx_device_binaries {
 #define SX_PROP_SET_PROGRAM_METADATA "SYCL/program metadata"
 /** Miscellaneous properties DPC++ writes; read where the core needs one. */
 #define SX_PROP_SET_MISC "SYCL/misc properties"
-<<<<<<< HEAD
-/** Ours: per-kernel signatures (kind, dimensions, parameters); see below. */
-=======
 /* DPC++'s other sets: kept with the image and shown by the dumps; the
  * core does not read them and never refuses an image for them. */
 #define SX_PROP_SET_SPEC_CONSTANTS "SYCL/specialization constants"
@@ -202,7 +199,6 @@ typedef struct sx_device_binaries {
 #define SX_PROP_SET_HOST_PIPES "SYCL/host pipes"
 #define SX_PROP_SET_REGISTERED_KERNELS "SYCL/registered kernels"
 /* Ours: per-kernel signatures (kind, dimensions, parameters); see below. */
->>>>>>> h27
 #define SX_PROP_SET_KERNEL_SIGNATURES "SX/kernel signatures"
 /** Ours: per device global, host_access (UINT32: 0 read, 1 write, 2 read_write, 3 none). */
 #define SX_PROP_SET_HOST_ACCESS "SX/host access"
