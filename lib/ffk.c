@@ -13,51 +13,121 @@
 
 /* ------------------------------------------------------------- lookup */
 
-/* The mangled-name prefix a C++ free function `name` ("ns::f" or "f") gets:
- * the prefix goes on the outermost name (DPC++'s rule). */
-static bool mangled_prefix(const char *name, char *out, size_t size)
+/* A name split at "::" into at most 16 components. */
+typedef struct {
+    const char *p[16];
+    size_t len[16];
+    uint32_t n;
+} name_parts;
+
+static bool split_name(const char *name, name_parts *out)
 {
-    const char *parts[16];
-    size_t lens[16], n = 0;
+    out->n = 0;
     for (const char *p = name; *p;) {
         const char *e = strstr(p, "::");
         size_t len = e ? (size_t)(e - p) : strlen(p);
-        if (len == 0 || n == 16)
+        if (len == 0 || out->n == 16)
             return false;
-        parts[n] = p;
-        lens[n++] = len;
+        out->p[out->n] = p;
+        out->len[out->n++] = len;
         p = e ? e + 2 : p + len;
     }
-    size_t w = (size_t)snprintf(out, size, n > 1 ? "_ZN" : "_Z");
-    for (size_t i = 0; i < n && w < size; i++)
-        w += (size_t)snprintf(out + w, size - w, "%zu%s%.*s", lens[i] + (i ? 0 : strlen(PREFIX)), i ? "" : PREFIX,
-                              (int)lens[i], parts[i]);
-    if (n > 1 && w < size)
-        w += (size_t)snprintf(out + w, size - w, "E");
-    return w < size;
+    return out->n > 0;
+}
+
+/* The components of a C++ free-function kernel's entry, as DPC++'s front end
+ * mangles it (the prefix on the outermost name): "_Z17__sycl_kernel_bari"
+ * gives {bar}, "_ZN16__sycl_kernel_ns2in1fEPi" {ns, in, f},
+ * "_ZN26__sycl_kernel__GLOBAL__N_15ff_12EiPi" {_GLOBAL__N_1, ff_12}. Only
+ * plain source names are read; anything else ends the name. */
+static bool entry_parts(const char *entry, name_parts *out)
+{
+    out->n = 0;
+    if (strncmp(entry, "_Z", 2) != 0)
+        return false;
+    const char *p = entry + 2;
+    bool nested = *p == 'N';
+    p += nested;
+    p += *p == 'L'; /* internal linkage */
+    while (*p >= '0' && *p <= '9' && out->n < 16) {
+        size_t len = 0;
+        while (*p >= '0' && *p <= '9' && len < 4096)
+            len = len * 10 + (size_t)(*p++ - '0');
+        if (len == 0 || strnlen(p, len) < len)
+            return false;
+        out->p[out->n] = p;
+        out->len[out->n++] = len;
+        p += len;
+        if (!nested)
+            break;
+    }
+    if (out->n == 0 || out->len[0] <= strlen(PREFIX) || strncmp(out->p[0], PREFIX, strlen(PREFIX)) != 0)
+        return false;
+    out->p[0] += strlen(PREFIX);
+    out->len[0] -= strlen(PREFIX);
+    return true;
+}
+
+static bool anonymous_ns(const char *p, size_t len)
+{
+    return len >= 10 && strncmp(p, "_GLOBAL__N", 10) == 0;
+}
+
+static bool part_eq(const name_parts *a, uint32_t i, const name_parts *b, uint32_t j)
+{
+    return a->len[i] == b->len[j] && memcmp(a->p[i], b->p[j], a->len[i]) == 0;
+}
+
+/* How `want` (the C++ name) names the entry's components `have`: 2 exactly,
+ * 1 leaving out namespaces the mangled name has but C++ lets one omit,
+ * 0 not at all. Omitted may be anonymous namespaces anywhere and, between
+ * the outermost namespace and the function, inline namespaces (Itanium
+ * mangles those as any other, so any inner namespace may be left out; the
+ * outermost one must be given unless it is anonymous). */
+static int name_match(const name_parts *want, const name_parts *have)
+{
+    if (want->n == have->n) {
+        uint32_t i = 0;
+        while (i < want->n && part_eq(want, i, have, i))
+            i++;
+        if (i == want->n)
+            return 2;
+    }
+    if (have->n <= want->n || !part_eq(want, want->n - 1, have, have->n - 1))
+        return 0;
+    uint32_t w = 0;
+    for (uint32_t h = 0; h + 1 < have->n; h++) {
+        if (w + 1 < want->n && part_eq(want, w, have, h))
+            w++;
+        else if (!anonymous_ns(have->p[h], have->len[h]) && h == 0)
+            return 0; /* the outermost named namespace left out */
+    }
+    return w + 1 == want->n ? 1 : 0;
 }
 
 typedef struct {
     const char *want_exact; /* "__sycl_kernel_<name>" */
-    const char *want_prefix;
-    const char *found[8];
-    uint32_t count;
+    name_parts want;
+    bool cxx;               /* `want` was parsed */
+    const char *found[2][8]; /* [0] exact names, [1] names leaving out namespaces */
+    uint32_t count[2];
 } match;
 
 static void consider(const char *entry, match *m)
 {
-    size_t pl = strlen(m->want_prefix);
-    bool hit = strcmp(entry, m->want_exact) == 0 ||
-               (pl && strncmp(entry, m->want_prefix, pl) == 0 &&
-                (entry[pl] < '0' || entry[pl] > '9')); /* the next name must not continue the last one */
-    if (!hit)
+    int tier = strcmp(entry, m->want_exact) == 0 ? 2 : 0;
+    name_parts have;
+    if (!tier && m->cxx && entry_parts(entry, &have))
+        tier = name_match(&m->want, &have);
+    if (!tier)
         return;
-    for (uint32_t i = 0; i < m->count && i < 8; i++)
-        if (strcmp(m->found[i], entry) == 0)
+    uint32_t t = tier == 2 ? 0 : 1;
+    for (uint32_t i = 0; i < m->count[t] && i < 8; i++)
+        if (strcmp(m->found[t][i], entry) == 0)
             return;
-    if (m->count < 8)
-        m->found[m->count] = entry;
-    m->count++;
+    if (m->count[t] < 8)
+        m->found[t][m->count[t]] = entry;
+    m->count[t]++;
 }
 
 /* Registry lock held. */
@@ -76,35 +146,37 @@ SX_API sx_result sx_kernel_get_free_function(const char *name, sx_kernel *out)
     if (!*name || strlen(name) > 1024)
         return sxi_error(SX_ERROR_INVALID_KERNEL_NAME, "sx_kernel_get_free_function: a name of %zu characters cannot be a kernel's (1 to 1024).",
                          strlen(name));
-    char exact[1100], prefix[1200];
+    char exact[1100];
     snprintf(exact, sizeof(exact), PREFIX "%s", name);
-    match m = {exact, "", {0}, 0};
-    if (mangled_prefix(name, prefix, sizeof(prefix)))
-        m.want_prefix = prefix;
+    match m = {exact, {{0}, {0}, 0}, false, {{0}}, {0, 0}};
+    m.cxx = split_name(name, &m.want);
     sxi_registry_lock();
     sxi_image *img;
     const char *entry = NULL;
     char chosen[1200];
+    uint32_t t = 0;
     if (sxi_registry_find_kernel(name, &img, 1)) {
         entry = name; /* a full entry name */
     } else {
         each_entry(consider_cb, &m);
-        if (m.count == 1)
-            entry = m.found[0];
+        t = m.count[0] ? 0 : 1; /* the name as written first, then with namespaces left out */
+        if (m.count[t] == 1)
+            entry = m.found[t][0];
     }
     if (!entry) {
         char list[1024] = "";
         size_t w = 0;
-        for (uint32_t i = 0; i < m.count && i < 8 && w < sizeof(list); i++)
-            w += (size_t)snprintf(list + w, sizeof(list) - w, "%s%s", i ? ", " : "", m.found[i]);
+        for (uint32_t i = 0; i < m.count[t] && i < 8 && w < sizeof(list); i++)
+            w += (size_t)snprintf(list + w, sizeof(list) - w, "%s%s", i ? ", " : "", m.found[t][i]);
         sxi_registry_unlock();
-        if (m.count > 1)
+        if (m.count[t] > 1)
             return sxi_error(SX_ERROR_INVALID_KERNEL_NAME,
-                             "sx_kernel_get_free_function: '%s' names %u kernels (overloads or template instances); "
-                             "ask by entry name: %s%s", name, m.count, list, m.count > 8 ? ", ..." : "");
+                             "sx_kernel_get_free_function: '%s' names %u kernels (overloads, template instances, or "
+                             "functions in different inline or anonymous namespaces); ask by entry name: %s%s", name,
+                             m.count[t], list, m.count[t] > 8 ? ", ..." : "");
         return sxi_error(SX_ERROR_INVALID_KERNEL_NAME,
                          "sx_kernel_get_free_function: no registered image has a free-function kernel '%s' (entry '%s' "
-                         "or a C++ entry starting '%s')", name, exact, m.want_prefix);
+                         "or a C++ entry of that name, inline and anonymous namespaces left out or not)", name, exact);
     }
     snprintf(chosen, sizeof(chosen), "%s", entry);
     /* It must be a free-function kernel in the image that has it. */
@@ -481,11 +553,10 @@ static sx_result map_args(const struct sx_args_s *a, const sxi_signature *sig, c
         if (a->args[s].set)
             return sxi_error(SX_ERROR_INVALID_ARGUMENT_INDEX, "launch of '%s': argument %u is set, but the kernel has only %u parameters.",
                              kn, s, sig->num_source_params);
+    /* A scratch size for a kernel without scratch memory is ignored, as in
+     * DPC++ (intel/llvm#22706): one launch configuration may serve kernels
+     * with and without it. */
     size_t scratch = props ? props->work_group_scratch_size : 0;
-    if (sig->scratch_index == UINT32_MAX && scratch)
-        return sxi_error(SX_ERROR_INVALID_VALUE,
-                         "launch of '%s': work_group_scratch_size is %zu but the kernel uses no scratch memory "
-                         "(its image has no \"%s\" argument)", kn, scratch, SX_PROP_SET_IMPLICIT_LOCAL_ARG);
     for (uint32_t j = 0; j < sig->num_params; j++) {
         uint32_t s = sig->source_index[j];
         sx_arg *o = &out[j];

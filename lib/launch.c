@@ -26,7 +26,9 @@ static SXI_COLD sx_result check_shape(const struct sx_kernel_s *k, const struct 
             return sxi_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
                              "launch of '%s': local size %zu in dimension %u exceeds %s's limit of %zu", k->name,
                              local[i], i, d->name, d->max_work_item_sizes[i]);
-        if (!d->nonuniform_groups && global[i] % local[i])
+        /* SYCL's nd_range: the local size divides the global size, on
+         * every backend (OpenCL 2.0 devices would take non-uniform groups). */
+        if (global[i] % local[i])
             return sxi_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
                              "launch of '%s': local size %zu does not divide global size %zu in dimension %u", k->name,
                              local[i], global[i], i);
@@ -55,7 +57,7 @@ static inline bool shape_ok(const struct sx_device_s *d, uint32_t dims, const si
         size_t l = local[i];
         if (l == 0 || l > d->max_work_item_sizes[i])
             return false;
-        if (!d->nonuniform_groups && ((l & (l - 1)) == 0 ? g & (l - 1) : g % l))
+        if ((l & (l - 1)) == 0 ? g & (l - 1) : g % l)
             return false;
         total *= l;
     }

@@ -53,9 +53,6 @@ static sx_result device_fill(struct sx_adapter_s *a, struct sx_device_s *d)
     SXA_CALL(a, device, get_info, h, SX_DEVICE_INFO_MAX_WORK_ITEM_SIZES, sizeof(sizes), sizes, NULL);
     memcpy(d->max_work_item_sizes, sizes, sizeof(sizes));
     SXA_CALL(a, device, get_info, h, SX_DEVICE_INFO_LOCAL_MEM_SIZE, sizeof(d->local_mem_size), &d->local_mem_size, NULL);
-    uint32_t nonuniform = 0;
-    SXA_CALL(a, device, get_info, h, SX_DEVICE_INFO_NONUNIFORM_WORK_GROUPS, sizeof(nonuniform), &nonuniform, NULL);
-    d->nonuniform_groups = nonuniform != 0;
     n = 0;
     if (SXA_CALL(a, device, get_info, h, SX_DEVICE_INFO_IMAGE_KINDS, 0, NULL, &n) == SX_SUCCESS &&
         n % sizeof(sx_image_kind) == 0 && n <= sizeof(d->image_kinds)) {

@@ -98,12 +98,20 @@ static sx_result create(sxi_program *p, const sxi_image *const *imgs, uint32_t n
     sxa_kernel_signature *sigs = signatures(imgs, n, &ns);
     if (!sigs)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "out of memory building a program");
+    /* A USM device global anywhere in the program: its kernels may reach
+     * the instance through the variable (every part of a link is told). */
+    uint32_t flags = 0;
+    for (uint32_t i = 0; i < p->num_images; i++)
+        for (uint32_t g = 0; g < p->images[i]->num_globals; g++)
+            if (!p->images[i]->globals[g].image_scope)
+                flags |= SXA_PROGRAM_INDIRECT_USM;
     sxa_program_desc desc = {
         .size = sizeof(desc),
         .num_kernels = ns,
         .kernels = sigs,
         .compile_options = imgs[0]->bin->compile_options,
         .link_options = imgs[0]->bin->link_options,
+        .flags = flags,
     };
     struct sx_context_s *ctx = p->context;
     sx_result r = SXA_CALL(ctx->adapter, program, create, ctx->handle, p->device->handle, kind, data, size, &desc, out);

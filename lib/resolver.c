@@ -113,7 +113,8 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
     const sx_device_binary_property_set *vf = sxi_prop_set(b, SX_PROP_SET_VIRTUAL_FUNCTIONS);
     const sx_device_binary_property_set *ex = sxi_prop_set(b, SX_PROP_SET_EXPORTED_SYMBOLS);
     const sx_device_binary_property_set *imp = sxi_prop_set(b, SX_PROP_SET_IMPORTED_SYMBOLS);
-    if (!vf && !ex && !imp)
+    const sx_device_binary_property_set *vfs = sxi_prop_set(b, SX_PROP_SET_VF_SYMBOLS);
+    if (!vf && !ex && !imp && !vfs)
         return SX_SUCCESS;
     /* One allocation: the name arrays, then copies of the set strings. */
     size_t nvf = list_count(vf), text = 0, names = 0;
@@ -140,10 +141,10 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
         text += len + 1;
         names += len / 2 + 1;  /* at most this many non-empty names */
     }
-    size_t nex = list_count(ex), nimp = list_count(imp);
-    if (names > MAX_LIST * 4u || nex > (1u << 20) || nimp > (1u << 20))
+    size_t nex = list_count(ex), nimp = list_count(imp), nvfs = list_count(vfs);
+    if (names > MAX_LIST * 4u || nex > (1u << 20) || nimp > (1u << 20) || nvfs > (1u << 20))
         return bad(index, SX_PROP_SET_VIRTUAL_FUNCTIONS, "*", "too many names");
-    size_t ptrs = 3 * names + nex + nimp;
+    size_t ptrs = 3 * names + nex + nimp + nvfs;
     char *store = malloc(ptrs * sizeof(char *) + text + 1);
     if (!store)
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "sx_register_images: out of memory");
@@ -155,6 +156,7 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
     im->vf_uses = arr + 2 * names;
     im->exports = arr + 3 * names;
     im->imports = im->exports + nex;
+    im->vf_symbols = im->imports + nimp;
     for (size_t i = 0; i < nvf; i++) {
         const sx_device_binary_property *p = &vf->properties_begin[i];
         bool is_set = strcmp(p->name, VF_SET) == 0, is_creates = strcmp(p->name, VF_CREATES) == 0;
@@ -202,6 +204,15 @@ sx_result sxi_deps_parse_image(uint32_t index, sxi_image *im)
         if (!*sym)
             return bad(index, SX_PROP_SET_IMPORTED_SYMBOLS, "", "empty symbol name");
         im->imports[im->num_imports++] = sym;
+    }
+    if (nvfs && !im->vf_set)
+        return bad(index, SX_PROP_SET_VF_SYMBOLS, "*", "only a virtual-function set image (" VF_SET ") lists its "
+                   "functions");
+    for (size_t i = 0; i < nvfs; i++) {
+        const char *sym = vfs->properties_begin[i].name;
+        if (!*sym)
+            return bad(index, SX_PROP_SET_VF_SYMBOLS, "", "empty symbol name");
+        im->vf_symbols[im->num_vf_symbols++] = sym;
     }
     if (im->vf_set || im->num_vf_calls || im->num_vf_creates || im->num_vf_uses || im->num_imports)
         SXI_LOG(SX_LOG_DEBUG, "image %u: provides set '%s'%s, calls %u set(s), creates %u, uses %u, imports %u symbol(s)",
@@ -431,6 +442,20 @@ static sx_result imports(closure *c, const char *sym)
         return sxi_error(SX_ERROR_KERNEL_NOT_SUPPORTED,
                          "kernel '%s' imports symbol '%s': %u image(s) export it, none %s that device %s can run",
                          c->kernel, sym, unfit, sxi_image_kind_name(c->main->kind), c->dev->name);
+    /* A function of a virtual-function set, declared in the importer's
+     * module (whose producer lost the set's annotation on declarations):
+     * the set is linked as for a kernel that creates its objects (its real
+     * image where the device runs it, else its dummy). */
+    const char *set = NULL;
+    for (const sxi_library *l = sxi_registry_libraries(); l && !set; l = l->next)
+        for (uint32_t i = 0; i < l->num_images && !set; i++)
+            if (same_kind(c, &l->images[i]) && lists(l->images[i].vf_symbols, l->images[i].num_vf_symbols, sym))
+                set = l->images[i].vf_set;
+    if (set) {
+        SXI_LOG(SX_LOG_DEBUG, "kernel '%s': imported symbol '%s' is a function of virtual-function set '%s'",
+                c->kernel, sym, set);
+        return creates(c, set);
+    }
     /* The usual cause beside a missing library: a direct call to a virtual
      * function of another image. Set images export nothing (DPC++ leaves
      * indirectly-callable functions out of "SYCL/exported symbols"); such

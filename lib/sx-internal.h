@@ -267,7 +267,6 @@ struct sx_device_s {
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
     uint64_t local_mem_size;
-    bool nonuniform_groups;
     bool selected;           /* passes SX_DEVICE_SELECTOR */
     uint32_t backend_index;  /* among its backend's devices: a selector's device index */
     uint32_t num_image_kinds;
@@ -521,6 +520,8 @@ typedef struct sxi_image {
     uint32_t num_vf_uses;              /* issue 14: DPC++'s uses-virtual-functions-set, on an image */
     const char **vf_uses;              /* without calls-/creates- (DPC++'s linking rule, resolver.c) */
     const char **exports, **imports;   /* symbol names (point into the descriptor) */
+    uint32_t num_vf_symbols;           /* set images: "SX/virtual-function symbols", the */
+    const char **vf_symbols;           /* functions of the set it defines (by linkage name) */
     void *dep_storage;                 /* owns the arrays and set-name copies above */
     struct sxi_index_node *index_nodes; /* num_entries: its places in the kernel-name index (images.c) */
     bool has_digest;                   /* digest: SHA-256 of kind, size and bytes (pcache.c, */

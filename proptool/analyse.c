@@ -429,7 +429,70 @@ static bool is_kernel_fn(const sxp_module *m, uint32_t id, const uint32_t *kfns,
     return false;
 }
 
-static bool analyse_kernel(sxp_module *m, const sxp_entry *e, uint32_t body, sxp_analysis *a, sxp_kernel *k)
+/* The work-group scratch argument (get_work_group_scratch_memory): the
+ * kernel's `sycl-work-group-scratch` key (a parameter index; no value: the
+ * last parameter) or the "SYCL/implicit local arg" of the .prop given with
+ * the module. It must be a local pointer; it belongs to no source
+ * parameter, and the runtime passes it the launch's scratch size. */
+static bool scratch_param(const sxp_module *m, const sxp_options *opt, const sxp_entry *e, uint32_t body,
+                          sxp_kernel *k)
+{
+    const sxp_annot *an = sxp_module_annot(m, body, "sycl-work-group-scratch");
+    const sxp_propset *ps = opt && opt->prop ? sxp_image_find_set(opt->prop, SX_PROP_SET_IMPLICIT_LOCAL_ARG) : NULL;
+    const sxp_prop *pp = ps ? sxp_set_find(ps, e->name) : NULL;
+    uint32_t idx = SXP_NONE, from_prop = SXP_NONE;
+    if (an) {
+        if (!an->value || !*an->value) {
+            if (!k->nparams) {
+                sxp_error(m->path, an->word, "kernel '%s': sycl-work-group-scratch names its last parameter, but it "
+                          "has none", e->name);
+                return false;
+            }
+            idx = k->nparams - 1;
+        } else if (!parse_u32(an->value, &idx)) {
+            sxp_error(m->path, an->word, "kernel '%s': sycl-work-group-scratch takes a parameter index, not '%s'",
+                      e->name, an->value);
+            return false;
+        }
+    }
+    if (pp) {
+        if (pp->type != SX_PROPERTY_TYPE_UINT32) {
+            sxp_error(m->path, SXP_NONE, "kernel '%s': the .prop's \"%s\" is not a UINT32", e->name,
+                      SX_PROP_SET_IMPLICIT_LOCAL_ARG);
+            return false;
+        }
+        from_prop = (uint32_t)pp->u32;
+        if (idx != SXP_NONE && idx != from_prop) {
+            sxp_error(m->path, an->word, "kernel '%s': sycl-work-group-scratch names parameter %u, the .prop's \"%s\" "
+                      "parameter %u", e->name, idx, SX_PROP_SET_IMPLICIT_LOCAL_ARG, from_prop);
+            return false;
+        }
+        idx = from_prop;
+    }
+    if (idx == SXP_NONE)
+        return true;
+    const char *who = an ? "sycl-work-group-scratch" : "the .prop's \"" SX_PROP_SET_IMPLICIT_LOCAL_ARG "\"";
+    if (idx >= k->nparams) {
+        sxp_error(m->path, an ? an->word : SXP_NONE, "kernel '%s': %s names parameter %u, but it has %u", e->name,
+                  who, idx, k->nparams);
+        return false;
+    }
+    if (k->params[idx].kind != SX_PARAM_LOCAL) {
+        sxp_error(m->path, an ? an->word : SXP_NONE, "kernel '%s': %s names parameter %u, which is not a local "
+                  "(Workgroup) pointer: the scratch argument must be one", e->name, who, idx);
+        return false;
+    }
+    k->params[idx].source_index = SX_SOURCE_INDEX_NONE;
+    for (uint32_t i = idx + 1; i < k->nparams; i++)
+        k->params[i].source_index--;
+    k->num_source_params--;
+    k->scratch_param = idx;
+    k->has_scratch = true;
+    return true;
+}
+
+static bool analyse_kernel(sxp_module *m, const sxp_options *opt, const sxp_entry *e, uint32_t body, sxp_analysis *a,
+                           sxp_kernel *k)
 {
     const sxp_function *f = &m->fns[m->fn_of_id[e->fn]];
     const sxp_function *bf = &m->fns[m->fn_of_id[body]];
@@ -473,6 +536,8 @@ static bool analyse_kernel(sxp_module *m, const sxp_entry *e, uint32_t body, sxp
         if (!param_record(m, e->name, f->params[i], alt, i, &k->params[i]))
             ok = false;
     }
+    if (ok && !scratch_param(m, opt, e, body, k))
+        ok = false;
     /* Keys that only make sense on kernels, put on a kernel. */
     const sxp_annot *an;
     /* Without a value: the default set, as for indirectly-callable
@@ -884,7 +949,7 @@ bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a)
         kfns[nk++] = e->fn;
         if (body != e->fn)
             kfns[nk++] = body;
-        if (!analyse_kernel(m, e, body, a, &a->kernels[a->nkernels]))
+        if (!analyse_kernel(m, opt, e, body, a, &a->kernels[a->nkernels]))
             ok = false;
         a->nkernels++;
     }
@@ -1094,6 +1159,49 @@ static char *join(char **list, uint32_t n)
     return (char *)b.data;
 }
 
+/* A module-scope variable that is a symbol other images link against
+ * (a vtable defined where its key function is, a program-scope variable
+ * another module declares): it has linkage, is neither a device global
+ * (shared by id, not by symbol) nor a built-in, nor an internal ("__") or
+ * RTTI name (typeinfo goes from device code, vtables.c). */
+bool sxp_data_symbol(const sxp_module *m, const sxp_analysis *a, uint32_t var, const char **name, uint32_t *type)
+{
+    const sxp_inst *in = sxp_module_def(m, var);
+    const char *n = NULL;
+    uint32_t lt = SXP_NONE, it = 0;
+    if (!in || in->op != SpvOpVariable || m->drop[in - m->insts] || !sxp_module_linkage(m, var, &n, &lt) ||
+        sxp_module_decor(m, var, SpvDecorationBuiltIn, &it) || sxp_internal_symbol(n) || !strncmp(n, "_ZTI", 4) ||
+        !strncmp(n, "_ZTS", 4))
+        return false;
+    for (uint32_t g = 0; g < a->nglobals; g++)
+        if (a->globals[g].var == var)
+            return false;
+    *name = n;
+    *type = lt;
+    return true;
+}
+
+void sxp_analyse_data_symbols(const sxp_module *m, sxp_analysis *a)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        const char *n;
+        uint32_t lt;
+        if (in->op != SpvOpVariable || in->wc < 3 || !sxp_data_symbol(m, a, m->words[in->off + 2], &n, &lt))
+            continue;
+        if (lt == SpvLinkageTypeExport)
+            list_add_unique(&a->exported, &a->nexported, n);
+        else if (lt == SpvLinkageTypeImport)
+            list_add_unique(&a->imported, &a->nimported, n);
+        any = true;
+    }
+    if (any && a->nexported)
+        qsort(a->exported, a->nexported, sizeof(char *), cmp_str);
+    if (any && a->nimported)
+        qsort(a->imported, a->nimported, sizeof(char *), cmp_str);
+}
+
 void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated)
 {
     for (uint32_t i = 0; i < a->nkernels; i++) {
@@ -1107,6 +1215,8 @@ void sxp_analysis_to_image(const sxp_analysis *a, sxp_image *img, bool generated
         sxp_buf_free(&b);
         /* No pass here eliminates arguments: an empty mask says so. */
         sxp_set_bits(sxp_image_set(img, SX_PROP_SET_KERNEL_PARAM_OPT), k->name, NULL, 0);
+        if (k->has_scratch)
+            sxp_set_u32(sxp_image_set(img, SX_PROP_SET_IMPLICIT_LOCAL_ARG), k->name, k->scratch_param);
         if (k->has_reqd_wg) {
             uint8_t wg[12];
             put_u32s(wg, k->reqd_wg, k->reqd_wg_dims);

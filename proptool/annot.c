@@ -34,6 +34,7 @@ static const struct {
     {"sycl-kernel-omit-args", SXP_ON_KERNEL},
     {"sycl-module-id", SXP_ON_FUNCTION | SXP_ON_KERNEL},
     {"sycl-work-group-size", SXP_ON_KERNEL},
+    {"sycl-work-group-scratch", SXP_ON_KERNEL},
 };
 
 bool sxp_annot_lax;

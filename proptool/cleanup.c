@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* cleanup.c: drop what llvm-spirv 14 leaves behind that makes a module
  * invalid: the annotation strings of llvm.global.annotations become
- * module-scope variables of the Function storage class, referenced by nothing. */
+ * module-scope variables of the Function storage class, referenced by nothing
+ * (exported ones, such as vtables, stay). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -64,7 +65,10 @@ void sxp_cleanup(sxp_module *m)
     uint32_t ncand = 0;
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];
-        if (in->op == SpvOpVariable && in->wc >= 4 && m->words[in->off + 3] == SpvStorageClassFunction) {
+        uint32_t lt = SXP_NONE;
+        /* Exported ones (clang-14's vtables) are another module's to use. */
+        if (in->op == SpvOpVariable && in->wc >= 4 && m->words[in->off + 3] == SpvStorageClassFunction &&
+            !(sxp_module_linkage(m, m->words[in->off + 2], NULL, &lt) && lt == SpvLinkageTypeExport)) {
             cand[m->words[in->off + 2]] = 1;
             ncand++;
         }

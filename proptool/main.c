@@ -1019,6 +1019,20 @@ int main(int argc, char **argv)
         }
         if (ok)
             ok = sxp_analyse(&in->mod, &o, &in->an);
+        uint8_t *relinked = NULL;
+        size_t relinked_size = 0;
+        if (ok && sxp_dg_export_internal(&in->mod, &in->an, &relinked, &relinked_size)) {
+            /* `static` device globals exported (dglink.c): read it again. */
+            sxp_analysis_free(&in->an);
+            sxp_module_free(&in->mod);
+            memset(&in->an, 0, sizeof in->an);
+            bool silent = sxp_silent;  /* its diagnostics were given the first time */
+            sxp_silent = true;
+            ok = sxp_module_parse(&in->mod, in->path, relinked, relinked_size) &&
+                 sxp_analyse(&in->mod, &o, &in->an);
+            sxp_silent = silent;
+            free(relinked);
+        }
         /* An image provides one virtual-function set (virtual-functions-set
          * names one): kept together, a kernel calling another set than the
          * one recorded finds no provider at launch (issue 25). */
@@ -1036,6 +1050,8 @@ int main(int argc, char **argv)
             sxp_cleanup(&in->mod);
         if (ok)
             ok = sxp_vtables_pass(&in->mod);
+        if (ok)
+            sxp_analyse_data_symbols(&in->mod, &in->an);
         if (ok && opt.if_device)
             ok = sxp_if_device_pass(&in->mod, &in->an);
         sxp_vf_plan *plan = NULL;

@@ -297,26 +297,36 @@ static bool inst_uses(const sxp_module *m, const sxp_inst *in, uint32_t var)
     return false;
 }
 
-/* Does function `f` (or one it calls) mention id `var`? */
-static bool fn_uses(const sxp_module *m, uint32_t f, uint32_t var, uint8_t *seen)
+/* Does function `f` (or one it calls) mention id `var`? Each function is
+ * looked at once (`seen`), with a work list instead of recursion: a call
+ * chain as long as the module costs no stack. */
+static bool fn_uses(const sxp_module *m, uint32_t f, uint32_t var, uint8_t *seen, uint32_t *work)
 {
-    if (f == SXP_NONE || seen[f])
+    uint32_t nwork = 0;
+    if (f == SXP_NONE)
         return false;
     seen[f] = 1;
-    const sxp_function *fn = &m->fns[f];
-    for (uint32_t i = fn->first_inst; i <= fn->end_inst && i < m->ninsts; i++) {
-        if (inst_uses(m, &m->insts[i], var))
-            return true;
+    work[nwork++] = f;
+    while (nwork) {
+        const sxp_function *fn = &m->fns[work[--nwork]];
+        for (uint32_t i = fn->first_inst; i <= fn->end_inst && i < m->ninsts; i++)
+            if (inst_uses(m, &m->insts[i], var))
+                return true;
+        for (uint32_t c = 0; c < fn->ncallees; c++) {
+            uint32_t g = fn->callees[c] < m->nids ? m->fn_of_id[fn->callees[c]] : SXP_NONE;
+            if (g != SXP_NONE && !seen[g]) {
+                seen[g] = 1;
+                work[nwork++] = g;
+            }
+        }
     }
-    for (uint32_t c = 0; c < fn->ncallees; c++)
-        if (fn->callees[c] < m->nids && fn_uses(m, m->fn_of_id[fn->callees[c]], var, seen))
-            return true;
     return false;
 }
 
 void sxp_native_check_host_locals(const sxp_module *m, const char *host_path)
 {
     uint8_t *seen = sxp_xmalloc(m->nfns ? m->nfns : 1);
+    uint32_t *work = sxp_xmalloc((m->nfns ? m->nfns : 1) * sizeof *work);
     for (uint32_t i = 0; i < m->ninsts; i++) {
         const sxp_inst *in = &m->insts[i];
         if (in->op != SpvOpVariable || in->wc < 4 || m->words[in->off + 3] != SpvStorageClassWorkgroup)
@@ -326,7 +336,7 @@ void sxp_native_check_host_locals(const sxp_module *m, const char *host_path)
             if (m->entries[e].model != SpvExecutionModelKernel || m->entries[e].fn >= m->nids)
                 continue;
             memset(seen, 0, m->nfns ? m->nfns : 1);
-            if (!fn_uses(m, m->fn_of_id[m->entries[e].fn], var, seen))
+            if (!fn_uses(m, m->fn_of_id[m->entries[e].fn], var, seen, work))
                 continue;
             const char *vn = sxp_module_name(m, var);
             sxp_warn(host_path, SXP_NONE,
@@ -335,5 +345,6 @@ void sxp_native_check_host_locals(const sxp_module *m, const char *host_path)
                      "(leave out --host)", m->entries[e].name, vn ? vn : "?");
         }
     }
+    free(work);
     free(seen);
 }

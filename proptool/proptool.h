@@ -125,6 +125,8 @@ typedef struct sxp_kernel {
     bool has_reqd_wg;
     uint32_t reqd_wg_dims; /* values the source gave: 3 from LocalSize, 1..3 from sycl-work-group-size */
     uint32_t reqd_sg;      /* OpExecutionMode SubgroupSize, 0 if none */
+    uint32_t scratch_param; /* the work-group scratch argument, when has_scratch */
+    bool has_scratch;
     bool generated;   /* added by proptool (accessor kernels): not a user kernel */
 } sxp_kernel;
 void sxp_kernel_encode(const sxp_kernel *k, sxp_buf *payload);
@@ -315,6 +317,16 @@ typedef struct sxp_analysis {
 
 bool sxp_analyse(sxp_module *m, const sxp_options *opt, sxp_analysis *a);
 void sxp_analysis_free(sxp_analysis *a);
+/* dglink.c: when device globals of `a` have no linkage (`static`), new
+ * module bytes (malloc'd) that export each under its OpName (else its
+ * unique id): parse and analyse them instead. False when none needs it. */
+bool sxp_dg_export_internal(const sxp_module *m, const sxp_analysis *a, uint8_t **bytes, size_t *size);
+/* Module-scope variables as symbols (after the cleanup and vtables passes,
+ * which drop some): sxp_data_symbol says whether one is, with its linkage
+ * name and type; sxp_analyse_data_symbols adds them to the analysis's
+ * exported and imported symbols. */
+bool sxp_data_symbol(const sxp_module *m, const sxp_analysis *a, uint32_t var, const char **name, uint32_t *type);
+void sxp_analyse_data_symbols(const sxp_module *m, sxp_analysis *a);
 /* Fill an image's entries and property sets from an analysis; `generated`
  * includes what proptool added to the SPIR-V (accessor kernels), which
  * variants compiled from the source (host, PTX, cubin) do not have. */

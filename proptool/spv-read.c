@@ -122,6 +122,83 @@ static bool add_annots(sxp_module *m, uint32_t id, uint32_t word)
     return ok;
 }
 
+/* The operands of a constant or composite type that must be defined
+ * before it: [*lo, *hi) in words; false when it has none. Literals of
+ * OpSpecConstantOp (composite indices, shuffle components) are left out. */
+static bool earlier_operands(const sxp_module *m, const sxp_inst *in, uint32_t *lo, uint32_t *hi)
+{
+    *hi = in->wc;
+    switch (in->op) {
+    case SpvOpConstantComposite:
+    case SpvOpSpecConstantComposite:
+        *lo = 3;
+        return true;
+    case SpvOpSpecConstantOp: {
+        if (in->wc < 5)
+            return false;
+        uint32_t op = m->words[in->off + 3];
+        *lo = 4;
+        if (op == SpvOpCompositeExtract)
+            *hi = 5;
+        else if (op == SpvOpCompositeInsert || op == SpvOpVectorShuffle)
+            *hi = in->wc < 6 ? in->wc : 6;
+        return true;
+    }
+    case SpvOpTypeStruct:
+        *lo = 2;
+        return true;
+    case SpvOpTypeVector:
+    case SpvOpTypeMatrix:
+    case SpvOpTypeRuntimeArray:
+        *lo = 2;
+        *hi = in->wc < 3 ? in->wc : 3;
+        return true;
+    case SpvOpTypeArray:
+        *lo = 2;
+        *hi = in->wc < 4 ? in->wc : 4;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Constants and composite types refer only to ids defined before them
+ * (SPIR-V's rule; a struct may name a pointer declared by an earlier
+ * OpTypeForwardPointer): a constant or type that contains itself, directly
+ * or through later ones, is refused here, so every walk over constants and
+ * types meets a DAG in module order (issue 26, finding 6). */
+static bool constants_acyclic(const sxp_module *m)
+{
+    uint8_t *forward = NULL;
+    bool ok = true;
+    for (uint32_t i = 0; i < m->first_fn_inst && ok; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (in->op == SpvOpTypeForwardPointer && in->wc >= 2 && m->words[in->off + 1] < m->nids) {
+            if (!forward)
+                forward = sxp_xcalloc(m->nids, 1);
+            forward[m->words[in->off + 1]] = 1;
+            continue;
+        }
+        uint32_t lo, hi;
+        if (!earlier_operands(m, in, &lo, &hi))
+            continue;
+        for (uint32_t k = lo; k < hi; k++) {
+            uint32_t id = m->words[in->off + k];
+            if (id >= m->nids || m->def[id] == SXP_NONE || m->def[id] < i || (forward && forward[id]))
+                continue;
+            bool has_result, has_type;
+            SpvHasResultAndType((SpvOp)in->op, &has_result, &has_type);
+            sxp_error(m->path, in->off, "%s %%%u refers to %s (%%%u): constants and types may refer only to "
+                      "earlier ones", opn(in->op), m->words[in->off + (has_type ? 2 : 1)],
+                      m->def[id] == i ? "itself" : "an id defined after it", id);
+            ok = false;
+            break;
+        }
+    }
+    free(forward);
+    return ok;
+}
+
 bool sxp_module_parse(sxp_module *m, const char *path, const uint8_t *bytes, size_t size)
 {
     memset(m, 0, sizeof *m);
@@ -376,6 +453,8 @@ bool sxp_module_parse(sxp_module *m, const char *path, const uint8_t *bytes, siz
     }
     if (m->first_fn_inst == SXP_NONE)
         m->first_fn_inst = m->ninsts;
+    if (!constants_acyclic(m))
+        return false;
 
     /* Every decoration must land on something the module defines. */
     for (uint32_t d = 0; d < m->ndecors; d++) {

@@ -553,8 +553,20 @@ static void rewrite_linkage(build *b, const sxp_analysis *a, writer *wr, uint32_
                 (*added_link)++;
         }
     }
-    if (!set_img)
+    if (!set_img) {
+        /* Later kernel images keep private copies of the variables the
+         * first exports (vtables and other variables with linkage), as of
+         * the functions: one definition by name, whatever is linked. */
+        for (uint32_t i = 0; b->group > 0 && !b->aot && i < m->first_fn_inst; i++) {
+            const sxp_inst *in = &m->insts[i];
+            const char *lname;
+            uint32_t ltype;
+            if (b->alive[i] && in->op == SpvOpVariable && in->wc >= 4 && !m->drop[i] &&
+                sxp_data_symbol(m, a, m->words[in->off + 2], &lname, &ltype) && ltype == SpvLinkageTypeExport)
+                replace(wr, linkage_inst(m, m->words[in->off + 2]));
+        }
         return;
+    }
     /* Variables in a set image: device globals are the kernels' (imported
      * here); every other variable is a private copy. */
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
@@ -845,6 +857,33 @@ static sxp_image *make_image(build *b, const sxp_analysis *a, const char *origin
         else if (!set_img && b->group == 0)
             list_add(&v.exported, &v.nexported, lname);
     }
+    /* Device globals by name too: a set image imports those its functions
+     * use from an image that defines them (the kernel image it is linked
+     * with, or another module's exporter); the core shares the instance
+     * by id either way. */
+    for (uint32_t g = 0; g < a->nglobals && !p->aot; g++) {
+        const char *lname = NULL;
+        uint32_t lt = SXP_NONE, var = a->globals[g].var;
+        if (!id_alive(b, var) || !sxp_module_linkage(m, var, &lname, &lt) || lt == SpvLinkageTypeImport)
+            continue;
+        if (set_img)
+            list_add(&v.imported, &v.nimported, lname);
+        else  /* every kernel image that uses one defines it (shared by id) */
+            list_add(&v.exported, &v.nexported, lname);
+    }
+    /* Variables: the first kernel image exports them, later ones and set
+     * images have private copies (rewrite_linkage). */
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const char *lname;
+        uint32_t lt;
+        if (!b->alive[i] || m->insts[i].op != SpvOpVariable || m->insts[i].wc < 3 ||
+            !sxp_data_symbol(m, a, m->words[m->insts[i].off + 2], &lname, &lt))
+            continue;
+        if (lt == SpvLinkageTypeImport)
+            list_add(&v.imported, &v.nimported, lname);
+        else if (!set_img && (b->group == 0 || p->aot))
+            list_add(&v.exported, &v.nexported, lname);
+    }
     if (v.nexported)
         qsort(v.exported, v.nexported, sizeof(char *), cmp_str);
     if (v.nimported)
@@ -855,10 +894,17 @@ static sxp_image *make_image(build *b, const sxp_analysis *a, const char *origin
     if (b->kind != IMG_KERNELS) {
         img->vf_set = sxp_xstrdup(p->sets[b->set]);
         img->vf_dummy = b->kind == IMG_DUMMY;
-        if (img->vf_dummy) {
-            sxp_set_u32(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "dummy-image", 1);
-            sxp_image_sort(img);
+        /* The set's functions by name, for modules that import them
+         * (declarations from another module lose their annotations). */
+        for (uint32_t f = 0; f < m->nfns; f++) {
+            const char *lname = NULL;
+            if (p->fn_set[f] == b->set && (b->fn_mode[f] == FN_DEF || b->fn_mode[f] == FN_EMPTY) &&
+                sxp_module_linkage(m, m->fns[f].id, &lname, NULL))
+                sxp_set_u32(sxp_image_set(img, SX_PROP_SET_VF_SYMBOLS), lname, 1);
         }
+        if (img->vf_dummy)
+            sxp_set_u32(sxp_image_set(img, SX_PROP_SET_VIRTUAL_FUNCTIONS), "dummy-image", 1);
+        sxp_image_sort(img);
     }
     free(v.kernels);
     free(v.globals);
@@ -904,6 +950,16 @@ static void build_kernels(build *b, const sxp_analysis *a, const uint8_t *kernel
     if (with_exports)
         for (uint32_t g = 0; g < a->nglobals; g++)
             ref(b, a->globals[g].var);
+    /* Variables other modules link against (vtables defined here): the
+     * first kernel image exports them, used here or not. */
+    if (with_exports)
+        for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+            const char *ln;
+            uint32_t lt;
+            if (m->insts[i].op == SpvOpVariable && m->insts[i].wc >= 3 &&
+                sxp_data_symbol(m, a, m->words[m->insts[i].off + 2], &ln, &lt) && lt == SpvLinkageTypeExport)
+                mark_inst(b, i);
+        }
     if (with_exports)
         for (uint32_t f = 0; f < m->nfns; f++) {
             const char *ln = NULL;
@@ -979,7 +1035,15 @@ static aspects_t aspects_of_calls(const sxp_vf_plan *p, const uint64_t *calls)
 bool sxp_vf_plan_make(sxp_module *m, const sxp_analysis *a, const sxp_options *opt, sxp_vf_plan **out)
 {
     *out = NULL;
-    if (!a->nvfuncs || opt->no_vf_split)
+    /* A module that defines no virtual function is split too when its
+     * kernels call sets of other modules: kernels calling different sets
+     * go to different images (an image's calls are all its kernels'). */
+    bool foreign_calls = false;
+    for (uint32_t k = 0; k < a->nkernels && !a->nvfuncs; k++)
+        for (uint32_t e = 0; e < m->nentries; e++)
+            if (m->entries[e].model == SpvExecutionModelKernel && !strcmp(m->entries[e].name, a->kernels[k].name))
+                foreign_calls |= sxp_module_annot(m, sxp_kernel_body_fn(m, &m->entries[e]), "calls-indirectly") != NULL;
+    if ((!a->nvfuncs && !foreign_calls) || opt->no_vf_split)
         return true;
     sxp_vf_plan *p = sxp_xcalloc(1, sizeof *p);
     p->aot = opt->aot;
@@ -1070,6 +1134,7 @@ bool sxp_vf_plan_make(sxp_module *m, const sxp_analysis *a, const sxp_options *o
     p->kgroup = sxp_xcalloc(a->nkernels + 1, sizeof *p->kgroup);
     p->kdropped = sxp_xcalloc(a->nkernels + 1, 1);
     aspects_t *gkey = sxp_xcalloc(a->nkernels + 1, sizeof *gkey);
+    char **gcalls = sxp_xcalloc(a->nkernels + 1, sizeof *gcalls);  /* per group: sets of other modules it calls */
     bool single = opt->dg_accessors && a->nglobals;
     uint8_t *one = sxp_xcalloc(a->nkernels + 1, 1);
     for (uint32_t k = 0; k < a->nkernels; k++) {
@@ -1079,8 +1144,24 @@ bool sxp_vf_plan_make(sxp_module *m, const sxp_analysis *a, const sxp_options *o
         build_kernels(&b, a, one, false);
         one[k] = 0;
         uint64_t *calls = sxp_xcalloc(sw, sizeof *calls), *creates = sxp_xcalloc(sw, sizeof *creates);
-        if (p->kbody[k] != SXP_NONE)
+        char **xcalls = NULL, **owned = NULL;
+        uint32_t nxc = 0, nowned = 0;
+        if (p->kbody[k] != SXP_NONE) {
             kernel_annot_sets(m, p, p->kbody[k], calls, creates);
+            names_not_in_plan(m, p, p->kbody[k], "calls-indirectly", &xcalls, &nxc, &owned, &nowned);
+        }
+        if (nxc)
+            qsort(xcalls, nxc, sizeof *xcalls, cmp_str);
+        sxp_buf xkey = {0};
+        for (uint32_t x = 0; x < nxc; x++) {
+            sxp_buf_put(&xkey, xcalls[x], strlen(xcalls[x]));
+            sxp_buf_u8(&xkey, ',');
+        }
+        sxp_buf_u8(&xkey, 0);
+        for (uint32_t x = 0; x < nowned; x++)
+            free(owned[x]);
+        free(owned);
+        free(xcalls);
         for (size_t x = 0; x < sw; x++)
             calls[x] |= b.called[x];
         aspects_t asp = prune_caps(&b) | used_aspects(&b) | aspects_of_calls(p, calls);
@@ -1093,20 +1174,28 @@ bool sxp_vf_plan_make(sxp_module *m, const sxp_analysis *a, const sxp_options *o
         free(calls);
         free(creates);
         build_free(&b);
-        if (p->kdropped[k])
+        if (p->kdropped[k]) {
+            sxp_buf_free(&xkey);
             continue;
+        }
         uint32_t g = 0;
         if (!single && !p->aot) {
-            while (g < p->ngroups && gkey[g] != asp)
+            while (g < p->ngroups && (gkey[g] != asp || strcmp(gcalls[g], (const char *)xkey.data)))
                 g++;
-            if (g == p->ngroups)
-                gkey[p->ngroups++] = asp;
+            if (g == p->ngroups) {
+                gkey[p->ngroups] = asp;
+                gcalls[p->ngroups++] = sxp_xstrdup((const char *)xkey.data);
+            }
         } else if (!p->ngroups)
             p->ngroups = 1;
         p->kgroup[k] = g;
+        sxp_buf_free(&xkey);
     }
     if (!p->ngroups)
         p->ngroups = 1;  /* exported functions still need an image */
+    for (uint32_t g = 0; g < p->ngroups; g++)
+        free(gcalls[g]);
+    free(gcalls);
     free(gkey);
     free(one);
     *out = p;
@@ -1195,6 +1284,15 @@ void sxp_vf_write_kernels(sxp_vf_plan *p, sxp_module *m, const sxp_analysis *a, 
             bool exports = false;
             for (uint32_t f = 0; f < m->nfns; f++)
                 exports |= b.fn_mode[f] == FN_DEF && !p->is_kernel_fn[f] && p->fn_set[f] == SXP_NONE;
+            for (uint32_t x = 0; x < a->nglobals && !exports; x++)
+                exports = id_alive(&b, a->globals[x].var);  /* a device global a set may use */
+            for (uint32_t i = 0; i < m->first_fn_inst && !exports; i++) {
+                const char *ln;
+                uint32_t lt;
+                exports = b.alive[i] && m->insts[i].op == SpvOpVariable && m->insts[i].wc >= 3 &&
+                          sxp_data_symbol(m, a, m->words[m->insts[i].off + 2], &ln, &lt) &&
+                          lt == SpvLinkageTypeExport;
+            }
             if (!exports && !p->aot) {
                 build_free(&b);
                 continue;

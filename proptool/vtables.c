@@ -144,34 +144,58 @@ static bool slot_dropped(const sxp_module *m, uint32_t id)
     return false;
 }
 
-static bool holds_code_pointer(const sxp_module *m, uint32_t id, int depth)
+/* Per id: does the constant hold a code pointer (an
+ * OpConstantFunctionPointerINTEL, itself or inside composites and constant
+ * expressions)? One pass in module order: the reader refused constants
+ * that refer to themselves or to later ones, so every operand is decided
+ * before its user and the work is one visit per constant (a tower of
+ * shared composites costs its size, not its fan-out to the power of its
+ * height). */
+static uint8_t *code_pointer_constants(const sxp_module *m)
 {
-    const sxp_inst *d = sxp_module_def(m, id);
-    if (!d || depth > 16)
-        return false;
-    if (d->op == SpvOpConstantFunctionPointerINTEL)
-        return true;
-    uint32_t first = d->op == SpvOpSpecConstantOp ? 4 : 3;
-    if (d->op != SpvOpConstantComposite && d->op != SpvOpSpecConstantComposite && d->op != SpvOpSpecConstantOp)
-        return false;
-    for (uint32_t k = first; k < d->wc; k++)
-        if (holds_code_pointer(m, m->words[d->off + k], depth + 1))
-            return true;
-    return false;
+    uint8_t *holds = sxp_xcalloc(m->nids, 1);
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *d = &m->insts[i];
+        if (m->drop[i] || d->wc < 3 || m->words[d->off + 2] >= m->nids)
+            continue;
+        uint32_t id = m->words[d->off + 2], first;
+        if (d->op == SpvOpConstantFunctionPointerINTEL) {
+            holds[id] = 1;
+            continue;
+        }
+        if (d->op == SpvOpConstantComposite || d->op == SpvOpSpecConstantComposite)
+            first = 3;
+        else if (d->op == SpvOpSpecConstantOp)
+            first = 4;
+        else
+            continue;
+        for (uint32_t k = first; k < d->wc && !holds[id]; k++) {
+            uint32_t w = m->words[d->off + k];
+            holds[id] = w < m->nids && m->def[w] < i && holds[w];
+        }
+    }
+    return holds;
 }
 
+/* Per type id: the instruction of its first OpConstantNull, and the one
+ * made here (which comes right after the type, so before any user). */
+typedef struct nulls {
+    uint32_t *first;
+    uint32_t *made;
+} nulls;
+
 /* An OpConstantNull of `type` defined before instruction `before`, made
- * (after the type) if there is none. */
-static uint32_t null_of(sxp_module *m, uint32_t type, uint32_t before)
+ * (after the type) if there is none: one look per slot. */
+static uint32_t null_of(sxp_module *m, nulls *n, uint32_t type, uint32_t before)
 {
-    for (uint32_t i = 0; i < before; i++) {
-        const sxp_inst *in = &m->insts[i];
-        if (!m->drop[i] && in->op == SpvOpConstantNull && in->wc >= 3 && m->words[in->off + 1] == type)
-            return m->words[in->off + 2];
-    }
+    if (n->first[type] != SXP_NONE && n->first[type] < before)
+        return m->words[m->insts[n->first[type]].off + 2];
+    if (n->made[type])
+        return n->made[type];
     uint32_t id = sxp_module_new_id(m);
     uint32_t ops[2] = {type, id};
     sxp_emit(sxp_module_after(m, m->def[type]), SpvOpConstantNull, ops, 2);
+    n->made[type] = id;
     return id;
 }
 
@@ -195,11 +219,23 @@ static void count_refs(const sxp_module *m, uint32_t i, uint32_t *refs, int delt
     }
 }
 
+/* An exported variable stays for the modules that import it (a vtable
+ * whose key function is defined here), except RTTI: typeinfo objects and
+ * their names go, as in DPC++'s device code. */
+static bool kept_export(const sxp_module *m, uint32_t id)
+{
+    const char *n = NULL;
+    uint32_t lt = SXP_NONE;
+    return sxp_module_linkage(m, id, &n, &lt) && lt == SpvLinkageTypeExport && strncmp(n, "_ZTI", 4) &&
+           strncmp(n, "_ZTS", 4);
+}
+
 static bool sweepable(const sxp_module *m, const sxp_inst *in)
 {
     return in->op == SpvOpSpecConstantOp || in->op == SpvOpConstantComposite ||
            in->op == SpvOpSpecConstantComposite || in->op == SpvOpConstantFunctionPointerINTEL ||
-           (in->op == SpvOpVariable && in->wc >= 4 && m->words[in->off + 3] == SpvStorageClassFunction);
+           (in->op == SpvOpVariable && in->wc >= 4 && m->words[in->off + 3] == SpvStorageClassFunction &&
+            !kept_export(m, m->words[in->off + 2]));
 }
 
 /* Null the RTTI and pure-virtual slots of every Function-storage vtable,
@@ -212,15 +248,30 @@ static void drop_rtti(sxp_module *m)
             count_refs(m, i, refs, 1);
     uint32_t *work = sxp_xmalloc((size_t)m->nids * sizeof *work);
     uint32_t nwork = 0;
+    uint8_t *holds = code_pointer_constants(m);
+    /* Each composite is visited once, whichever vtables share it: the
+     * stack never holds more than the module has ids. */
+    uint8_t *visited = sxp_xcalloc(m->nids, 1);
+    uint32_t *stack = sxp_xmalloc((size_t)m->nids * sizeof *stack);
+    nulls nl = {sxp_xmalloc((size_t)m->nids * sizeof *nl.first), sxp_xcalloc(m->nids, sizeof *nl.made)};
+    memset(nl.first, 0xff, (size_t)m->nids * sizeof *nl.first);
+    for (uint32_t i = 0; i < m->first_fn_inst; i++) {
+        const sxp_inst *in = &m->insts[i];
+        if (!m->drop[i] && in->op == SpvOpConstantNull && in->wc >= 3 && m->words[in->off + 1] < m->nids &&
+            nl.first[m->words[in->off + 1]] == SXP_NONE)
+            nl.first[m->words[in->off + 1]] = i;
+    }
     for (uint32_t i = 0; i < m->first_fn_inst; i++) {
         const sxp_inst *in = &m->insts[i];
         if (m->drop[i] || in->op != SpvOpVariable || in->wc < 5 ||
-            m->words[in->off + 3] != SpvStorageClassFunction || !holds_code_pointer(m, m->words[in->off + 4], 0))
+            m->words[in->off + 3] != SpvStorageClassFunction || m->words[in->off + 4] >= m->nids ||
+            !holds[m->words[in->off + 4]] || visited[m->words[in->off + 4]])
             continue;
         /* The initializer's composites, depth first (a vtable group is a
          * struct of arrays). */
-        uint32_t stack[32], nstack = 0;
+        uint32_t nstack = 0;
         stack[nstack++] = m->words[in->off + 4];
+        visited[m->words[in->off + 4]] = 1;
         while (nstack) {
             const sxp_inst *c = sxp_module_def(m, stack[--nstack]);
             if (!c || (c->op != SpvOpConstantComposite && c->op != SpvOpSpecConstantComposite))
@@ -229,12 +280,14 @@ static void drop_rtti(sxp_module *m)
                 uint32_t *w = &m->words[c->off + k];
                 const sxp_inst *e = sxp_module_def(m, *w);
                 if (e && (e->op == SpvOpConstantComposite || e->op == SpvOpSpecConstantComposite)) {
-                    if (nstack < 32)
+                    if (!visited[*w]) {
+                        visited[*w] = 1;
                         stack[nstack++] = *w;
+                    }
                 } else if (*w < m->nids && slot_dropped(m, *w) && e->wc >= 3 &&
                            m->words[e->off + 1] < m->nids && m->def[m->words[e->off + 1]] != SXP_NONE) {
                     uint32_t old = *w;
-                    *w = null_of(m, m->words[e->off + 1], (uint32_t)(c - m->insts));
+                    *w = null_of(m, &nl, m->words[e->off + 1], (uint32_t)(c - m->insts));
                     if (--refs[old] == 0 && nwork < m->nids)
                         work[nwork++] = old;
                 }
@@ -249,8 +302,14 @@ static void drop_rtti(sxp_module *m)
             !refs[m->words[in->off + 2]] && nwork < m->nids)
             work[nwork++] = m->words[in->off + 2];
     }
+    free(nl.first);
+    free(nl.made);
+    free(stack);
+    free(visited);
+    free(holds);
     uint8_t *gone = sxp_xcalloc(m->nids, 1);
     bool any = false;
+    sxp_buf dropped = {0};  /* exported symbols that go: said */
     while (nwork) {
         uint32_t id = work[--nwork];
         uint32_t i = m->def[id];
@@ -259,6 +318,13 @@ static void drop_rtti(sxp_module *m)
         m->drop[i] = 1;
         gone[id] = 1;
         any = true;
+        const char *ln = NULL;
+        uint32_t lt = SXP_NONE;
+        if (m->insts[i].op == SpvOpVariable && sxp_module_linkage(m, id, &ln, &lt) && lt == SpvLinkageTypeExport) {
+            if (dropped.len)
+                sxp_buf_put(&dropped, ", ", 2);
+            sxp_buf_put(&dropped, ln, strlen(ln));
+        }
         count_refs(m, i, refs, -1);
         const sxp_inst *in = &m->insts[i];
         for (uint32_t k = 3; k < in->wc; k++) {
@@ -271,6 +337,12 @@ static void drop_rtti(sxp_module *m)
         const sxp_inst *in = &m->insts[i];
         if (is_annotation(in->op) && in->wc >= 2 && m->words[in->off + 1] < m->nids && gone[m->words[in->off + 1]])
             m->drop[i] = 1;
+    }
+    if (dropped.len) {
+        sxp_buf_u8(&dropped, 0);
+        sxp_warn(m->path, SXP_NONE, "exported typeinfo dropped (device code has no RTTI, as in DPC++; a module "
+                 "importing them will not link): %s", (const char *)dropped.data);
+        sxp_buf_free(&dropped);
     }
     free(gone);
     free(work);

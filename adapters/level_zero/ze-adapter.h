@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <level_zero/ze_api.h>
+#include <stdatomic.h>
 #include <sycl-ext/adapter.h>
 
 /* The ze* entry points the adapter calls, resolved from libze_loader.so.1
@@ -28,7 +29,8 @@
     X(zeModuleGetNativeBinary) X(zeModuleGetGlobalPointer) X(zeModuleGetProperties) \
     X(zeModuleBuildLogGetString) X(zeModuleBuildLogDestroy)                         \
     X(zeKernelCreate) X(zeKernelDestroy) X(zeKernelSetArgumentValue)                \
-    X(zeKernelSetGroupSize) X(zeKernelSuggestGroupSize) X(zeKernelGetProperties)
+    X(zeKernelSetGroupSize) X(zeKernelSuggestGroupSize) X(zeKernelGetProperties)     \
+    X(zeKernelSetIndirectAccess)
 /* Optional: a NULL one makes only the feature using it unsupported. */
 #define SXZ_OPTIONAL_FUNCS(X) X(zeKernelSetGlobalOffsetExp)
 
@@ -93,6 +95,9 @@ struct sxa_context_s {
     struct sxa_device_s **devices;
     pthread_mutex_t lock;      /* the pools */
     sxz_pool *pools;
+    /* USM kinds allocated so far (1 << SX_USM_TYPE_*): what a kernel that
+     * reaches USM indirectly declares (zeKernelSetIndirectAccess). */
+    _Atomic uint32_t usm_kinds;
 };
 
 struct sxa_queue_s {
@@ -127,6 +132,11 @@ struct sxa_program_s {
     int state;
     uint32_t num_modules;      /* 1, or one per input of a link */
     ze_module_handle_t *modules;
+    /* Indirect USM access (issue 29): SXA_PROGRAM_INDIRECT_USM, and the
+     * kernels whose signatures show they need none (others declare it). */
+    uint32_t usm_flags;
+    char **direct_only;
+    uint32_t num_direct_only;
 };
 
 struct sxa_kernel_s {
@@ -143,6 +153,8 @@ struct sxa_kernel_s {
     pthread_mutex_t lock;
     uint32_t group[3];         /* last group size given to the driver */
     int offset_set;            /* a non-zero global offset was set */
+    int indirect;              /* may reach USM no argument names */
+    uint32_t indirect_kinds;   /* USM kinds declared so far (under the lock) */
 };
 
 /* ze-api.c */

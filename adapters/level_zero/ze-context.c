@@ -342,6 +342,8 @@ static sx_result usm_alloc(sxa_context context, sxa_device device, sx_usm_type t
     ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
     ze_result_t rc;
     const char *fn;
+    if (type >= SX_USM_TYPE_HOST && type <= SX_USM_TYPE_SHARED)
+        atomic_fetch_or(&c->usm_kinds, 1u << type); /* before any kernel can be given the memory */
     switch (type) {
     case SX_USM_TYPE_HOST:
         fn = "zeMemAllocHost";

@@ -185,6 +185,32 @@ static sx_result set_args(struct sxa_kernel_s *k, uint32_t num_args, const sx_ar
     return r;
 }
 
+/* A kernel that may reach USM no argument names (a device_global's
+ * instance, pointers inside a struct argument): Intel's GPU drivers make
+ * only the allocations a kernel is given resident unless told, so declare
+ * indirect access for the kinds the context has allocated (once each).
+ * Called with the kernel's lock. */
+static sx_result declare_indirect(struct sxa_kernel_s *k, struct sxa_context_s *c)
+{
+    static const ze_kernel_indirect_access_flags_t flag[4] = {
+        [SX_USM_TYPE_HOST] = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST,
+        [SX_USM_TYPE_DEVICE] = ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE,
+        [SX_USM_TYPE_SHARED] = ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED,
+    };
+    uint32_t kinds = atomic_load_explicit(&c->usm_kinds, memory_order_acquire);
+    if (!k->indirect || !(kinds & ~k->indirect_kinds))
+        return SX_SUCCESS;
+    ze_kernel_indirect_access_flags_t f = 0;
+    for (uint32_t t = SX_USM_TYPE_HOST; t <= SX_USM_TYPE_SHARED; t++)
+        if (kinds & (1u << t))
+            f |= flag[t];
+    ze_result_t rc = sxz_ze.zeKernelSetIndirectAccess(k->kernel, f);
+    if (rc != ZE_RESULT_SUCCESS)
+        return sxz_fail("zeKernelSetIndirectAccess", rc, " (flags 0x%x) for kernel '%s'", (unsigned)f, k->name);
+    k->indirect_kinds = kinds;
+    return SX_SUCCESS;
+}
+
 /* Group size and count for the launch; NULL local = the driver suggests. */
 static sx_result shape(struct sxa_kernel_s *k, uint32_t dim, const size_t *global,
                        const size_t *local, uint32_t group[3], ze_group_count_t *count)
@@ -273,6 +299,8 @@ static sx_result kernel_launch(sxa_queue queue, sxa_kernel kernel, uint32_t work
      * from the first setter until the append has captured it. */
     pthread_mutex_lock(&k->lock);
     r = set_args(k, num_args, args);
+    if (r == SX_SUCCESS)
+        r = declare_indirect(k, q->context);
     if (r == SX_SUCCESS)
         r = shape(k, work_dim, global_size, local_size, group, &count);
     if (r == SX_SUCCESS && memcmp(group, k->group, sizeof(group)) != 0) {

@@ -105,8 +105,28 @@ static sx_result program_new(struct sxa_context_s *c, struct sxa_device_s *d,
     return SX_SUCCESS;
 }
 
+/* The desc's kernels whose signatures show no argument that may hold a
+ * pointer, and its flags (read only as far as its size goes). */
+static sx_result take_desc(struct sxa_program_s *p, const sxa_program_desc *desc)
+{
+    if (desc && desc->size >= offsetof(sxa_program_desc, flags) + sizeof(uint32_t))
+        p->usm_flags = desc->flags;
+    if (!desc || desc->size < offsetof(sxa_program_desc, kernels) + sizeof(desc->kernels) || !desc->num_kernels)
+        return SX_SUCCESS;
+    if (!(p->direct_only = calloc(desc->num_kernels, sizeof(*p->direct_only))))
+        return sxz_error(SX_ERROR_OUT_OF_HOST_MEMORY, "level_zero: out of memory");
+    for (uint32_t i = 0; i < desc->num_kernels; i++)
+        if (desc->kernels[i].name && !sxa_signature_indirect(&desc->kernels[i]) &&
+            !(p->direct_only[p->num_direct_only++] = dup_or_null(desc->kernels[i].name)))
+            return sxz_error(SX_ERROR_OUT_OF_HOST_MEMORY, "level_zero: out of memory");
+    return SX_SUCCESS;
+}
+
 static void program_free(struct sxa_program_s *p)
 {
+    for (uint32_t i = 0; i < p->num_direct_only; i++)
+        free(p->direct_only[i]);
+    free(p->direct_only);
     for (uint32_t i = 0; i < p->num_modules; i++)
         if (p->modules[i])
             sxz_ze.zeModuleDestroy(p->modules[i]);
@@ -150,7 +170,12 @@ static sx_result program_create(sxa_context context, sxa_device device, sx_image
                          size);
     }
     memcpy(p->data, data, size);
-    (void)desc;  /* Level Zero reads kernel signatures from the module itself. */
+    /* Level Zero reads kernel signatures from the module itself; the desc
+     * says which kernels may reach USM indirectly. */
+    if ((r = take_desc(p, desc)) != SX_SUCCESS) {
+        program_free(p);
+        return r;
+    }
     *out = (sxa_program)p;
     return SX_SUCCESS;
 }
@@ -256,9 +281,21 @@ static sx_result program_link(sxa_context context, sxa_device device, uint32_t c
     if (r != SX_SUCCESS)
         return r;
     p->modules = calloc(count, sizeof(*p->modules));
-    if (!p->modules) {
-        free(p);
+    uint32_t direct = 0;
+    for (uint32_t i = 0; i < count; i++)
+        direct += ((struct sxa_program_s *)programs[i])->num_direct_only;
+    if (!p->modules || (direct && !(p->direct_only = calloc(direct, sizeof(*p->direct_only))))) {
+        program_free(p);
         return sxz_error(SX_ERROR_OUT_OF_HOST_MEMORY, "level_zero: out of memory");
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const struct sxa_program_s *in = (const struct sxa_program_s *)programs[i];
+        p->usm_flags |= in->usm_flags;
+        for (uint32_t k = 0; k < in->num_direct_only; k++)
+            if (!(p->direct_only[p->num_direct_only++] = dup_or_null(in->direct_only[k]))) {
+                program_free(p);
+                return sxz_error(SX_ERROR_OUT_OF_HOST_MEMORY, "level_zero: out of memory");
+            }
     }
     for (uint32_t i = 0; i < count; i++) {
         struct sxa_program_s *in = (struct sxa_program_s *)programs[i];
@@ -405,6 +442,13 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
     }
     kern->base.dispatch = sxz_services->dispatch;
     kern->program = p;
+    kern->indirect = (p->usm_flags & SXA_PROGRAM_INDIRECT_USM) != 0;
+    if (!kern->indirect) {
+        kern->indirect = 1; /* no signature: arguments may hold pointers */
+        for (uint32_t i = 0; i < p->num_direct_only; i++)
+            if (!strcmp(p->direct_only[i], name))
+                kern->indirect = 0;
+    }
     kern->kernel = k;
     kern->num_args = kp.numKernelArgs;
     kern->local_mem = kp.localMemSize;

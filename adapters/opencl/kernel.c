@@ -66,6 +66,13 @@ static sx_result kernel_create(sxa_program program, const char *name, sxa_kernel
     }
     kr->base.dispatch = sxo_svc->dispatch;
     kr->program = program;
+    kr->indirect = (program->usm_flags & SXA_PROGRAM_INDIRECT_USM) != 0;
+    if (!kr->indirect) {
+        kr->indirect = 1; /* no signature: arguments may hold pointers */
+        for (uint32_t i = 0; i < program->num_direct_only; i++)
+            if (!strcmp(program->direct_only[i], name))
+                kr->indirect = 0;
+    }
     kr->k = k;
     kr->num_args = n;
     pthread_mutex_init(&kr->grow, NULL);
@@ -193,6 +200,36 @@ static int arg_unchanged(struct sxo_arg_memo *m, const sx_arg *a, unsigned long 
     if (n)
         memcpy(m->bytes, bytes, n);
     return 0;
+}
+
+/* A kernel that may reach USM no argument names (a device_global's
+ * instance, pointers inside a struct argument): Intel's drivers make only
+ * the allocations a kernel is given resident unless told (compute-runtime
+ * #631), so declare indirect access for every USM kind the context has
+ * allocated, once per kind and cl_kernel. Called with the slot's lock. */
+static sx_result declare_indirect(struct sxo_kernel_slot *s, const struct sxa_kernel_s *kernel,
+                                  const struct sxa_context_s *c, const struct sxa_device_s *d)
+{
+    static const cl_kernel_exec_info param[4] = {
+        [SX_USM_TYPE_HOST] = CL_KERNEL_EXEC_INFO_INDIRECT_HOST_ACCESS_INTEL,
+        [SX_USM_TYPE_DEVICE] = CL_KERNEL_EXEC_INFO_INDIRECT_DEVICE_ACCESS_INTEL,
+        [SX_USM_TYPE_SHARED] = CL_KERNEL_EXEC_INFO_INDIRECT_SHARED_ACCESS_INTEL,
+    };
+    static const char *const kind[4] = {"?", "HOST", "DEVICE", "SHARED"};
+    uint32_t want = atomic_load_explicit(&c->usm_kinds, memory_order_acquire) & ~s->indirect_kinds;
+    if (!kernel->indirect || !want || d->usm != SXO_USM_INTEL || !sxo_cl.clSetKernelExecInfo)
+        return SX_SUCCESS;
+    for (uint32_t t = SX_USM_TYPE_HOST; t <= SX_USM_TYPE_SHARED; t++) {
+        if (!(want & (1u << t)))
+            continue;
+        cl_bool yes = CL_TRUE;
+        cl_int err = sxo_cl.clSetKernelExecInfo(s->k, param[t], sizeof yes, &yes);
+        if (err != CL_SUCCESS)
+            return sxo_fail(err, "clSetKernelExecInfo", "(CL_KERNEL_EXEC_INFO_INDIRECT_%s_ACCESS_INTEL) for kernel "
+                            "'%s' on '%s'", kind[t], kernel->name, d->name);
+        s->indirect_kinds |= 1u << t;
+    }
+    return SX_SUCCESS;
 }
 
 /* Called with the slot's lock held. */
@@ -398,8 +435,10 @@ __attribute__((hot)) sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel ker
     }
     /* Without arguments there is nothing to keep together with the
      * enqueue (clEnqueueNDRangeKernel itself is thread-safe). */
-    struct sxo_kernel_slot *slot = num_args ? slot_take(kernel) : kernel->slots[0];
+    struct sxo_kernel_slot *slot = num_args || kernel->indirect ? slot_take(kernel) : kernel->slots[0];
     rc = num_args ? set_args(slot, d, num_args, args) : SX_SUCCESS;
+    if (rc == SX_SUCCESS)
+        rc = declare_indirect(slot, kernel, queue->context, d);
     if (rc == SX_SUCCESS) {
         err = sxo_cl.clEnqueueNDRangeKernel(queue->q, slot->k, work_dim, global_offset,
                                             global_size, local_size, num_events, list, evp);
@@ -408,7 +447,7 @@ __attribute__((hot)) sx_result sxo_kernel_launch(sxa_queue queue, sxa_kernel ker
                           "for kernel %p on '%s' (%u-D, global %zu, local %zu)", (void *)kernel,
                           d->name, work_dim, global_size[0], local_size ? local_size[0] : 0);
     }
-    if (num_args)
+    if (num_args || kernel->indirect)
         pthread_mutex_unlock(&slot->lock);
     if (!atomic_load_explicit(&queue->kernels_pending, memory_order_relaxed))
         atomic_store_explicit(&queue->kernels_pending, 1, memory_order_relaxed);

@@ -346,6 +346,7 @@ static sx_result usm_alloc(sxa_context context, sxa_device device, sx_usm_type t
     struct sxa_device_s *d = device ? device : context->devices[0];
     cl_int err = CL_SUCCESS;
     void *p = NULL;
+    atomic_fetch_or(&context->usm_kinds, 1u << type); /* before any kernel can be given the memory */
     switch (sxo_context_usm(context)) {
     case SXO_USM_INTEL: {
         const sxo_ext *e = &d->platform->ext;

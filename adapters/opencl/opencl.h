@@ -50,7 +50,7 @@ typedef cl_int (CL_API_CALL *sxo_global_pointer_fn)(cl_device_id, cl_program, co
     X(clGetExtensionFunctionAddressForPlatform, 1)                                   \
     X(clCreateCommandQueueWithProperties, 0) X(clSVMAlloc, 0) X(clSVMFree, 0)        \
     X(clSetKernelArgSVMPointer, 0) X(clEnqueueSVMMemcpy, 0) X(clEnqueueSVMMemFill, 0) \
-    X(clCreateProgramWithIL, 0)
+    X(clCreateProgramWithIL, 0) X(clSetKernelExecInfo, 0)
 
 typedef struct sxo_api {
 #define SXO_FIELD(name, required) __typeof__(&name) name;
@@ -148,6 +148,9 @@ struct sxa_context_s {
     struct sxa_device_s **devices;
     pthread_mutex_t lock;        /* aligned */
     sxo_aligned *aligned;
+    /* USM kinds allocated so far (bit 1 << SX_USM_TYPE_*): what a kernel
+     * that reaches USM indirectly must declare (kernel.c). */
+    _Atomic uint32_t usm_kinds;
 };
 
 struct sxa_queue_s {
@@ -181,6 +184,12 @@ struct sxa_program_s {
     char *default_link_options;
     pthread_mutex_t lock;        /* globals list: insertions */
     _Atomic(sxo_global *) globals; /* read without the lock: records are only prepended, freed with the program */
+    /* Indirect USM access (issue 29): SXA_PROGRAM_INDIRECT_USM for all its
+     * kernels, and the kernels whose signatures show they need none (any
+     * other kernel declares it: unknown arguments may hold pointers). */
+    uint32_t usm_flags;
+    char **direct_only;
+    uint32_t num_direct_only;
 };
 
 /* One cl_kernel of a kernel and what its arguments hold. clSetKernelArg
@@ -194,6 +203,7 @@ struct sxo_kernel_slot {
      * passes the same value skips its clSetKernelArg*, as a program that
      * sets arguments once would (num_args entries; NULL with none). */
     struct sxo_arg_memo *memo;
+    uint32_t indirect_kinds;     /* USM kinds declared for indirect access (under the lock) */
 };
 
 /* Threads that launch one kernel at once each get a cl_kernel of their own
@@ -207,6 +217,7 @@ struct sxa_kernel_s {
     cl_kernel k;                 /* slots[0]->k: the one info queries use */
     cl_uint num_args;
     char *name;                  /* for clCreateKernel of more slots */
+    int indirect;                /* may reach USM no argument names: declare indirect access */
     pthread_mutex_t grow;        /* adding a slot */
     /* Slots are only appended (published by num_slots) and freed with the kernel. */
     _Atomic uint32_t num_slots;

@@ -70,16 +70,53 @@ static struct sxa_program_s *program_new(struct sxa_context_s *ctx, struct sxa_d
         if (desc->link_options && !(p->default_link_options = strdup(desc->link_options)))
             goto oom;
     }
+    if (desc && desc->size >= offsetof(sxa_program_desc, flags) + sizeof(uint32_t))
+        p->usm_flags = desc->flags;
+    /* Kernels whose signatures show no argument that may hold pointers. */
+    if (desc && desc->size >= offsetof(sxa_program_desc, kernels) + sizeof(desc->kernels) && desc->num_kernels) {
+        if (!(p->direct_only = calloc(desc->num_kernels, sizeof *p->direct_only)))
+            goto oom;
+        for (uint32_t i = 0; i < desc->num_kernels; i++)
+            if (desc->kernels[i].name && !sxa_signature_indirect(&desc->kernels[i]) &&
+                !(p->direct_only[p->num_direct_only++] = strdup(desc->kernels[i].name)))
+                goto oom;
+    }
     return p;
 oom:
+    for (uint32_t i = 0; i < p->num_direct_only; i++)
+        free(p->direct_only[i]);
+    free(p->direct_only);
     free(p->default_options);
+    free(p->default_link_options);
     pthread_mutex_destroy(&p->lock);
     free(p);
     return NULL;
 }
 
+/* A linked program's kernels: indirect access as its parts said. */
+static int merge_direct_only(struct sxa_program_s *p, uint32_t count, const sxa_program *parts)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        p->usm_flags |= parts[i]->usm_flags;
+        n += parts[i]->num_direct_only;
+    }
+    if (!n)
+        return 1;
+    if (!(p->direct_only = calloc(n, sizeof *p->direct_only)))
+        return 0;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t k = 0; k < parts[i]->num_direct_only; k++)
+            if (!(p->direct_only[p->num_direct_only++] = strdup(parts[i]->direct_only[k])))
+                return 0;
+    return 1;
+}
+
 static void program_free(struct sxa_program_s *p)
 {
+    for (uint32_t i = 0; i < p->num_direct_only; i++)
+        free(p->direct_only[i]);
+    free(p->direct_only);
     sxo_globals_free(p);
     if (p->prog)
         sxo_cl.clReleaseProgram(p->prog);
@@ -248,6 +285,10 @@ static sx_result program_link(sxa_context context, sxa_device device, uint32_t c
         ids[i] = programs[i]->prog;
     }
     struct sxa_program_s *p = program_new(context, device, SX_IMAGE_KIND_NATIVE, NULL);
+    if (p && !merge_direct_only(p, count, programs)) {
+        program_free(p);
+        p = NULL;
+    }
     const char *opts = options ? options : programs[0]->default_link_options;
     if (!opts)
         opts = "";

@@ -145,7 +145,18 @@ typedef struct sxa_program_desc {
     const sxa_kernel_signature *kernels; /**< the signatures of the program's kernels */
     const char *compile_options;  /**< from the image; may be NULL */
     const char *link_options;     /**< may be NULL */
+    uint32_t flags;               /**< appended (issue 29): SXA_PROGRAM_*; read it only when size covers it */
 } sxa_program_desc;
+
+/** The program's kernels may reach USM memory no argument names: a
+ * device_global's USM instance (through the program variable that holds
+ * its address). Backends that make only the memory a kernel is given
+ * resident must be told (OpenCL: CL_KERNEL_EXEC_INFO_INDIRECT_*_ACCESS_INTEL,
+ * Level Zero: zeKernelSetIndirectAccess) for the USM kinds allocated. A
+ * kernel with a by-value struct parameter that may hold pointers (a
+ * signature member SX_SCALAR_PTR, or no signature at all) needs the same,
+ * whatever this flag says. */
+#define SXA_PROGRAM_INDIRECT_USM (1u << 0)
 
 /* ---- info queries ---- */
 /** Adapter info queries (adapter table's get_info). */
@@ -437,6 +448,24 @@ static inline sx_result sxa_info_string(const char *s, size_t size, void *value,
                                         size_t *size_ret)
 {
     return sxa_info_copy(s, strlen(s) + 1, size, value, size_ret);
+}
+
+/* May a kernel with this signature reach USM through a by-value struct
+ * (a member that is a pointer, or a struct whose members are unknown)?
+ * Then it needs indirect access declared (SXA_PROGRAM_INDIRECT_USM). */
+static inline int sxa_signature_indirect(const sxa_kernel_signature *sig)
+{
+    for (uint32_t i = 0; i < sig->num_params; i++) {
+        const sxa_kernel_param *p = &sig->params[i];
+        if (p->kind != SX_PARAM_STRUCT)
+            continue;
+        if (!p->num_members || !p->members)
+            return 1;
+        for (uint32_t m = 0; m < p->num_members; m++)
+            if (p->members[m].scalar == SX_SCALAR_PTR)
+                return 1;
+    }
+    return 0;
 }
 
 #ifdef __cplusplus

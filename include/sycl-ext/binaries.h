@@ -210,6 +210,11 @@ typedef struct sx_device_binaries {
  * reach program variables: property name = device-global unique id, value =
  * STRING entry name of its accessor kernel. */
 #define SX_PROP_SET_GLOBAL_ACCESSORS "SX/device global accessors"
+/** Ours: on a virtual-function set image (and its dummy): the linkage name of
+ * every function of the set it defines (UINT32 1 each). An image that
+ * imports one of them, with no image exporting it, is linked with the set
+ * as if it created its objects (issue 29; DPC++ exports none of them). */
+#define SX_PROP_SET_VF_SYMBOLS "SX/virtual-function symbols"
 
 /** The "SX/kernel signatures" set: one BYTE_ARRAY property per kernel entry name.
  * Payload (after the 64-bit bit-count prefix), all little-endian u32 unless

@@ -300,8 +300,11 @@ SX_API sx_result sx_queue_launch(sx_queue queue, sx_kernel kernel, uint32_t work
 
 /** A free-function kernel by its function name: "foo" finds the entry
  * "__sycl_kernel_foo" (extern "C") or the one C++ entry for foo
- * ("_Z17__sycl_kernel_foo..."), "ns::foo" a namespaced one; a full entry
- * name is taken as is. Overloads and template instances share a name:
+ * ("_Z17__sycl_kernel_foo..."), "ns::foo" a namespaced one, also through
+ * inline and anonymous namespaces the name leaves out ("ns::f" finds
+ * ns::v1::f, "g" finds (anonymous)::g; the outermost named namespace must
+ * be given; a name as written wins over one with namespaces left out); a
+ * full entry name is taken as is. Overloads and template instances share a name:
  * ask for them by full entry name (SX_ERROR_INVALID_KERNEL_NAME lists the
  * candidates). SX_ERROR_INVALID_KERNEL_NAME also when no registered image
  * has it, or when the entry is not a free-function kernel. */
@@ -353,8 +356,8 @@ typedef struct sx_launch_properties {
  * SX_ERROR_INVALID_OPERATION (a single_task kernel), SX_ERROR_INVALID_WORK_GROUP_SIZE
  * (local size does not divide, or exceeds the device's limits),
  * SX_ERROR_KERNEL_NOT_SUPPORTED (no image for the device), SX_ERROR_INVALID_VALUE
- * (work_group_scratch_size missing for a kernel that uses scratch memory, or
- * given for one that does not). props may be NULL. */
+ * (work_group_scratch_size missing for a kernel that uses scratch memory;
+ * given for one that does not, it is ignored, as in DPC++). props may be NULL. */
 SX_API sx_result sx_nd_launch(sx_queue queue, sx_args args, uint32_t work_dim, const size_t *global_size,
                               const size_t *local_size, const sx_launch_properties *props,
                               uint32_t num_events, const sx_event *wait_list, sx_event *event);

@@ -54,7 +54,9 @@ _Static_assert(sizeof(sx_device_binaries) == 32 && offsetof(sx_device_binaries, 
 /* Adapter ABI: the services and every table start with their size. */
 _Static_assert(offsetof(sxa_services, size) == 0 && offsetof(sxa_services, dispatch) == 8, "sxa_services");
 _Static_assert(offsetof(sxa_object, dispatch) == 0, "sxa_object");
-_Static_assert(offsetof(sxa_program_desc, size) == 0 && sizeof(sxa_program_desc) == 32, "sxa_program_desc");
+/* 32 bytes until issue 29 appended flags: adapters read it only when size covers it. */
+_Static_assert(offsetof(sxa_program_desc, size) == 0 && offsetof(sxa_program_desc, flags) == 32 &&
+               sizeof(sxa_program_desc) == 40, "sxa_program_desc");
 _Static_assert(sizeof(sxa_kernel_param) == 32 && sizeof(sxa_kernel_signature) == 24, "sxa_kernel_param");
 #define TABLE(t, n) _Static_assert(offsetof(t, size) == 0 && sizeof(t) == 8 + 8 * (n), #t " has " #n " entries")
 TABLE(sxa_adapter_table, 3);

@@ -231,6 +231,46 @@ START_TEST(dg_copy_out_of_bounds)
 }
 END_TEST
 
+/* One context with two devices (issue 29, what DPC++'s users reported):
+ * a device global has one USM instance per device; each device's program
+ * gets its own instance's address; copies through each device's queue see
+ * that device's instance only. */
+START_TEST(dg_two_devices)
+{
+    CK_OK(sx_fini());
+    setenv("FAKE_TWO_DEVICES", "1", 1);
+    CK_OK(sx_init(0));
+    sx_device devs[2];
+    uint32_t n = 0;
+    CK_OK(sx_device_get(NULL, SX_DEVICE_TYPE_ALL, 2, devs, &n));
+    ck_assert_uint_eq(n, 2);
+    sx_context c2;
+    sx_queue qs[2];
+    CK_OK(sx_context_create(2, devs, &c2));
+    for (int i = 0; i < 2; i++)
+        CK_OK(sx_queue_create(c2, devs[i], 0, &qs[i]));
+    dg_host obj = {.value = {5, 6}};
+    vf_lib *l = dg_lib(&obj);
+    int a[2] = {10, 11}, b[2] = {20, 21}, out[2];
+    CK_OK(sx_queue_device_global_copy_to(qs[0], a, &obj, sizeof(int), 2, 0, 1, 0, NULL, NULL));
+    CK_OK(sx_queue_device_global_copy_to(qs[1], b, &obj, sizeof(int), 1, 0, 1, 0, NULL, NULL));
+    for (int i = 0; i < 2; i++)
+        CK_OK(vf_launch(qs[i], "DeviceGlobalTestKernel"));
+    ck_assert_uint_eq(log_count("global_write DeviceGlobalName"), 2);  /* one program per device */
+    CK_OK(sx_queue_device_global_read(qs[0], out, &obj, sizeof(out), 0, 1, 0, NULL, NULL));
+    ck_assert_int_eq(out[0], 10);
+    ck_assert_int_eq(out[1], 11);
+    CK_OK(sx_queue_device_global_read(qs[1], out, &obj, sizeof(out), 0, 1, 0, NULL, NULL));
+    ck_assert_int_eq(out[0], 20);
+    ck_assert_int_eq(out[1], 6);  /* the rest keeps the initial value */
+    for (int i = 0; i < 2; i++)
+        CK_OK(sx_queue_release(qs[i]));
+    CK_OK(sx_context_release(c2));
+    dg_done(l, &obj);
+    unsetenv("FAKE_TWO_DEVICES");
+}
+END_TEST
+
 static Suite *dpcpp_runtime_suite(void)
 {
     Suite *s = suite_create("dpcpp-runtime");
@@ -248,6 +288,7 @@ static Suite *dpcpp_runtime_suite(void)
     tcase_add_test(d, dg_copy_to_before_use_full);
     tcase_add_test(d, dg_copy_to_before_use_partial);
     tcase_add_test(d, dg_copy_out_of_bounds);
+    tcase_add_test(d, dg_two_devices);
     suite_add_tcase(s, d);
     return s;
 }

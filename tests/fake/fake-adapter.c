@@ -56,7 +56,7 @@ struct sxa_event_s { sxa_object base; };
 
 static struct sxa_adapter_s adapter;
 static struct sxa_platform_s platform;
-static struct sxa_device_s device;
+static struct sxa_device_s device, device2;  /* device2: only with FAKE_TWO_DEVICES */
 static unsigned long launches;
 
 static sx_result f_init(const sxa_services *s, sxa_adapter *out)
@@ -75,7 +75,7 @@ static sx_result f_init(const sxa_services *s, sxa_adapter *out)
     raise(SIGSEGV);
 #endif
     svc = s;
-    adapter.base.dispatch = platform.base.dispatch = device.base.dispatch = s->dispatch;
+    adapter.base.dispatch = platform.base.dispatch = device.base.dispatch = device2.base.dispatch = s->dispatch;
     *out = &adapter;
     return SX_SUCCESS;
 }
@@ -133,11 +133,14 @@ static int misbehave(const char *what)
 }
 static sx_result f_device_get(sxa_platform p, sx_device_type t, uint32_t n, sxa_device *d, uint32_t *nd)
 { FAULT_POINT("device_get");
-    uint32_t have = (t & SX_DEVICE_TYPE_CUSTOM) ? 1 : 0;
+    /* FAKE_TWO_DEVICES: a second device, for contexts of two devices. */
+    uint32_t have = (t & SX_DEVICE_TYPE_CUSTOM) ? (misbehave("FAKE_TWO_DEVICES") ? 2 : 1) : 0;
     if (nd)
         *nd = have + (d && misbehave("FAKE_COUNT_CHANGES"));
     if (d && n && have)
         d[0] = misbehave("FAKE_NULL_DEVICE") ? NULL : &device;
+    if (d && n > 1 && have > 1)
+        d[1] = &device2;
     return have ? SX_SUCCESS : SX_ERROR_DEVICE_NOT_FOUND;
 }
 static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void *v, size_t *r)
@@ -147,17 +150,19 @@ static sx_result f_device_info(sxa_device d, sx_device_info p, size_t size, void
     uint64_t local = 1024;
     sx_aspect_set aspects = SX_ASPECT_BIT(SX_ASPECT_CUSTOM) | SX_ASPECT_BIT(SX_ASPECT_USM_HOST_ALLOCATIONS);
     sx_image_kind kinds[] = {SX_IMAGE_KIND_NATIVE};
+    uint32_t nonuniform = 1; /* as Intel's CPU runtime (OpenCL 2.0): the core still refuses them (SYCL's nd_range) */
     if (svc->getenv("FAKE_FP64")) /* a device with fp64, for the virtual-function tests */
         aspects |= SX_ASPECT_BIT(SX_ASPECT_FP64);
     switch (p) {
     case SX_DEVICE_INFO_TYPE: return sxa_info_copy(&t, sizeof(t), size, v, r);
-    case SX_DEVICE_INFO_NAME: return sxa_info_string(FAKE_NAME " device", size, v, r);
+    case SX_DEVICE_INFO_NAME: return sxa_info_string(d == &device2 ? FAKE_NAME " device 2" : FAKE_NAME " device", size, v, r);
     case SX_DEVICE_INFO_VENDOR: return sxa_info_string("libsycl-ext tests", size, v, r);
     case SX_DEVICE_INFO_MAX_WORK_GROUP_SIZE: return sxa_info_copy(&wg, sizeof(wg), size, v, r);
     case SX_DEVICE_INFO_MAX_WORK_ITEM_SIZES: return sxa_info_copy(items, sizeof(items), size, v, r);
     case SX_DEVICE_INFO_LOCAL_MEM_SIZE: return sxa_info_copy(&local, sizeof(local), size, v, r);
     case SX_DEVICE_INFO_ASPECTS: return sxa_info_copy(&aspects, sizeof(aspects), size, v, r);
     case SX_DEVICE_INFO_IMAGE_KINDS: return sxa_info_copy(kinds, sizeof(kinds), size, v, r);
+    case SX_DEVICE_INFO_NONUNIFORM_WORK_GROUPS: return sxa_info_copy(&nonuniform, sizeof(nonuniform), size, v, r);
     default: return SX_ERROR_UNSUPPORTED_FEATURE;
     }
 }

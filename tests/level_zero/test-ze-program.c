@@ -313,6 +313,65 @@ static void launch_args(sxa_kernel k, int *out, int scale, size_t local_bytes, s
     ZK_OK(ZT.enqueue.kernel_launch(zh_queue, k, 1, NULL, &n, local, 3, args, 0, NULL, NULL));
 }
 
+/* Indirect USM access (issue 29, point 8): declared with
+ * zeKernelSetIndirectAccess for the kinds the context allocated, on a
+ * kernel whose program has a USM device global, whose struct argument may
+ * hold a pointer, or without a signature; not on one with plain pointers. */
+START_TEST(test_indirect_access)
+{
+    sxa_kernel_param plain[3] = {{SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL},
+                                 {SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL},
+                                 {SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL}};
+    sxa_param_member ptr_member = {SX_SCALAR_PTR, 0};
+    sxa_kernel_param holder[3] = {plain[0], plain[1], {SX_PARAM_STRUCT, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_PRIVATE,
+                                                       1, &ptr_member}};
+    sxa_kernel_signature sig_plain = {"ze_vadd", 3, plain}, sig_holder = {"ze_vadd", 3, holder};
+    struct { const sxa_kernel_signature *sig; uint32_t flags; const char *want; } cases[] = {
+        {&sig_plain, 0, NULL},
+        {&sig_plain, SXA_PROGRAM_INDIRECT_USM, "zeKernelSetIndirectAccess ze_vadd flags=0x2"},
+        {&sig_holder, 0, "zeKernelSetIndirectAccess ze_vadd flags=0x2"},
+        {NULL, 0, "zeKernelSetIndirectAccess ze_vadd flags=0x2"},
+    };
+    enum { N = 64 };
+    int *a = device_ints(N), *b = device_ints(N), *c = device_ints(N);
+    sx_arg args[3] = {{SX_ARG_POINTER, 0, sizeof(void *), a}, {SX_ARG_POINTER, 1, sizeof(void *), b},
+                      {SX_ARG_POINTER, 2, sizeof(void *), c}};
+    size_t global = N;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+        sxa_program_desc desc = {sizeof(desc), cases[i].sig ? 1 : 0, cases[i].sig, NULL, NULL, cases[i].flags};
+        sxa_program p;
+        ZK_OK(ZT.program.create(zh_context, zh_device, SX_IMAGE_KIND_SPIRV, prog_spv, prog_size, &desc, &p));
+        ZK_OK(ZT.program.build(p, NULL));
+        sxa_kernel k;
+        ZK_OK(ZT.kernel.create(p, "ze_vadd", &k));
+        int before = zh_log_count("zeKernelSetIndirectAccess");
+        ZK_OK(ZT.enqueue.kernel_launch(zh_queue, k, 1, NULL, &global, NULL, 3, args, 0, NULL, NULL));
+        ZK_OK(ZT.enqueue.kernel_launch(zh_queue, k, 1, NULL, &global, NULL, 3, args, 0, NULL, NULL));
+        ck_assert_int_eq(zh_log_count("zeKernelSetIndirectAccess") - before, cases[i].want ? 1 : 0);
+        if (cases[i].want)
+            ZK_LOG_HAS(cases[i].want);
+        if (i == 1) {
+            /* host and shared allocated later: declared again with every kind, once */
+            void *h, *sh;
+            ZK_OK(ZT.usm.alloc(zh_context, NULL, SX_USM_TYPE_HOST, 64, 0, &h));
+            ZK_OK(ZT.usm.alloc(zh_context, zh_device, SX_USM_TYPE_SHARED, 64, 0, &sh));
+            ZK_OK(ZT.enqueue.kernel_launch(zh_queue, k, 1, NULL, &global, NULL, 3, args, 0, NULL, NULL));
+            ZK_OK(ZT.enqueue.kernel_launch(zh_queue, k, 1, NULL, &global, NULL, 3, args, 0, NULL, NULL));
+            ck_assert_int_eq(zh_log_count("zeKernelSetIndirectAccess ze_vadd flags=0x7"), 1);
+            ZK_OK(ZT.usm.free(zh_context, h));
+            ZK_OK(ZT.usm.free(zh_context, sh));
+            cases[2].want = cases[3].want = "zeKernelSetIndirectAccess ze_vadd flags=0x7";
+        }
+        ZK_OK(ZT.queue.finish(zh_queue));
+        ZK_OK(ZT.kernel.release(k));
+        ZK_OK(ZT.program.release(p));
+    }
+    ZK_OK(ZT.usm.free(zh_context, a));
+    ZK_OK(ZT.usm.free(zh_context, b));
+    ZK_OK(ZT.usm.free(zh_context, c));
+}
+END_TEST
+
 START_TEST(test_launch_each_arg_kind)
 {
     sxa_program p = built(prog_spv, prog_size);
@@ -678,6 +737,7 @@ static Suite *ze_program_suite(void)
     tcase_add_test(tc, test_link_unresolved_import);
     tcase_add_test(tc, test_kernel_create);
     tcase_add_test(tc, test_launch_vadd);
+    tcase_add_test(tc, test_indirect_access);
     tcase_add_test(tc, test_launch_each_arg_kind);
     tcase_add_test(tc, test_launch_errors);
     tcase_add_test(tc, test_device_globals);

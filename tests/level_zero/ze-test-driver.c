@@ -1268,7 +1268,11 @@ static ze_result_t td_kernel_offset(ze_kernel_handle_t h, uint32_t x, uint32_t y
 
 static ze_result_t td_kernel_indirect(ze_kernel_handle_t h, ze_kernel_indirect_access_flags_t f)
 {
-    return kernel_of(h) ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+    ztd_kernel *k = kernel_of(h);
+    tlog("zeKernelSetIndirectAccess %s flags=0x%x", k ? k->info->name : "?", (unsigned)f);
+    if (f & ~(ze_kernel_indirect_access_flags_t)7)
+        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    return k ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
 }
 
 /* Pointer argument i of a launch. */

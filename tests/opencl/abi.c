@@ -749,6 +749,83 @@ END_TEST
 
 /* ------------------------------------------------------------ link */
 
+/* Indirect USM access (issue 29, point 8): a kernel that may reach USM no
+ * argument names (its program has a USM device global, a struct argument
+ * may hold pointers, or its signature is unknown) declares it for every
+ * kind the context allocated, once per kind (the interposer counts
+ * clSetKernelExecInfo); one whose signature shows plain pointers only
+ * does not. Intel's USM extension only (others have no such parameter). */
+START_TEST(t_indirect_access)
+{
+    void *lib = load_interposer();
+    ck_assert_ptr_nonnull(lib);
+    int (*calls)(int) = (int (*)(int))dlsym(lib, "sxt_indirect_calls");
+    void (*reset)(void) = (void (*)(void))dlsym(lib, "sxt_indirect_reset");
+    ck_assert(calls && reset);
+    env_up(0);
+    char vendor[256] = "";
+    T_dev.get_info(E.device, SX_DEVICE_INFO_VENDOR, sizeof vendor, vendor, NULL);
+    if (!strstr(vendor, "Intel")) {
+        printf("skipped: indirect access: '%s' (%s) has no Intel USM extension\n", E.name, vendor);
+        env_down();
+        unsetenv("SX_OPENCL_LOADER");
+        return;
+    }
+    size_t size;
+    void *data = read_kernel_raw("ocl-basic", E.kind, &size);
+    ck_assert_ptr_nonnull(data);
+    /* ocl_count(global int *): described as it is, then with a struct by
+     * value holding a pointer (the decision reads only the signature). */
+    sxa_kernel_param plain = {SX_PARAM_POINTER, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_GLOBAL, 0, NULL};
+    sxa_param_member ptr_member = {SX_SCALAR_PTR, 0};
+    sxa_kernel_param holder = {SX_PARAM_STRUCT, SX_SCALAR_NONE, 8, 8, SX_ADDRESS_SPACE_PRIVATE, 1, &ptr_member};
+    sxa_kernel_signature sig_plain = {"ocl_count", 1, &plain}, sig_holder = {"ocl_count", 1, &holder};
+    struct { const sxa_kernel_signature *sig; uint32_t flags; int want; const char *what; } cases[] = {
+        {&sig_plain, 0, 0, "plain pointer arguments"},
+        {&sig_plain, SXA_PROGRAM_INDIRECT_USM, 1, "a program with a USM device global"},
+        {&sig_holder, 0, 1, "a struct argument holding a pointer"},
+        {NULL, 0, 1, "no signature"},
+    };
+    int *counter = usm(SX_USM_TYPE_SHARED, sizeof(int));
+    *counter = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        sxa_program_desc desc = {sizeof desc, cases[c].sig ? 1 : 0, cases[c].sig, NULL, NULL, cases[c].flags};
+        sxa_program prog;
+        CK_SX(T_prog.create(E.context, E.device, E.kind, data, size, &desc, &prog));
+        CK_SX(T_prog.build(prog, NULL));
+        sxa_kernel k = make_kernel(prog, "ocl_count");
+        sx_arg a = ptr_arg(0, counter);
+        size_t g = 4;
+        reset();
+        CK_SX(T_enq.kernel_launch(E.queue, k, 1, NULL, &g, NULL, 1, &a, 0, NULL, NULL));
+        CK_SX(T_enq.kernel_launch(E.queue, k, 1, NULL, &g, NULL, 1, &a, 0, NULL, NULL));
+        /* Kinds the context has allocated: shared only until case 1 adds host and device. */
+        int others = c > 1 ? cases[c].want : 0;
+        ck_assert_msg(calls(2) == cases[c].want && calls(0) == others && calls(1) == others,
+                      "%s: shared %d host %d device %d declarations, expected %d, %d and %d", cases[c].what,
+                      calls(2), calls(0), calls(1), cases[c].want, others, others);
+        if (c == 1) {
+            /* A kind allocated later is declared at the next launch, once. */
+            void *h = usm(SX_USM_TYPE_HOST, 64), *d = usm(SX_USM_TYPE_DEVICE, 64);
+            CK_SX(T_enq.kernel_launch(E.queue, k, 1, NULL, &g, NULL, 1, &a, 0, NULL, NULL));
+            CK_SX(T_enq.kernel_launch(E.queue, k, 1, NULL, &g, NULL, 1, &a, 0, NULL, NULL));
+            ck_assert_msg(calls(0) == 1 && calls(1) == 1 && calls(2) == 1, "after host and device allocations: "
+                          "host %d device %d shared %d", calls(0), calls(1), calls(2));
+            CK_SX(T_usm.free(E.context, h));
+            CK_SX(T_usm.free(E.context, d));
+        }
+        CK_SX(T_q.finish(E.queue));
+        CK_SX(T_k.release(k));
+        CK_SX(T_prog.release(prog));
+    }
+    ck_assert_int_eq(*counter, 4 * 2 * 4 + 4 * 2);
+    free(data);
+    CK_SX(T_usm.free(E.context, counter));
+    env_down();
+    unsetenv("SX_OPENCL_LOADER");
+}
+END_TEST
+
 START_TEST(t_link)
 {
     env_up(0);
@@ -859,6 +936,7 @@ int main(void)
         tcase_add_test(tc, t_threads);
         tcase_add_test(tc, t_threads_not_serialised);
         tcase_add_test(tc, t_pointer_reused);
+        tcase_add_test(tc, t_indirect_access);
     } else {
         printf("skipped: USM tests (usm, launch 1/2/3-D, local, struct, threads): '%s' has no "
                "USM or SVM\n", P.device);

@@ -7,7 +7,9 @@
  * the armed value waits inside the driver call until the test releases it,
  * so a test can hold one launch half-way and see what another thread can
  * do then. clEnqueueSVMMemcpy and clFinish: counted, so a test sees which
- * way a copy went and whether the queue was finished before it. */
+ * way a copy went and whether the queue was finished before it.
+ * clSetKernelExecInfo: the indirect-access declarations counted per USM
+ * kind (0 host, 1 device, 2 shared), for the kernel last launched. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
@@ -25,6 +27,8 @@ EXPORT int sxt_hold_wait_held(int seconds);
 EXPORT void sxt_hold_release(void);
 EXPORT int sxt_svm_memcpy_calls(void);
 EXPORT int sxt_finish_calls(void);
+EXPORT int sxt_indirect_calls(int kind);
+EXPORT void sxt_indirect_reset(void);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
@@ -122,4 +126,27 @@ EXPORT cl_int CL_API_CALL clFinish(cl_command_queue q)
         return CL_INVALID_OPERATION;
     atomic_fetch_add(&finishes, 1);
     return real(q);
+}
+
+static atomic_int indirect[3];
+
+EXPORT int sxt_indirect_calls(int kind) { return kind >= 0 && kind < 3 ? atomic_load(&indirect[kind]) : -1; }
+
+EXPORT void sxt_indirect_reset(void)
+{
+    for (int i = 0; i < 3; i++)
+        atomic_store(&indirect[i], 0);
+}
+
+EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info name, size_t size, const void *v)
+{
+    static __typeof__(&clSetKernelExecInfo) real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "clSetKernelExecInfo");
+    if (!real)
+        return CL_INVALID_OPERATION;
+    /* CL_KERNEL_EXEC_INFO_INDIRECT_{HOST,DEVICE,SHARED}_ACCESS_INTEL */
+    if (name >= 0x4200 && name <= 0x4202 && size == sizeof(cl_bool) && v && *(const cl_bool *)v)
+        atomic_fetch_add(&indirect[name - 0x4200], 1);
+    return real(k, name, size, v);
 }

@@ -282,6 +282,27 @@ SPV
         ko "if_device on if-host.spvasm"
     fi
     if "$P" -o ha.sximg hostaccess.spv; then golden hostaccess ha.sximg; else ko "HostAccessINTEL module"; fi
+    # Issue 26, finding 6: walks over constants remember what they visited.
+    # A composite that contains itself is refused by the reader (it looped
+    # forever in the vtables pass); towers of shared composites cost their
+    # size (4^18 paths in 18 constants).
+    for f in selfref tower tower-fp; do
+        "$SPIRV_AS" "$D/hostile-$f.spvasm" -o "hostile-$f.spv" || ko "cannot assemble hostile-$f.spvasm"
+    done
+    timeout 60 "$P" --no-native -o hs.sximg hostile-selfref.spv 2> hs.err; rc=$?
+    if [ $rc -eq 1 ] && [ ! -e hs.sximg ] &&
+       grep -q 'OpConstantComposite %[0-9]* refers to itself' hs.err; then
+        ok "a self-containing composite is refused (exit 1, named), not walked forever"
+    else
+        cat hs.err; ko "self-containing composite: exit $rc"
+    fi
+    for f in tower tower-fp; do
+        if timeout 60 "$P" --no-native -o ht.sximg "hostile-$f.spv" 2> ht.err; then
+            ok "a tower of shared composites ($f) is processed in time"
+        else
+            cat ht.err; ko "tower of shared composites ($f): exit $?"
+        fi
+    done
 fi
 # big-endian module
 "$M" kernels.spv be.spv swap
