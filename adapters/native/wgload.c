@@ -95,19 +95,27 @@ static bool string_ok(const struct sxn_wg_image *im, const char *s)
     return *s && memchr(s, 0, end - (uintptr_t)s) != NULL;
 }
 
-/* Run x86-64-v3 tables? The CPU must have AVX2, FMA and BMI2 (with the
- * OS's AVX state); SX_NATIVE_WG_TABLE=base keeps the baseline table. */
-static bool use_v3(void)
+/* The highest table level the CPU runs: 4 (x86-64-v4: AVX-512 F/BW/CD/DQ/VL
+ * with the OS's ZMM state), 3 (x86-64-v3: AVX2, FMA, BMI2) or 0 (baseline).
+ * SX_NATIVE_WG_TABLE=base, v3 or v4 caps it (never above what the CPU has). */
+static int table_level(void)
 {
-    const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
-    if (env && strcmp(env, "base") == 0)
-        return false;
+    int level = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
-#else
-    return false;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
+        level = 3;
+    if (level == 3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+        level = 4;
 #endif
+    const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
+    if (env && strcmp(env, "base") == 0)
+        level = 0;
+    else if (env && strcmp(env, "v3") == 0 && level > 3)
+        level = 3;
+    return level;
 }
 
 static sx_result check_table(const struct sxn_wg_image *im, const char *what, const char *symbol,
@@ -142,23 +150,27 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
         return r;
     im->table = t;
     im->num_entries = (uint32_t)e;
-    /* the x86-64-v3 twin, where the CPU runs it */
-    const sxn_wg_entry *v3 = sxn_wg_symbol(im, SXN_WG_TABLE_V3_SYMBOL, NULL);
-    if (!v3)
-        return SX_SUCCESS;
-    size_t n3;
-    r = check_table(im, what, SXN_WG_TABLE_V3_SYMBOL, &v3, &n3);
-    if (r != SX_SUCCESS)
-        return r;
-    for (size_t x = 0; x < e || x < n3; x++)
-        if (x >= e || x >= n3 || strcmp(t[x].name, v3[x].name) != 0 || t[x].local_bytes != v3[x].local_bytes ||
-            t[x].private_bytes != v3[x].private_bytes || t[x].flags != v3[x].flags)
-            return sxn_error(SX_ERROR_INVALID_BINARY,
-                             "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, x,
-                             SXN_WG_TABLE_V3_SYMBOL, x < n3 ? v3[x].name : "(end)", SXN_WG_TABLE_SYMBOL,
-                             x < e ? t[x].name : "(end)");
-    if (use_v3())
-        im->table = v3;
+    /* the x86-64-v3 and v4 twins, where the CPU runs them */
+    int level = table_level();
+    static const char *const twins[2] = {SXN_WG_TABLE_V3_SYMBOL, SXN_WG_TABLE_V4_SYMBOL};
+    for (int k = 0; k < 2; k++) {
+        const sxn_wg_entry *v = sxn_wg_symbol(im, twins[k], NULL);
+        if (!v)
+            continue;
+        size_t nv;
+        r = check_table(im, what, twins[k], &v, &nv);
+        if (r != SX_SUCCESS)
+            return r;
+        for (size_t x = 0; x < e || x < nv; x++)
+            if (x >= e || x >= nv || strcmp(t[x].name, v[x].name) != 0 || t[x].local_bytes != v[x].local_bytes ||
+                t[x].private_bytes != v[x].private_bytes || t[x].flags != v[x].flags)
+                return sxn_error(SX_ERROR_INVALID_BINARY,
+                                 "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, x,
+                                 twins[k], x < nv ? v[x].name : "(end)", SXN_WG_TABLE_SYMBOL,
+                                 x < e ? t[x].name : "(end)");
+        if (level >= 3 + k)
+            im->table = v;
+    }
     return SX_SUCCESS;
 }
 
