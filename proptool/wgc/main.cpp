@@ -31,9 +31,9 @@ static int fail(const std::string &msg)
     return 1;
 }
 
-// The regions of K with implicit barriers at its uniform loops
-// (vectorize.cpp), or null (none to add, or their regions would keep more
-// than 4 KiB per work-item across barriers: res is then left as it was).
+// The regions of K with implicit barriers at its uniform loops and short
+// constant loops unrolled (vectorize.cpp), or null (the regions would keep
+// more than 4 KiB per work-item across barriers: res is then left as it was).
 static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wgc::KernelResult &res)
 {
     ValueToValueMapTy VM;
@@ -42,14 +42,10 @@ static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wg
     Function *R = nullptr;
     std::string err;
     unsigned n = wgc::addImplicitLoopBarriers(*K2);
-    if (getenv("SX_WGC_DEBUG"))
-        fprintf(stderr, "sx-wgc: %s: %u implicit barriers\n", K.getName().str().c_str(), n);
-    if (n) {
-        R = wgc::buildRegions(*K2, L, r, err);
-        if (R && r.private_bytes > 4096) {
-            R->eraseFromParent();
-            R = nullptr;
-        }
+    R = wgc::buildRegions(*K2, L, r, err);
+    if (R && n && r.private_bytes > 4096) {
+        R->eraseFromParent();
+        R = nullptr;
     }
     K2->eraseFromParent();
     if (R) {
@@ -121,7 +117,6 @@ int main(int argc, char **argv)
                 return fail(r.name + ": " + err);
             r.wg = wgc::buildWorkGroup(*K, *R, r);
             R->eraseFromParent();
-            wgc::markParallelLoops(*r.wg);
             if (r.barriers == r.implicit_barriers)  // the flag tells of the kernel's own barriers
                 r.flags &= ~wgc::WG_FLAG_BARRIER;
         } else {
@@ -134,6 +129,13 @@ int main(int argc, char **argv)
             r.wg_v3 = wgc::usesVectorMemoryAbi(*r.wg) ? r.wg : wgc::cloneForV3(*r.wg);
         if (v3 && v4)  // and in ZMM registers on v4
             r.wg_v4 = wgc::usesVectorMemoryAbi(*r.wg) ? r.wg : wgc::cloneForV4(*r.wg);
+        if (r.fallback.empty()) {  // masked lanes on AVX-512 only (AVX2's masked stores are slow on AMD)
+            wgc::markParallelLoops(*r.wg, false);
+            if (r.wg_v3 && r.wg_v3 != r.wg)
+                wgc::markParallelLoops(*r.wg_v3, false);
+            if (r.wg_v4 && r.wg_v4 != r.wg)
+                wgc::markParallelLoops(*r.wg_v4, true);
+        }
         results.push_back(r);
     }
     // The kernels live on in their work-group functions only; a kernel

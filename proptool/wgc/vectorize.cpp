@@ -24,10 +24,15 @@
 
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
+#include <llvm/ADT/Triple.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/DivergenceAnalysis.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/SyncDependenceAnalysis.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -48,10 +53,38 @@ bool divergentQuery(const Function *F)
     return n.contains("get_local_id") || n.contains("get_global_id") || n.contains("linear_id");
 }
 
-// Loops of K that every work-item runs alike, outermost first.
-void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBlock *> &divergentReach,
-                  std::vector<Loop *> &out)
+// Asks the host compiler to unroll L fully (llvm.loop.unroll.full).
+void unrollFully(Loop *L)
 {
+    BasicBlock *latch = L->getLoopLatch();
+    LLVMContext &C = latch->getContext();
+    SmallVector<Metadata *, 4> ops = {nullptr};
+    if (MDNode *old = latch->getTerminator()->getMetadata(LLVMContext::MD_loop))
+        for (unsigned i = 1; i < old->getNumOperands(); i++) {
+            auto *N = dyn_cast<MDNode>(old->getOperand(i));
+            auto *S = N && N->getNumOperands() ? dyn_cast<MDString>(N->getOperand(0)) : nullptr;
+            if (!S || !S->getString().startswith("llvm.loop.unroll."))  // the SPIR-V producer's unroll.disable
+                ops.push_back(old->getOperand(i));
+        }
+    ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.unroll.full")}));
+    MDNode *id = MDNode::getDistinct(C, ops);
+    id->replaceOperandWith(0, id);
+    latch->getTerminator()->setMetadata(LLVMContext::MD_loop, id);
+}
+
+// Loops of K that every work-item runs alike, outermost first; innermost
+// loops of a few constant iterations (a 16-wide tile) are unrolled instead,
+// which leaves the x loop innermost with the loop's values in registers.
+void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBlock *> &divergentReach,
+                  ScalarEvolution &SE, std::vector<Loop *> &out)
+{
+    if (L->isInnermost() && L->getLoopLatch()) {
+        unsigned trip = SE.getSmallConstantTripCount(L);
+        if (trip && trip <= 32) {
+            unrollFully(L);
+            return;
+        }
+    }
     bool ok = !divergentReach.count(L->getHeader());
     SmallVector<BasicBlock *, 8> exiting;
     L->getExitingBlocks(exiting);
@@ -75,7 +108,7 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
     if (ok)
         out.push_back(L);
     for (Loop *S : *L)
-        uniformLoops(S, DA, divergentReach, out);
+        uniformLoops(S, DA, divergentReach, SE, out);
 }
 
 }  // namespace
@@ -93,9 +126,9 @@ unsigned addImplicitLoopBarriers(Function &K)
     // Private arrays kept across barriers are what region formation gets
     // wrong today (issue 28's bottom_scan family: a private array written
     // in a loop with a barrier): no implicit barrier where one is left.
+    bool arrays = false;
     for (Instruction &I : instructions(K))
-        if (isa<AllocaInst>(I))
-            return 0;
+        arrays |= isa<AllocaInst>(I);
     SyncDependenceAnalysis SDA(DT, PDT, LI);
     DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
     for (Instruction &I : instructions(K)) {
@@ -138,9 +171,13 @@ unsigned addImplicitLoopBarriers(Function &K)
         }
     }
     std::vector<Loop *> loops;
+    TargetLibraryInfoImpl TLII(Triple(K.getParent()->getTargetTriple()));
+    TargetLibraryInfo TLI(TLII);
+    AssumptionCache AC(K);
+    ScalarEvolution SE(K, TLI, AC, DT, LI);
     for (Loop *L : LI)
-        uniformLoops(L, DA, reach, loops);
-    if (loops.empty())
+        uniformLoops(L, DA, reach, SE, loops);
+    if (loops.empty() || arrays)
         return 0;
     Module &M = *K.getParent();
     LLVMContext &C = M.getContext();
@@ -150,7 +187,7 @@ unsigned addImplicitLoopBarriers(Function &K)
     return (unsigned)loops.size();
 }
 
-unsigned markParallelLoops(Function &W)
+unsigned markParallelLoops(Function &W, bool masked)
 {
     DominatorTree DT(W);
     LoopInfo LI(DT);
@@ -173,6 +210,15 @@ unsigned markParallelLoops(Function &W)
             for (unsigned i = 1; i < old->getNumOperands(); i++)
                 ops.push_back(old->getOperand(i));
         ops.push_back(par);
+        // A group of 16 work-items in x is one AVX-512 vector: no
+        // interleaving (it would leave such groups to the scalar remainder),
+        // and where masks are cheap the remainder folded into the vector
+        // loop as masked lanes.
+        ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.interleave.count"),
+                                      ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(C), 1))}));
+        if (masked)
+            ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.vectorize.predicate.enable"),
+                                          ConstantAsMetadata::get(ConstantInt::getTrue(C))}));
         MDNode *loopID = MDNode::getDistinct(C, ops);
         loopID->replaceOperandWith(0, loopID);
         latch->getTerminator()->setMetadata(LLVMContext::MD_loop, loopID);

@@ -88,8 +88,9 @@ llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
 // vectorize.cpp: work-items in SIMD lanes (see vectorize.cpp).
 // Barriers at the headers of K's loops that every work-item runs alike; how many.
 unsigned addImplicitLoopBarriers(llvm::Function &K);
-// Marks W's x work-item loops parallel (llvm.loop.parallel_accesses); how many.
-unsigned markParallelLoops(llvm::Function &W);
+// Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
+// interleaved, with the remainder as masked lanes when `masked`; how many.
+unsigned markParallelLoops(llvm::Function &W, bool masked);
 
 }  // namespace wgc
 
