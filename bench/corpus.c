@@ -407,6 +407,14 @@ static char *native_image(const char *dir, const char *file)
              "'%s/proptool/proptool' -q --native -o '%s.sximg' '%s.spv'",
              b ? b : ".", clang && *clang ? clang : "clang-14", dir, file, base, spirv && *spirv ? spirv : "llvm-spirv-14",
              base, base, b ? b : ".", base, base);
+    /* kept while newer than the source and the work-group compiler */
+    char src[4096], wgc[4096];
+    struct stat so, ss, sw;
+    snprintf(src, sizeof src, "%s/OpenCL/%s", dir, file);
+    snprintf(wgc, sizeof wgc, "%s/proptool/sx-wgc", b ? b : ".");
+    if (stat(out, &so) == 0 && stat(src, &ss) == 0 && stat(wgc, &sw) == 0 && so.st_mtime > ss.st_mtime &&
+        so.st_mtime > sw.st_mtime)
+        return strdup(out);
     if (system(cmd) != 0)
         DIE("cannot build the native variant of %s/OpenCL/%s:\n  %s", dir, file, cmd);
     return strdup(out);

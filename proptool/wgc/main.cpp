@@ -41,6 +41,7 @@ static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wg
     wgc::KernelResult r = res;
     Function *R = nullptr;
     std::string err;
+    wgc::specializeGuards(*K2);
     unsigned n = wgc::addImplicitLoopBarriers(*K2);
     R = wgc::buildRegions(*K2, L, r, err);
     if (R && n && r.private_bytes > 4096) {

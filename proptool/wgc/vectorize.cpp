@@ -36,7 +36,9 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <set>
 
@@ -112,6 +114,205 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
 }
 
 }  // namespace
+
+namespace {
+
+// The work-item id behind `v` (get_global_id / get_local_id of a constant
+// dimension, through integer casts), with those casts; null otherwise.
+CallBase *idOf(Value *v, SmallVectorImpl<CastInst *> &casts)
+{
+    while (auto *C = dyn_cast<CastInst>(v)) {
+        if (!isa<TruncInst>(C) && !isa<SExtInst>(C) && !isa<ZExtInst>(C))
+            return nullptr;
+        casts.push_back(C);
+        v = C->getOperand(0);
+    }
+    auto *CB = dyn_cast<CallBase>(v);
+    Function *F = CB ? CB->getCalledFunction() : nullptr;
+    if (!F || !isQuery(F) || CB->arg_size() != 1 || !isa<ConstantInt>(CB->getArgOperand(0)))
+        return nullptr;
+    StringRef n = F->getName();
+    if (!n.contains("get_global_id") && !n.contains("get_local_id"))
+        return nullptr;
+    return CB;
+}
+
+Value *query(IRBuilder<> &B, const char *mangled, Value *dim)
+{
+    Module &M = *B.GetInsertBlock()->getModule();
+    FunctionCallee f = M.getOrInsertFunction(mangled, B.getInt64Ty(), B.getInt32Ty());
+    return B.CreateCall(f, {B.CreateZExtOrTrunc(dim, B.getInt32Ty())});
+}
+
+// "c holds for every work-item of the group", as a uniform i1 built at B,
+// for c a tree of and (as `and` or `select a, b, false`) over comparisons
+// of a work-item id with a uniform value, or over uniform values; null
+// when c has another shape. An id compared as `id < u` holds for all iff
+// it holds for the group's largest id, `id > u` iff for its smallest (ids
+// of a group are consecutive and never wrap).
+Value *allOf(IRBuilder<> &B, Value *c, const DivergenceAnalysisImpl &DA, unsigned depth = 0)
+{
+    if (depth > 8)
+        return nullptr;
+    if (!DA.isDivergent(*c))
+        return c;
+    Value *x, *y;
+    if (auto *BO = dyn_cast<BinaryOperator>(c))
+        if (BO->getOpcode() == Instruction::And) {
+            x = BO->getOperand(0);
+            y = BO->getOperand(1);
+            Value *a = allOf(B, x, DA, depth + 1), *b = a ? allOf(B, y, DA, depth + 1) : nullptr;
+            return b ? B.CreateAnd(a, b) : nullptr;
+        }
+    if (auto *S = dyn_cast<SelectInst>(c))
+        if (auto *f = dyn_cast<ConstantInt>(S->getFalseValue()))
+            if (f->isZero()) {
+                Value *a = allOf(B, S->getCondition(), DA, depth + 1),
+                      *b = a ? allOf(B, S->getTrueValue(), DA, depth + 1) : nullptr;
+                return b ? B.CreateAnd(a, b) : nullptr;
+            }
+    auto *IC = dyn_cast<ICmpInst>(c);
+    if (!IC)
+        return nullptr;
+    CmpInst::Predicate pred = IC->getPredicate();
+    Value *idSide = IC->getOperand(0), *u = IC->getOperand(1);
+    SmallVector<CastInst *, 4> casts;
+    CallBase *id = idOf(idSide, casts);
+    if (!id) {
+        casts.clear();
+        std::swap(idSide, u);
+        id = idOf(idSide, casts);
+        pred = CmpInst::getSwappedPredicate(pred);
+    }
+    if (!id || DA.isDivergent(*u))
+        return nullptr;
+    bool wantMax;
+    switch (pred) {
+    case CmpInst::ICMP_ULT: case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLT: case CmpInst::ICMP_SLE:
+        wantMax = true;
+        break;
+    case CmpInst::ICMP_UGT: case CmpInst::ICMP_UGE: case CmpInst::ICMP_SGT: case CmpInst::ICMP_SGE:
+        wantMax = false;
+        break;
+    default:
+        return nullptr;
+    }
+    Value *d = id->getArgOperand(0);
+    bool global = id->getCalledFunction()->getName().contains("get_global_id");
+    Value *lsize = query(B, "_Z14get_local_sizej", d);
+    Value *lo = B.getInt64(0);
+    if (global)
+        lo = B.CreateAdd(B.CreateMul(query(B, "_Z12get_group_idj", d), lsize), query(B, "_Z17get_global_offsetj", d));
+    Value *v = wantMax ? B.CreateSub(B.CreateAdd(lo, lsize), B.getInt64(1)) : lo;
+    for (auto it = casts.rbegin(); it != casts.rend(); ++it)
+        v = B.CreateCast((*it)->getOpcode(), v, (*it)->getDestTy());
+    return B.CreateICmp(pred, v, u);
+}
+
+}  // namespace
+
+unsigned specializeGuards(Function &K)
+{
+    unsigned done = 0;
+    for (unsigned round = 0; round < 4; round++) {
+        DominatorTree DT(K);
+        PostDominatorTree PDT(K);
+        LoopInfo LI(DT);
+        ReversePostOrderTraversal<Function *> RPOT(&K);
+        if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+            return done;
+        SyncDependenceAnalysis SDA(DT, PDT, LI);
+        DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
+        for (Instruction &I : instructions(K)) {
+            auto *CB = dyn_cast<CallBase>(&I);
+            Function *F = CB ? CB->getCalledFunction() : nullptr;
+            if (CB && isQuery(F)) {
+                if (divergentQuery(F))
+                    DA.markDivergent(I);
+                continue;
+            }
+            bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
+            if ((I.mayReadOrWriteMemory() && !pureCall) || isa<AllocaInst>(I) || (CB && !pureCall))
+                DA.markDivergent(I);
+        }
+        DA.compute();
+        bool changed = false;
+        for (BasicBlock &G : K) {
+            auto *Br = dyn_cast<BranchInst>(G.getTerminator());
+            if (!Br || !Br->isConditional() || !DA.isDivergent(*Br->getCondition()) ||
+                G.getName().endswith(".sx.guard"))
+                continue;
+            BasicBlock *T = Br->getSuccessor(0), *E = Br->getSuccessor(1);
+            DomTreeNode *N = PDT.getNode(&G);
+            if (!N || !N->getIDom() || N->getIDom()->getBlock() != E || T == E || !T->getSinglePredecessor())
+                continue;
+            // the then-region: reached from T without passing E, entered at T only, left to E only
+            std::vector<BasicBlock *> region, work = {T};
+            std::set<BasicBlock *> in;
+            bool ok = true, loop = false;
+            while (!work.empty() && ok) {
+                BasicBlock *X = work.back();
+                work.pop_back();
+                if (X == E || !in.insert(X).second)
+                    continue;
+                region.push_back(X);
+                ok = DT.dominates(T, X) && !isa<ReturnInst>(X->getTerminator()) && region.size() < 256;
+                loop |= LI.getLoopFor(X) && LI.getLoopFor(X)->getHeader() == X;
+                for (BasicBlock *S : successors(X))
+                    work.push_back(S);
+            }
+            for (BasicBlock *X : region)
+                for (Instruction &I : *X) {
+                    if (auto *CB = dyn_cast<CallBase>(&I))
+                        ok &= !isBarrier(CB->getCalledFunction());
+                    for (User *U : I.users())  // values leave the region through E's phis only
+                        if (auto *UI = dyn_cast<Instruction>(U))
+                            ok &= in.count(UI->getParent()) || (UI->getParent() == E && isa<PHINode>(UI));
+                }
+            if (!ok || !loop)
+                continue;
+            IRBuilder<> B(Br);
+            Value *all = allOf(B, Br->getCondition(), DA);
+            if (!all || all == Br->getCondition())
+                continue;
+            // G: br all, T', G2;  G2: br c, T, E  (T' a copy of the region)
+            ValueToValueMapTy VM;
+            SmallVector<BasicBlock *, 16> copies;
+            for (BasicBlock *X : region) {
+                BasicBlock *Y = CloneBasicBlock(X, VM, ".sx.all", &K);
+                VM[X] = Y;
+                copies.push_back(Y);
+            }
+            remapInstructionsInBlocks(copies, VM);
+            for (PHINode &P : E->phis())
+                for (unsigned i = 0, n = P.getNumIncomingValues(); i < n; i++)
+                    if (in.count(P.getIncomingBlock(i))) {
+                        Value *v = P.getIncomingValue(i);
+                        auto vit = VM.find(v);
+                        P.addIncoming(vit != VM.end() ? (Value *)vit->second : v,
+                                      cast<BasicBlock>(VM[P.getIncomingBlock(i)]));
+                    }
+            BasicBlock *G2 = BasicBlock::Create(K.getContext(), G.getName() + ".sx.guard", &K);
+            Br->removeFromParent();
+            G2->getInstList().push_back(Br);
+            for (PHINode &P : E->phis())
+                for (unsigned i = 0; i < P.getNumIncomingValues(); i++)
+                    if (P.getIncomingBlock(i) == &G)
+                        P.setIncomingBlock(i, G2);
+            for (PHINode &P : T->phis())
+                for (unsigned i = 0; i < P.getNumIncomingValues(); i++)
+                    if (P.getIncomingBlock(i) == &G)
+                        P.setIncomingBlock(i, G2);
+            BranchInst::Create(cast<BasicBlock>(VM[T]), G2, all, &G);
+            done++;
+            changed = true;
+            break;  // the analyses are stale: next round
+        }
+        if (!changed)
+            break;
+    }
+    return done;
+}
 
 unsigned addImplicitLoopBarriers(Function &K)
 {

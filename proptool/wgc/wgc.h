@@ -86,6 +86,10 @@ void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std:
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
 
 // vectorize.cpp: work-items in SIMD lanes (see vectorize.cpp).
+// Where a divergent branch guards loops (if (gid < n) { for ... }), a copy
+// of what it guards for groups whose every work-item passes the test (a
+// uniform branch before it); how many.
+unsigned specializeGuards(llvm::Function &K);
 // Barriers at the headers of K's loops that every work-item runs alike; how many.
 unsigned addImplicitLoopBarriers(llvm::Function &K);
 // Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
