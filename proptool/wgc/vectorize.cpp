@@ -28,6 +28,7 @@
 #include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/DivergenceAnalysis.h>
 #include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
@@ -74,6 +75,32 @@ void unrollFully(Loop *L)
     latch->getTerminator()->setMetadata(LLVMContext::MD_loop, id);
 }
 
+// Does L read or write memory with a stride other than one element per
+// iteration (b[k * n + j] over k)? Only then does making the work-items the
+// inner loop pay: a loop that walks memory contiguously (a[i * n + k] over
+// k, a row per work-item) is best left to each work-item, where it is a
+// unit-stride stream.
+bool crossesMemory(Loop *L, ScalarEvolution &SE)
+{
+    for (BasicBlock *BB : L->blocks())
+        for (Instruction &I : *BB) {
+            Value *p = isa<LoadInst>(I) ? cast<LoadInst>(I).getPointerOperand()
+                     : isa<StoreInst>(I) ? cast<StoreInst>(I).getPointerOperand() : nullptr;
+            if (!p || !SE.isSCEVable(p->getType()))
+                continue;
+            const SCEV *S = SE.getSCEV(p);
+            if (SE.isLoopInvariant(S, L))
+                continue;
+            auto *AR = dyn_cast<SCEVAddRecExpr>(S);
+            Type *T = isa<LoadInst>(I) ? I.getType() : cast<StoreInst>(I).getValueOperand()->getType();
+            uint64_t size = I.getModule()->getDataLayout().getTypeStoreSize(T);
+            auto *step = AR && AR->getLoop() == L ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
+            if (!step || step->getAPInt().abs() != size)
+                return true;
+        }
+    return false;
+}
+
 // Loops of K that every work-item runs alike, outermost first; innermost
 // loops of a few constant iterations (a 16-wide tile) are unrolled instead,
 // which leaves the x loop innermost with the loop's values in registers.
@@ -87,7 +114,7 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
             return;
         }
     }
-    bool ok = !divergentReach.count(L->getHeader());
+    bool ok = !divergentReach.count(L->getHeader()) && crossesMemory(L, SE);
     SmallVector<BasicBlock *, 8> exiting;
     L->getExitingBlocks(exiting);
     for (BasicBlock *E : exiting) {
