@@ -100,6 +100,7 @@ int main(int argc, char **argv)
     std::string err;
     if (!wgc::prepare(M, imports, err))
         return fail(err);
+    wgc::inlineAtomics(M);
 
     std::vector<wgc::KernelResult> results;
     for (Function *K : kernels) {

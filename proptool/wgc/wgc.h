@@ -85,6 +85,9 @@ llvm::Function *cloneForV4(llvm::Function &W);
 void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports);
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
 
+// atomics.cpp: integer atomic builtins as atomicrmw/cmpxchg; how many calls.
+unsigned inlineAtomics(llvm::Module &M);
+
 // vectorize.cpp: work-items in SIMD lanes (see vectorize.cpp).
 // Where a divergent branch guards loops (if (gid < n) { for ... }), a copy
 // of what it guards for groups whose every work-item passes the test (a
