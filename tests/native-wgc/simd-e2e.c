@@ -265,6 +265,58 @@ static void t_atom(void)
     sx_usm_free(ctx, out);
 }
 
+static void t_atoms(void)
+{
+    size_t g = 100, l = 20;
+    int *s = alloc(16 * 4), *olds = alloc(g * 4);
+    unsigned *u = alloc(4 * 4);
+    long long *lg = alloc(4 * 8);
+    int want[9] = {1000, 5, 100, -100, -1, 0, 0, 0, 3};
+    for (int k = 0; k < 9; k++)
+        s[k] = want[k];
+    u[0] = 1000;
+    u[1] = 3;
+    lg[0] = 5;
+    lg[1] = 0;
+    lg[2] = -1000;
+    long long sumg = 0;
+    for (int i = 0; i < (int)g; i++) {
+        want[0] -= i;
+        want[1]--;
+        want[2] = want[2] < 50 - i ? want[2] : 50 - i;
+        want[3] = want[3] > i - 50 ? want[3] : i - 50;
+        want[4] &= ~(1 << (i & 31)) | (i & 1);
+        want[5] |= 1 << (i & 15);
+        want[6] ^= i;
+        want[8] += 2;
+        sumg += i;
+    }
+    sx_arg a[] = {ptr(0, s), ptr(1, u), ptr(2, lg), ptr(3, olds)};
+    if (launch("atoms", 1, &g, &l, 4, a)) {
+        int got[9];
+        memcpy(got, s, sizeof got);
+        long long sumo = s[7];  /* the xchg chain: the olds and the last value are 0 and every id */
+        for (size_t i = 0; i < g; i++)
+            sumo += olds[i];
+        got[7] = sumo == sumg ? 0 : -1;
+        check_int("atoms (sub, dec, min, max, and, or, xor, xchg, cmpxchg on int)", got, want, 9);
+        unsigned uw[2] = {7, 0xfffffff7u};
+        check_int("atoms (min, max on uint)", (const int *)u, (const int *)uw, 2);
+        long long lw[3] = {5 + (sumg << 33), (long long)g, 0};
+        if (lg[0] != lw[0] || lg[1] != lw[1] || lg[2] != lw[2]) {
+            fprintf(stderr, "simd-e2e: FAIL atoms (long): %lld %lld %lld, expected %lld %lld %lld\n", lg[0], lg[1],
+                    lg[2], lw[0], lw[1], lw[2]);
+            failures++;
+        } else {
+            printf("ok atoms (atom_add, atom_inc, atom_max on long)\n");
+        }
+    }
+    sx_usm_free(ctx, s);
+    sx_usm_free(ctx, u);
+    sx_usm_free(ctx, lg);
+    sx_usm_free(ctx, olds);
+}
+
 static void t_tiles(void)
 {
     size_t g = 84, l = 21;
@@ -316,6 +368,7 @@ int main(int argc, char **argv)
     t_guard(4);
     t_vmath();
     t_atom();
+    t_atoms();
     t_tiles();
     sx_queue_release(q);
     sx_context_release(ctx);

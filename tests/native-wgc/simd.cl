@@ -121,3 +121,26 @@ kernel void tiles(global const float *in, global float *out, local float *t, int
             acc += t[(l + k) % n] * (float)(r + 1);
     out[get_global_id(0)] = acc;
 }
+
+/* every integer atomic builtin sx-wgc inlines, signed and unsigned, 32 and 64 bits */
+kernel void atoms(global int *s, global uint *u, global long *l, global int *olds)
+{
+    int i = get_global_id(0);
+    atomic_sub(&s[0], i);
+    atomic_dec(&s[1]);
+    atomic_min(&s[2], 50 - i);
+    atomic_max(&s[3], i - 50);
+    atomic_and(&s[4], ~(1 << (i & 31)) | (i & 1));
+    atomic_or(&s[5], 1 << (i & 15));
+    atomic_xor(&s[6], i);
+    olds[i] = atomic_xchg(&s[7], i);
+    int old;
+    do
+        old = s[8];
+    while (atomic_cmpxchg(&s[8], old, old + 2) != old);
+    atomic_min(&u[0], (uint)i + 7u);
+    atomic_max(&u[1], 0xfffffff0u + (uint)(i & 7));
+    atom_add(&l[0], (long)i << 33);
+    atom_inc(&l[1]);
+    atom_max(&l[2], -(long)i);
+}

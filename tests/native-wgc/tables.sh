@@ -50,6 +50,11 @@ done
 "$P" --dump simd.sximg --extract ex > /dev/null
 so=$(ls ex/*.so | head -n 1)
 if nm -D --defined-only "$so" | grep -q " $sym\$"; then ok "the image has the $table table ($sym)"; else ko "no $sym in $so"; fi
+if nm -D --undefined-only "$so" | grep -q 'atomic_\|atom_'; then
+    ko "atomics left as calls: $(nm -D --undefined-only "$so" | grep 'atomic_\|atom_' | tr '\n' ' ')"
+else
+    ok "integer atomics are inline (no call into the builtins module)"
+fi
 if [ "$table" = v4 ]; then
     # the AVX-512 functions use 512-bit registers in the work-item loops
     if objdump -d --no-show-raw-insn "$so" | awk '/x86_64_v4>:$/ {on=1} /^$/ {on=0} on' | grep -q zmm; then
