@@ -9,8 +9,10 @@
  *   matmul     tiled 512 x 512 float matrix multiply, 16 x 16 groups, local tiles
  *   smooth     barrier inside a loop whose trip count is an argument (16), wg 256, 2^20 floats
  *
- * Both sides run the kernels of bench/native-vs-pocl.cl. The OpenCL side
- * builds that source through libOpenCL. The native side runs compiled
+ * Every side runs the kernels of bench/native-vs-pocl.cl. The OpenCL sides
+ * build that source through libOpenCL: PoCL and, where the ICD loader sees
+ * it, Intel's CPU runtime (tools/intel-opencl.sh puts it in the build tree,
+ * where this program finds it), each a side of its own in every round. The native side runs compiled
  * work-group images (adapters/native/wg.h) through sx: by default
  * bench/native-vs-pocl.sximg, which `make` builds from the same source
  * (clang-14 -> SPIR-V -> proptool --native, proptool's work-group
@@ -18,18 +20,15 @@
  * the same kernels such as bench/native-wg-bench.hso (the hand-written
  * work-group functions of tests/kernels/native-wg.c, -O3 -march=native).
  *
- *   bench/native-vs-pocl [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL] [--cl FILE.cl]
+ *   bench/native-vs-pocl [--rounds N] [--platform NAME]... [--image FILE] [--only KERNEL] [--cl FILE.cl]
  *
- * NAME (or SX_BENCH_CL_PLATFORM) is a substring of the OpenCL platform
- * name, default "Portable Computing Language"; OCL_ICD_VENDORS picks the
- * drivers the ICD loader sees (e.g. Intel's CPU runtime). Run from the
+ * NAME (or SX_BENCH_CL_PLATFORM) is a substring of an OpenCL platform's
+ * name; each --platform adds a side; default "Portable Computing Language"
+ * and "Intel(R) OpenCL" (a side whose platform is absent is left out).
+ * OCL_ICD_VENDORS picks the drivers the ICD loader sees. Run from the
  * build tree (SX_TEST_BUILDDIR, SX_NATIVE_BUILTINS as make check sets). */
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
-
-#include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,129 +39,13 @@
 
 #include "../tests/util/sxt.h"
 #include "bench.h"
+#include "cl-sides.h"
 
-#define DIE(...)                                                                                    \
-    do {                                                                                            \
-        fprintf(stderr, __VA_ARGS__);                                                               \
-        fputc('\n', stderr);                                                                        \
-        exit(1);                                                                                    \
-    } while (0)
+#define DIE(...) cls_die(__VA_ARGS__)
 
-/* ---- OpenCL through a dlopen'd ICD loader */
-#define CL_FNS(X)                                                                                   \
-    X(clGetPlatformIDs) X(clGetPlatformInfo) X(clGetDeviceIDs) X(clCreateContext)                   \
-    X(clCreateCommandQueue) X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo) \
-    X(clCreateKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish) X(clCreateBuffer)     \
-    X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clReleaseMemObject) X(clReleaseKernel)       \
-    X(clReleaseProgram) X(clReleaseCommandQueue) X(clReleaseContext) X(clGetDeviceInfo)
-#define CL_DECL(name) static __typeof__(&name) p_##name;
-CL_FNS(CL_DECL)
-#define CL(call)                                                                                    \
-    do {                                                                                            \
-        cl_int e_ = p_##call;                                                                       \
-        if (e_ != CL_SUCCESS)                                                                       \
-            DIE("%s: OpenCL error %d", #call, e_);                                                  \
-    } while (0)
-
-static char *cl_source;
-
-static cl_context cl_ctx;
-static cl_command_queue cl_q;
-static cl_program cl_prog;
-static char cl_platform_name[256], cl_device_name[256];
-
-static void cl_setup(const char *want, const char *cl_path)
-{
-    size_t cl_size;
-    cl_source = sxt_read_file(cl_path, &cl_size);
-    if (!cl_source)
-        DIE("cannot read the OpenCL C source %s (--cl FILE)", cl_path);
-    void *lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "SKIP: no libOpenCL.so.1 (%s)\n", dlerror());
-        exit(77);
-    }
-#define CL_LOAD(name)                                                                               \
-    if (!(*(void **)&p_##name = dlsym(lib, #name)))                                                 \
-        DIE("libOpenCL has no %s", #name);
-    CL_FNS(CL_LOAD)
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    if (p_clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || np == 0) {
-        fprintf(stderr, "SKIP: no OpenCL platform\n");
-        exit(77);
-    }
-    cl_platform_id plat = NULL;
-    for (cl_uint i = 0; i < np && i < 16 && !plat; i++) {
-        char name[256] = "";
-        p_clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
-        if (strstr(name, want)) {
-            plat = plats[i];
-            snprintf(cl_platform_name, sizeof(cl_platform_name), "%s", name);
-        }
-    }
-    if (!plat) {
-        fprintf(stderr, "SKIP: no OpenCL platform named like '%s'\n", want);
-        exit(77);
-    }
-    cl_device_id dev;
-    CL(clGetDeviceIDs(plat, CL_DEVICE_TYPE_CPU, 1, &dev, NULL));
-    p_clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(cl_device_name), cl_device_name, NULL);
-    cl_int e;
-    cl_ctx = p_clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
-    if (!cl_ctx)
-        DIE("clCreateContext: %d", e);
-    cl_q = p_clCreateCommandQueue(cl_ctx, dev, 0, &e);
-    if (!cl_q)
-        DIE("clCreateCommandQueue: %d", e);
-    const char *src = cl_source;
-    cl_prog = p_clCreateProgramWithSource(cl_ctx, 1, &src, &cl_size, &e);
-    if (!cl_prog)
-        DIE("clCreateProgramWithSource: %d", e);
-    if (p_clBuildProgram(cl_prog, 1, &dev, "", NULL, NULL) != CL_SUCCESS) {
-        char log[8192] = "";
-        p_clGetProgramBuildInfo(cl_prog, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
-        DIE("clBuildProgram failed:\n%s", log);
-    }
-}
-
-static cl_kernel cl_kernel_of(const char *name)
-{
-    cl_int e;
-    cl_kernel k = p_clCreateKernel(cl_prog, name, &e);
-    if (!k)
-        DIE("clCreateKernel %s: %d", name, e);
-    return k;
-}
-
-/* An OpenCL buffer over host memory (zero-copy on a CPU driver). */
-static cl_mem cl_buffer(void *host, size_t size)
-{
-    cl_int e;
-    cl_mem m = p_clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, size, host, &e);
-    if (!m)
-        DIE("clCreateBuffer: %d", e);
-    return m;
-}
-
-/* Make the device's writes visible in the host memory (map + unmap). */
-static void cl_sync(cl_mem m, size_t size)
-{
-    cl_int e;
-    void *p = p_clEnqueueMapBuffer(cl_q, m, CL_TRUE, CL_MAP_READ, 0, size, 0, NULL, NULL, &e);
-    if (!p)
-        DIE("clEnqueueMapBuffer: %d", e);
-    CL(clEnqueueUnmapMemObject(cl_q, m, p, 0, NULL, NULL));
-    CL(clFinish(cl_q));
-}
-
-static double cl_run(cl_kernel k, cl_uint dims, const size_t *g, const size_t *l)
-{
-    double t0 = bench_now();
-    CL(clEnqueueNDRangeKernel(cl_q, k, dims, NULL, g, l, 0, NULL, NULL));
-    CL(clFinish(cl_q));
-    return bench_now() - t0;
-}
+static cl_side sides[CLS_MAX];
+static int nsides;
+static cl_program progs[CLS_MAX];
 
 /* ---- native through sx */
 static sx_context ctx;
@@ -208,26 +91,30 @@ static sx_arg aloc(uint32_t i, size_t n)
 /* ---- rounds and ratios */
 static int rounds = 15;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+/* native / side ratio of each round: median and range, and the median times */
+static double med_native, med_side[CLS_MAX];  /* of the last kernel, seconds */
+static double stream_bw;                     /* bytes per second, 0 before it is measured */
 
-static void report(const char *what, const double *tn, const double *tc)
+static void report(const char *what, const double *tn, double tc[][256])
 {
-    double r[256], n[256], c[256];
-    for (int i = 0; i < rounds; i++) {
-        r[i] = tn[i] / tc[i];
-        n[i] = tn[i];
-        c[i] = tc[i];
+    double n[256];
+    memcpy(n, tn, sizeof(double) * (size_t)rounds);
+    qsort(n, (size_t)rounds, sizeof(double), bench_cmp_double);
+    printf("%-8s native %9.3f ms", what, n[rounds / 2] * 1e3);
+    med_native = n[rounds / 2];
+    for (int s = 0; s < nsides; s++) {
+        double r[256], c[256];
+        for (int i = 0; i < rounds; i++) {
+            r[i] = tn[i] / tc[s][i];
+            c[i] = tc[s][i];
+        }
+        qsort(r, (size_t)rounds, sizeof(double), bench_cmp_double);
+        qsort(c, (size_t)rounds, sizeof(double), bench_cmp_double);
+        med_side[s] = c[rounds / 2];
+        printf("  | %s %9.3f ms  native/%s %6.3f [%.3f .. %.3f]", sides[s].label, c[rounds / 2] * 1e3,
+               sides[s].label, r[rounds / 2], r[0], r[rounds - 1]);
     }
-    qsort(r, (size_t)rounds, sizeof(double), cmp_double);
-    qsort(n, (size_t)rounds, sizeof(double), cmp_double);
-    qsort(c, (size_t)rounds, sizeof(double), cmp_double);
-    printf("%-8s native %9.3f ms  opencl %9.3f ms  native/opencl median %6.3f  range [%.3f .. %.3f]%s\n", what,
-           n[rounds / 2] * 1e3, c[rounds / 2] * 1e3, r[rounds / 2], r[0], r[rounds - 1],
-           r[rounds / 2] <= 1.0 ? "  (native faster)" : "");
+    printf("\n");
     fflush(stdout);
 }
 
@@ -238,20 +125,21 @@ static void check_floats(const char *what, const char *side, int round, const fl
             DIE("%s: %s round %d: element %zu is %g, expected %g", what, side, round, i, got[i], want[i]);
 }
 
-/* One kernel's rounds: before each, `reset` prepares both sides' data and
- * the expected result; after each, both results are checked. */
+/* One kernel's rounds: before each, `reset` prepares every side's data and
+ * the expected result; after each, every result is checked. */
 typedef struct bcase bcase;
 struct bcase {
     const char *name;
     sx_kernel k;
-    cl_kernel ck;
+    cl_kernel ck[CLS_MAX];
     uint32_t dims;
     size_t g[2];
     const size_t *l;   /* NULL: each side picks */
     uint32_t nargs;
     sx_arg args[4];
-    float *out, *cout, *want;  /* the native and OpenCL results, and what they must be */
-    cl_mem cbuf;               /* over cout */
+    float *out, *want;         /* the native result, and what every result must be */
+    float *cout[CLS_MAX];      /* each OpenCL side's result */
+    cl_mem cbuf[CLS_MAX];      /* over cout */
     size_t n_out;
     void (*reset)(const bcase *c, int round);
     void *data;                /* for reset */
@@ -260,7 +148,7 @@ struct bcase {
 /* The host's own work between rounds (resetting data, computing and
  * checking results) runs on a thread of its own: the launching thread
  * stays idle between launches, as OpenCL's worker threads do, so the
- * scheduler treats the two sides alike. */
+ * scheduler treats the sides alike. */
 typedef struct {
     const bcase *c;
     int round;
@@ -272,9 +160,11 @@ static void *host_work_run(void *arg)
     const host_work *w = arg;
     const bcase *c = w->c;
     if (w->check) {
-        cl_sync(c->cbuf, c->n_out * 4);
         check_floats(c->name, "native", w->round, c->out, c->want, c->n_out);
-        check_floats(c->name, "opencl", w->round, c->cout, c->want, c->n_out);
+        for (int s = 0; s < nsides; s++) {
+            cls_sync(&sides[s], c->cbuf[s], c->n_out * 4);
+            check_floats(c->name, sides[s].label, w->round, c->cout[s], c->want, c->n_out);
+        }
     } else {
         c->reset(c, w->round);
     }
@@ -292,24 +182,69 @@ static void on_host_thread(const bcase *c, int round, bool check)
 
 static void run_rounds(const bcase *c)
 {
-    double tn[256], tc[256];
-    for (int r = -1; r < rounds; r++) {  /* round -1 warms both up (PoCL compiles at first launch) */
+    static double tn[256], tc[CLS_MAX][256];
+    for (int r = -1; r < rounds; r++) {  /* round -1 warms every side up (PoCL compiles at first launch) */
         on_host_thread(c, r, false);
         double t1 = sx_run(c->k, c->dims, c->g, c->l, c->nargs, c->args);
-        double t2 = cl_run(c->ck, c->dims, c->g, c->l);
-        if (r >= 0) {
-            tn[r] = t1;
-            tc[r] = t2;
+        for (int s = 0; s < nsides; s++) {
+            double t2 = cls_run(&sides[s], c->ck[s], c->dims, c->g, c->l);
+            if (r >= 0)
+                tc[s][r] = t2;
         }
+        if (r >= 0)
+            tn[r] = t1;
         on_host_thread(c, r, true);
     }
     report(c->name, tn, tc);
 }
 
-static void set_cl_args(cl_kernel ck, unsigned n, const cl_mem *bufs)
+/* Each side's copy of `n` host arrays (the native one first, USM): side
+ * s's array j is at host[s][j], its buffer at buf[s][j]. */
+typedef struct {
+    void *host[CLS_MAX][4];
+    cl_mem buf[CLS_MAX][4];
+    int n;
+} side_data;
+
+static void side_data_make(side_data *d, int n, const size_t *sizes, void *const *native)
 {
-    for (unsigned i = 0; i < n; i++)
-        CL(clSetKernelArg(ck, i, sizeof(cl_mem), &bufs[i]));
+    d->n = n;
+    for (int s = 0; s < nsides; s++)
+        for (int j = 0; j < n; j++) {
+            d->host[s][j] = host_alloc(sizes[j]);
+            memcpy(d->host[s][j], native[j], sizes[j]);
+            d->buf[s][j] = cls_buffer(&sides[s], d->host[s][j], sizes[j]);
+        }
+}
+
+static void side_data_free(side_data *d)
+{
+    for (int s = 0; s < nsides; s++)
+        for (int j = 0; j < d->n; j++) {
+            p_clReleaseMemObject(d->buf[s][j]);
+            free(d->host[s][j]);
+        }
+}
+
+static void set_cl_buffers(const bcase *c, const side_data *d, const int *argno, int n)
+{
+    for (int s = 0; s < nsides; s++)
+        for (int j = 0; j < n; j++)
+            CLS(clSetKernelArg(c->ck[s], (cl_uint)argno[j], sizeof(cl_mem), &d->buf[s][j]));
+}
+
+static void set_cl_value(const bcase *c, cl_uint i, size_t size, const void *v)
+{
+    for (int s = 0; s < nsides; s++)
+        CLS(clSetKernelArg(c->ck[s], i, size, v));
+}
+
+static void outputs_of(bcase *c, const side_data *d, int j)
+{
+    for (int s = 0; s < nsides; s++) {
+        c->cout[s] = d->host[s][j];
+        c->cbuf[s] = d->buf[s][j];
+    }
 }
 
 /* saxpy works in place: after round r, y = y0 + (r + 2) a x */
@@ -324,125 +259,221 @@ static void zero_outputs(const bcase *c, int r)
 {
     (void)r;
     memset(c->out, 0, c->n_out * 4);
-    memset(c->cout, 0, c->n_out * 4);
+    for (int s = 0; s < nsides; s++)
+        memset(c->cout[s], 0, c->n_out * 4);
 }
 
 static void restore_inputs(const bcase *c, int r)
 {
     (void)r;
     memcpy(c->out, c->data, c->n_out * 4);
-    memcpy(c->cout, c->data, c->n_out * 4);
+    for (int s = 0; s < nsides; s++)
+        memcpy(c->cout[s], c->data, c->n_out * 4);
 }
 
-static void bench_saxpy(sx_kernel k, cl_kernel ck)
+static void bench_saxpy(bcase *c)
 {
     size_t n = (size_t)1 << 24;
-    float *x = usm(n * 4), *y = usm(n * 4), *cx = host_alloc(n * 4), *cy = host_alloc(n * 4);
+    float *x = usm(n * 4), *y = usm(n * 4);
     for (size_t i = 0; i < n; i++) {
-        x[i] = cx[i] = (float)(i % 1000);
-        y[i] = cy[i] = (float)(i % 777);
+        x[i] = (float)(i % 1000);
+        y[i] = (float)(i % 777);
     }
-    float a = 2.0f;
-    cl_mem b[2] = {cl_buffer(cx, n * 4), cl_buffer(cy, n * 4)};
-    CL(clSetKernelArg(ck, 0, sizeof(a), &a));
-    CL(clSetKernelArg(ck, 1, sizeof(cl_mem), &b[0]));
-    CL(clSetKernelArg(ck, 2, sizeof(cl_mem), &b[1]));
-    bcase c = {"saxpy", k, ck, 1, {n, 1}, NULL, 3, {aval(0, &a, 4), aptr(1, x), aptr(2, y)},
-               y, cy, malloc(n * 4), b[1], n, saxpy_reset, NULL};
-    run_rounds(&c);
-    p_clReleaseMemObject(b[0]);
-    p_clReleaseMemObject(b[1]);
+    static float a = 2.0f;
+    side_data d;
+    side_data_make(&d, 2, (size_t[]){n * 4, n * 4}, (void *[]){x, y});
+    set_cl_value(c, 0, sizeof(a), &a);
+    set_cl_buffers(c, &d, (int[]){1, 2}, 2);
+    c->dims = 1;
+    c->g[0] = n;
+    c->nargs = 3;
+    c->args[0] = aval(0, &a, 4);
+    c->args[1] = aptr(1, x);
+    c->args[2] = aptr(2, y);
+    c->out = y;
+    c->want = malloc(n * 4);
+    c->n_out = n;
+    c->reset = saxpy_reset;
+    outputs_of(c, &d, 1);
+    run_rounds(c);
+    side_data_free(&d);
     CHECK(sx_usm_free(ctx, x));
     CHECK(sx_usm_free(ctx, y));
-    free(cx);
-    free(cy);
-    free(c.want);
+    free(c->want);
 }
 
-static void bench_reduce(sx_kernel k, cl_kernel ck)
+static void bench_reduce(bcase *c)
 {
     static const size_t l = 256;
     size_t n = (size_t)1 << 22, ng = n / l;
-    float *in = usm(n * 4), *out = usm(ng * 4), *cin = host_alloc(n * 4), *cout = host_alloc(ng * 4);
+    float *in = usm(n * 4), *out = usm(ng * 4);
     float *want = calloc(ng, 4);
     for (size_t i = 0; i < n; i++) {
-        in[i] = cin[i] = (float)((i * 7) % 13);
+        in[i] = (float)((i * 7) % 13);
         want[i / l] += in[i];
     }
-    cl_mem b[2] = {cl_buffer(cin, n * 4), cl_buffer(cout, ng * 4)};
-    set_cl_args(ck, 2, b);
-    CL(clSetKernelArg(ck, 2, l * 4, NULL));
-    bcase c = {"reduce", k, ck, 1, {n, 1}, &l, 3, {aptr(0, in), aptr(1, out), aloc(2, l * 4)},
-               out, cout, want, b[1], ng, zero_outputs, NULL};
-    run_rounds(&c);
-    p_clReleaseMemObject(b[0]);
-    p_clReleaseMemObject(b[1]);
+    side_data d;
+    side_data_make(&d, 2, (size_t[]){n * 4, ng * 4}, (void *[]){in, out});
+    set_cl_buffers(c, &d, (int[]){0, 1}, 2);
+    set_cl_value(c, 2, l * 4, NULL);
+    c->dims = 1;
+    c->g[0] = n;
+    c->l = &l;
+    c->nargs = 3;
+    c->args[0] = aptr(0, in);
+    c->args[1] = aptr(1, out);
+    c->args[2] = aloc(2, l * 4);
+    c->out = out;
+    c->want = want;
+    c->n_out = ng;
+    c->reset = zero_outputs;
+    outputs_of(c, &d, 1);
+    run_rounds(c);
+    if (stream_bw > 0) {
+        printf("%-8s reads %.1f MB: native %.1f GB/s (%.0f%% of the triad's %.1f GB/s)", "", n * 4 / 1e6,
+               n * 4 / med_native / 1e9, 100.0 * n * 4 / med_native / stream_bw, stream_bw / 1e9);
+        for (int s = 0; s < nsides; s++)
+            printf(", %s %.1f GB/s (%.0f%%)", sides[s].label, n * 4 / med_side[s] / 1e9,
+                   100.0 * n * 4 / med_side[s] / stream_bw);
+        printf("\n");
+    }
+    side_data_free(&d);
     CHECK(sx_usm_free(ctx, in));
     CHECK(sx_usm_free(ctx, out));
-    free(cin);
-    free(cout);
     free(want);
 }
 
-static void bench_matmul(sx_kernel k, cl_kernel ck)
+static void bench_matmul(bcase *c)
 {
     static const size_t l[2] = {16, 16};
-    int N = 512;
+    static int N = 512;
     size_t nn = (size_t)N * N;
-    float *A = usm(nn * 4), *B = usm(nn * 4), *C = usm(nn * 4);
-    float *cA = host_alloc(nn * 4), *cB = host_alloc(nn * 4), *cC = host_alloc(nn * 4), *want = calloc(nn, 4);
+    float *A = usm(nn * 4), *B = usm(nn * 4), *C = usm(nn * 4), *want = calloc(nn, 4);
     for (size_t i = 0; i < nn; i++) {
-        A[i] = cA[i] = (float)(i % 5);
-        B[i] = cB[i] = (float)(i % 3) - 1.0f;
+        A[i] = (float)(i % 5);
+        B[i] = (float)(i % 3) - 1.0f;
+        C[i] = 0;
     }
     for (int r = 0; r < N; r++)
         for (int i = 0; i < N; i++)
             for (int col = 0; col < N; col++)
                 want[(size_t)r * N + col] += A[(size_t)r * N + i] * B[(size_t)i * N + col];
-    cl_mem b[3] = {cl_buffer(cA, nn * 4), cl_buffer(cB, nn * 4), cl_buffer(cC, nn * 4)};
-    set_cl_args(ck, 3, b);
-    CL(clSetKernelArg(ck, 3, sizeof(int), &N));
-    bcase c = {"matmul", k, ck, 2, {(size_t)N, (size_t)N}, l, 4, {aptr(0, A), aptr(1, B), aptr(2, C), aval(3, &N, 4)},
-               C, cC, want, b[2], nn, zero_outputs, NULL};
-    run_rounds(&c);
-    for (int i = 0; i < 3; i++)
-        p_clReleaseMemObject(b[i]);
+    side_data d;
+    side_data_make(&d, 3, (size_t[]){nn * 4, nn * 4, nn * 4}, (void *[]){A, B, C});
+    set_cl_buffers(c, &d, (int[]){0, 1, 2}, 3);
+    set_cl_value(c, 3, sizeof(int), &N);
+    c->dims = 2;
+    c->g[0] = c->g[1] = (size_t)N;
+    c->l = l;
+    c->nargs = 4;
+    c->args[0] = aptr(0, A);
+    c->args[1] = aptr(1, B);
+    c->args[2] = aptr(2, C);
+    c->args[3] = aval(3, &N, 4);
+    c->out = C;
+    c->want = want;
+    c->n_out = nn;
+    c->reset = zero_outputs;
+    outputs_of(c, &d, 2);
+    run_rounds(c);
+    side_data_free(&d);
     CHECK(sx_usm_free(ctx, A));
     CHECK(sx_usm_free(ctx, B));
     CHECK(sx_usm_free(ctx, C));
-    free(cA);
-    free(cB);
-    free(cC);
     free(want);
 }
 
-static void bench_smooth(sx_kernel k, cl_kernel ck)
+static void bench_smooth(bcase *c)
 {
     static const size_t l = 256;
     size_t n = (size_t)1 << 20;
-    int iters = 16;
-    float *d = usm(n * 4), *cd = host_alloc(n * 4), *init = malloc(n * 4), *want = malloc(n * 4);
+    static int iters = 16;
+    float *dd = usm(n * 4), *init = malloc(n * 4), *want = malloc(n * 4);
     float tmp[256];
     for (size_t i = 0; i < n; i++)
-        init[i] = want[i] = (float)((i * 37) % 11);
+        dd[i] = init[i] = want[i] = (float)((i * 37) % 11);
     for (size_t g = 0; g < n / l; g++)
         for (int it = 0; it < iters; it++) {
             memcpy(tmp, want + g * l, sizeof(tmp));
             for (size_t i = 0; i < l; i++)
                 want[g * l + i] = 0.5f * (tmp[i] + tmp[(i + 1) % l]);
         }
-    cl_mem bd = cl_buffer(cd, n * 4);
-    set_cl_args(ck, 1, &bd);
-    CL(clSetKernelArg(ck, 1, sizeof(int), &iters));
-    CL(clSetKernelArg(ck, 2, l * 4, NULL));
-    bcase c = {"smooth", k, ck, 1, {n, 1}, &l, 3, {aptr(0, d), aval(1, &iters, 4), aloc(2, l * 4)},
-               d, cd, want, bd, n, restore_inputs, init};
-    run_rounds(&c);
-    p_clReleaseMemObject(bd);
-    CHECK(sx_usm_free(ctx, d));
-    free(cd);
+    side_data d;
+    side_data_make(&d, 1, (size_t[]){n * 4}, (void *[]){dd});
+    set_cl_buffers(c, &d, (int[]){0}, 1);
+    set_cl_value(c, 1, sizeof(int), &iters);
+    set_cl_value(c, 2, l * 4, NULL);
+    c->dims = 1;
+    c->g[0] = n;
+    c->l = &l;
+    c->nargs = 3;
+    c->args[0] = aptr(0, dd);
+    c->args[1] = aval(1, &iters, 4);
+    c->args[2] = aloc(2, l * 4);
+    c->out = dd;
+    c->want = want;
+    c->n_out = n;
+    c->reset = restore_inputs;
+    c->data = init;
+    outputs_of(c, &d, 0);
+    run_rounds(c);
+    side_data_free(&d);
+    CHECK(sx_usm_free(ctx, dd));
     free(init);
     free(want);
+}
+
+/* The machine's streaming bandwidth: a STREAM-triad-like loop a[i] = b[i]
+ * + s c[i] over 3 x 64 MiB on every CPU (one thread per CPU, as the native
+ * device runs), best of `rounds`, counted as STREAM does (3 arrays moved). */
+typedef struct {
+    double *a, *b, *c;
+    size_t lo, hi;
+} triad_part;
+
+static void *triad_run(void *arg)
+{
+    triad_part *t = arg;
+    for (size_t i = t->lo; i < t->hi; i++)
+        t->a[i] = t->b[i] + 3.0 * t->c[i];
+    return NULL;
+}
+
+static double stream_triad(void)
+{
+    size_t n = (size_t)8 << 20;
+    double *a = host_alloc(n * 8), *b = host_alloc(n * 8), *c = host_alloc(n * 8);
+    for (size_t i = 0; i < n; i++) {
+        a[i] = 0;
+        b[i] = (double)(i % 100);
+        c[i] = 1.0;
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1 || ncpu > 256)
+        ncpu = 1;
+    double best = 0;
+    for (int r = 0; r < rounds; r++) {
+        pthread_t th[256];
+        triad_part p[256];
+        double t0 = bench_now();
+        for (long i = 0; i < ncpu; i++) {
+            p[i] = (triad_part){a, b, c, n * (size_t)i / (size_t)ncpu, n * (size_t)(i + 1) / (size_t)ncpu};
+            if (pthread_create(&th[i], NULL, triad_run, &p[i]) != 0)
+                DIE("pthread_create failed");
+        }
+        for (long i = 0; i < ncpu; i++)
+            pthread_join(th[i], NULL);
+        double bw = 3.0 * (double)n * 8 / (bench_now() - t0);
+        if (bw > best)
+            best = bw;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i] + 3.0)
+            DIE("stream triad: element %zu is %g", i, a[i]);
+    free(a);
+    free(b);
+    free(c);
+    return best;
 }
 
 /* An ELF image of work-group functions, described and registered here. */
@@ -466,15 +497,17 @@ static sx_device_binaries *elf_binaries(const void *bytes, size_t size)
 
 int main(int argc, char **argv)
 {
-    const char *platform = getenv("SX_BENCH_CL_PLATFORM");
+    const char *wants[CLS_MAX];
+    int nwants = 0;
     const char *image = NULL, *only = NULL, *cl_path = NVP_CL_SOURCE;
-    if (!platform || !*platform)
-        platform = "Portable Computing Language";
+    const char *env = getenv("SX_BENCH_CL_PLATFORM");
+    if (env && *env)
+        wants[nwants++] = env;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc)
             rounds = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc)
-            platform = argv[++i];
+        else if (strcmp(argv[i], "--platform") == 0 && i + 1 < argc && nwants < CLS_MAX)
+            wants[nwants++] = argv[++i];
         else if (strcmp(argv[i], "--image") == 0 && i + 1 < argc)
             image = argv[++i];
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
@@ -482,7 +515,11 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--cl") == 0 && i + 1 < argc)
             cl_path = argv[++i];
         else
-            DIE("usage: %s [--rounds N] [--platform NAME] [--image FILE] [--only KERNEL] [--cl FILE.cl]", argv[0]);
+            DIE("usage: %s [--rounds N] [--platform NAME]... [--image FILE] [--only KERNEL] [--cl FILE.cl]", argv[0]);
+    }
+    if (!nwants) {
+        wants[nwants++] = "Portable Computing Language";
+        wants[nwants++] = "Intel(R) OpenCL";
     }
     if (rounds < 1 || rounds > 256)
         DIE("--rounds: 1 to 256");
@@ -499,8 +536,14 @@ int main(int argc, char **argv)
     void *bytes = sxt_read_file(path, &size);
     if (!bytes)
         DIE("cannot read the native image %s (build it with make, or pass --image)", path);
+    size_t cl_size;
+    char *cl_source = sxt_read_file(cl_path, &cl_size);
+    if (!cl_source)
+        DIE("cannot read the OpenCL C source %s (--cl FILE)", cl_path);
 
-    cl_setup(platform, cl_path);
+    nsides = cls_open(wants, nwants, sides);
+    for (int s = 0; s < nsides; s++)
+        progs[s] = cls_build(&sides[s], cl_source, "");
 
     CHECK(sx_init(SX_INIT_DEFAULT));
     sx_image_file file = NULL;
@@ -525,20 +568,29 @@ int main(int argc, char **argv)
     CHECK(sx_context_create(1, &dev, &ctx));
     CHECK(sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q));
 
-    printf("native (%s, %s) vs %s (%s), %d alternating rounds per kernel, every result checked\n", path,
-           getenv("SX_NATIVE_THREADS") ? getenv("SX_NATIVE_THREADS") : "all CPUs", cl_platform_name,
-           cl_device_name, rounds);
+    printf("native (%s, %s, table %s)", path, getenv("SX_NATIVE_THREADS") ? getenv("SX_NATIVE_THREADS") : "all CPUs",
+           getenv("SX_NATIVE_WG_TABLE") ? getenv("SX_NATIVE_WG_TABLE") : "the CPU's best");
+    for (int s = 0; s < nsides; s++)
+        printf(" vs %s (%s: %s)", sides[s].label, sides[s].platform, sides[s].device);
+    printf(", %d alternating rounds per kernel, every result checked; ratios: median of per-round ratios "
+           "[range]\n", rounds);
+    stream_bw = stream_triad();
+    printf("stream triad (3 x 64 MiB, every CPU): %.1f GB/s\n", stream_bw / 1e9);
     static const char *names[] = {"saxpy", "reduce", "matmul", "smooth"};
-    static void (*const fns[])(sx_kernel, cl_kernel) = {bench_saxpy, bench_reduce, bench_matmul, bench_smooth};
+    static void (*const fns[])(bcase *) = {bench_saxpy, bench_reduce, bench_matmul, bench_smooth};
     for (int i = 0; i < 4; i++) {
         if (only && strcmp(only, names[i]) != 0)
             continue;
-        sx_kernel k;
-        CHECK(sx_kernel_get(names[i], &k));
-        cl_kernel ck = cl_kernel_of(names[i]);
-        fns[i](k, ck);
-        CHECK(sx_kernel_release(k));
-        p_clReleaseKernel(ck);
+        bcase c;
+        memset(&c, 0, sizeof c);
+        c.name = names[i];
+        CHECK(sx_kernel_get(names[i], &c.k));
+        for (int s = 0; s < nsides; s++)
+            c.ck[s] = cls_kernel(progs[s], names[i]);
+        fns[i](&c);
+        CHECK(sx_kernel_release(c.k));
+        for (int s = 0; s < nsides; s++)
+            p_clReleaseKernel(c.ck[s]);
     }
     CHECK(sx_queue_release(q));
     CHECK(sx_context_release(ctx));
@@ -549,9 +601,11 @@ int main(int argc, char **argv)
     CHECK(sx_fini());
     if (bin)
         sxt_binaries_free(bin);
-    p_clReleaseProgram(cl_prog);
-    p_clReleaseCommandQueue(cl_q);
-    p_clReleaseContext(cl_ctx);
+    for (int s = 0; s < nsides; s++) {
+        p_clReleaseProgram(progs[s]);
+        cls_close(&sides[s]);
+    }
+    free(cl_source);
     free(bytes);
     free(path);
     return 0;

@@ -25,6 +25,9 @@
  * x86-64-v3 (AVX2, FMA, BMI2); used instead of __sx_wg_table on CPUs that
  * have those. */
 #define SXN_WG_TABLE_V3_SYMBOL "__sx_wg_table_x86_64_v3"
+/* Optional (appended 2026-11-28, issue 28): the same for x86-64-v4
+ * (AVX-512 F, BW, CD, DQ, VL); used on CPUs that have those, before v3. */
+#define SXN_WG_TABLE_V4_SYMBOL "__sx_wg_table_x86_64_v4"
 
 enum {
     /* fallback: fn runs ONE work-item (ctx->local_id); the adapter runs the

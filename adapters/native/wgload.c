@@ -95,34 +95,30 @@ static bool string_ok(const struct sxn_wg_image *im, const char *s)
     return *s && memchr(s, 0, end - (uintptr_t)s) != NULL;
 }
 
-/* The highest x86-64 microarchitecture level whose table may run:
- * SX_NATIVE_WG_TABLE=base keeps the baseline table, =x86-64-v3 allows that
- * level at most (so tests run each table in turn whatever the CPU's best),
- * unset or `auto` the best the CPU runs. */
-static int wg_level_allowed(void)
+/* The highest table level to run: 4 (x86-64-v4: AVX-512 F/BW/CD/DQ/VL
+ * with the OS's ZMM state), 3 (x86-64-v3: AVX2, FMA, BMI2) or 0 (baseline),
+ * the best the CPU runs unless SX_NATIVE_WG_TABLE caps it: `base` (or
+ * `x86-64`) the baseline table, `v3` (or `x86-64-v3`) at most that one,
+ * `v4`, `x86-64-v4` or `auto` the CPU's best; never above what the CPU has,
+ * so tests run each table in turn whatever the CPU's best. */
+static int table_level(void)
 {
-    const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
-    if (!env || !*env || strcmp(env, "auto") == 0)
-        return 99;
-    if (strcmp(env, "base") == 0 || strcmp(env, "x86-64") == 0)
-        return 1;
-    if (strncmp(env, "x86-64-v", 8) == 0 && env[8] >= '1' && env[8] <= '9' && !env[9])
-        return env[8] - '0';
-    return 99;
-}
-
-/* Run x86-64-v3 tables? The CPU must have AVX2, FMA and BMI2 (with the
- * OS's AVX state), and SX_NATIVE_WG_TABLE allow that level. */
-static bool use_v3(void)
-{
-    if (wg_level_allowed() < 3)
-        return false;
+    int level = 0;
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
-#else
-    return false;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2"))
+        level = 3;
+    if (level == 3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+        level = 4;
 #endif
+    const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
+    if (env && (strcmp(env, "base") == 0 || strcmp(env, "x86-64") == 0))
+        level = 0;
+    else if (env && (strcmp(env, "v3") == 0 || strcmp(env, "x86-64-v3") == 0) && level > 3)
+        level = 3;
+    return level;
 }
 
 static sx_result check_table(const struct sxn_wg_image *im, const char *what, const char *symbol,
@@ -157,23 +153,27 @@ static sx_result open_image(struct sxn_wg_image *im, uint32_t i, uint32_t n)
         return r;
     im->table = t;
     im->num_entries = (uint32_t)e;
-    /* the x86-64-v3 twin, where the CPU runs it */
-    const sxn_wg_entry *v3 = sxn_wg_symbol(im, SXN_WG_TABLE_V3_SYMBOL, NULL);
-    if (!v3)
-        return SX_SUCCESS;
-    size_t n3;
-    r = check_table(im, what, SXN_WG_TABLE_V3_SYMBOL, &v3, &n3);
-    if (r != SX_SUCCESS)
-        return r;
-    for (size_t x = 0; x < e || x < n3; x++)
-        if (x >= e || x >= n3 || strcmp(t[x].name, v3[x].name) != 0 || t[x].local_bytes != v3[x].local_bytes ||
-            t[x].private_bytes != v3[x].private_bytes || t[x].flags != v3[x].flags)
-            return sxn_error(SX_ERROR_INVALID_BINARY,
-                             "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, x,
-                             SXN_WG_TABLE_V3_SYMBOL, x < n3 ? v3[x].name : "(end)", SXN_WG_TABLE_SYMBOL,
-                             x < e ? t[x].name : "(end)");
-    if (use_v3())
-        im->table = v3;
+    /* the x86-64-v3 and v4 twins, where the CPU runs them */
+    int level = table_level();
+    static const char *const twins[2] = {SXN_WG_TABLE_V3_SYMBOL, SXN_WG_TABLE_V4_SYMBOL};
+    for (int k = 0; k < 2; k++) {
+        const sxn_wg_entry *v = sxn_wg_symbol(im, twins[k], NULL);
+        if (!v)
+            continue;
+        size_t nv;
+        r = check_table(im, what, twins[k], &v, &nv);
+        if (r != SX_SUCCESS)
+            return r;
+        for (size_t x = 0; x < e || x < nv; x++)
+            if (x >= e || x >= nv || strcmp(t[x].name, v[x].name) != 0 || t[x].local_bytes != v[x].local_bytes ||
+                t[x].private_bytes != v[x].private_bytes || t[x].flags != v[x].flags)
+                return sxn_error(SX_ERROR_INVALID_BINARY,
+                                 "native: %s: entry %zu of %s ('%s') does not match that of %s ('%s')", what, x,
+                                 twins[k], x < nv ? v[x].name : "(end)", SXN_WG_TABLE_SYMBOL,
+                                 x < e ? t[x].name : "(end)");
+        if (level >= 3 + k)
+            im->table = v;
+    }
     return SX_SUCCESS;
 }
 

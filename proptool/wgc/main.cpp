@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
-//     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc
+//     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4]
+//            [--no-implicit-barriers] -o OUT.bc IN.bc
 // IN.bc: `llvm-spirv -r` of the SPIR-V proptool wrote. OUT.bc: host IR
 // with the work-group functions and tables, for `clang -O3 -shared`.
 // The report has one line per kernel:
@@ -12,6 +13,7 @@
 #include <fstream>
 
 #include <llvm/IR/InstIterator.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -29,11 +31,36 @@ static int fail(const std::string &msg)
     return 1;
 }
 
+// The regions of K with implicit barriers at its uniform loops and short
+// constant loops unrolled (vectorize.cpp), or null (the regions would keep
+// more than 4 KiB per work-item across barriers: res is then left as it was).
+static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wgc::KernelResult &res)
+{
+    ValueToValueMapTy VM;
+    Function *K2 = CloneFunction(&K, VM);
+    wgc::KernelResult r = res;
+    Function *R = nullptr;
+    std::string err;
+    wgc::specializeGuards(*K2);
+    unsigned n = wgc::addImplicitLoopBarriers(*K2);
+    R = wgc::buildRegions(*K2, L, r, err);
+    if (R && n && r.private_bytes > 4096) {
+        R->eraseFromParent();
+        R = nullptr;
+    }
+    K2->eraseFromParent();
+    if (R) {
+        r.implicit_barriers = n;
+        res = r;
+    }
+    return R;
+}
+
 int main(int argc, char **argv)
 {
     std::vector<std::string> imports;
     const char *in = nullptr, *out = nullptr, *report = nullptr;
-    bool v3 = true;
+    bool v3 = true, v4 = true, implicit = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--import") && i + 1 < argc)
             imports.push_back(argv[++i]);
@@ -41,16 +68,22 @@ int main(int argc, char **argv)
             report = argv[++i];
         else if (!strcmp(argv[i], "--no-x86-64-v3"))
             v3 = false;
+        else if (!strcmp(argv[i], "--no-x86-64-v4"))
+            v4 = false;
+        else if (!strcmp(argv[i], "--no-implicit-barriers"))
+            implicit = false;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (argv[i][0] != '-' && !in)
             in = argv[i];
         else
-            return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc (at '") +
+            return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
+                        "[--no-implicit-barriers] -o OUT.bc IN.bc (at '") +
                         argv[i] + "')");
     }
     if (!in || !out)
-        return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] -o OUT.bc IN.bc");
+        return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
+                    "[--no-implicit-barriers] -o OUT.bc IN.bc");
     LLVMContext C;
     auto buf = MemoryBuffer::getFile(in);
     if (!buf)
@@ -67,6 +100,7 @@ int main(int argc, char **argv)
     std::string err;
     if (!wgc::prepare(M, imports, err))
         return fail(err);
+    wgc::inlineAtomics(M);
 
     std::vector<wgc::KernelResult> results;
     for (Function *K : kernels) {
@@ -76,11 +110,17 @@ int main(int argc, char **argv)
         r.local_bytes = L.bytes;
         r.fallback = wgc::fallbackReason(*K, imports);
         if (r.fallback.empty()) {
-            Function *R = wgc::buildRegions(*K, L, r, err);
+            Function *R = nullptr;
+            if (implicit)  // vectorize.cpp: on a copy, kept when the regions come out
+                R = withImplicitBarriers(*K, L, r);
+            if (!R)
+                R = wgc::buildRegions(*K, L, r, err);
             if (!R)
                 return fail(r.name + ": " + err);
             r.wg = wgc::buildWorkGroup(*K, *R, r);
             R->eraseFromParent();
+            if (r.barriers == r.implicit_barriers)  // the flag tells of the kernel's own barriers
+                r.flags &= ~wgc::WG_FLAG_BARRIER;
         } else {
             for (Instruction &I : instructions(*K))
                 if (auto *CB = dyn_cast<CallBase>(&I))
@@ -89,6 +129,15 @@ int main(int argc, char **argv)
         }
         if (v3)  // vectors over 16 bytes would go in YMM registers there: baseline for those
             r.wg_v3 = wgc::usesVectorMemoryAbi(*r.wg) ? r.wg : wgc::cloneForV3(*r.wg);
+        if (v3 && v4)  // and in ZMM registers on v4
+            r.wg_v4 = wgc::usesVectorMemoryAbi(*r.wg) ? r.wg : wgc::cloneForV4(*r.wg);
+        if (r.fallback.empty()) {  // masked lanes on AVX-512 only (AVX2's masked stores are slow on AMD)
+            wgc::markParallelLoops(*r.wg, false);
+            if (r.wg_v3 && r.wg_v3 != r.wg)
+                wgc::markParallelLoops(*r.wg_v3, false);
+            if (r.wg_v4 && r.wg_v4 != r.wg)
+                wgc::markParallelLoops(*r.wg_v4, true);
+        }
         results.push_back(r);
     }
     // The kernels live on in their work-group functions only; a kernel
@@ -127,7 +176,7 @@ int main(int argc, char **argv)
     if (report) {
         std::ofstream rf(report);
         for (const wgc::KernelResult &r : results)
-            rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t' << r.barriers
+            rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t' << r.barriers - r.implicit_barriers
                << '\t' << r.fallback << '\n';
         if (!rf.good())
             return fail(std::string(report) + ": write failed");

@@ -42,6 +42,8 @@ struct KernelResult {
     std::string name;
     llvm::Function *wg = nullptr;   // the sxn_wg_fn
     llvm::Function *wg_v3 = nullptr;  // the same for x86-64-v3 (or null)
+    llvm::Function *wg_v4 = nullptr;  // the same for x86-64-v4, AVX-512 (or null)
+    unsigned implicit_barriers = 0; // vectorize.cpp: barriers added at uniform loops
     uint64_t local_bytes = 0, private_bytes = 0;
     uint64_t uniform_bytes = 0;     // private_mem's uniform values (regions.cpp)
     unsigned flags = 0, barriers = 0;
@@ -79,8 +81,23 @@ llvm::Function *buildRegions(llvm::Function &K, const LocalLayout &L, KernelResu
 llvm::Function *buildWorkGroup(llvm::Function &K, llvm::Function &R, KernelResult &res);
 llvm::Function *buildFiberEntry(llvm::Function &K, const LocalLayout &L, KernelResult &res);
 llvm::Function *cloneForV3(llvm::Function &W);
+llvm::Function *cloneForV4(llvm::Function &W);
 void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports);
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
+
+// atomics.cpp: integer atomic builtins as atomicrmw/cmpxchg; how many calls.
+unsigned inlineAtomics(llvm::Module &M);
+
+// vectorize.cpp: work-items in SIMD lanes (see vectorize.cpp).
+// Where a divergent branch guards loops (if (gid < n) { for ... }), a copy
+// of what it guards for groups whose every work-item passes the test (a
+// uniform branch before it); how many.
+unsigned specializeGuards(llvm::Function &K);
+// Barriers at the headers of K's loops that every work-item runs alike; how many.
+unsigned addImplicitLoopBarriers(llvm::Function &K);
+// Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
+// interleaved, with the remainder as masked lanes when `masked`; how many.
+unsigned markParallelLoops(llvm::Function &W, bool masked);
 
 }  // namespace wgc
 
