@@ -114,9 +114,16 @@ static int table_level(void)
         level = 4;
 #endif
     const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
+    int cap = 99; /* unset, empty or auto: the CPU's best */
     if (env && (strcmp(env, "base") == 0 || strcmp(env, "x86-64") == 0))
+        cap = 0;
+    else if (env && strncmp(env, "x86-64-", 7) == 0)
+        env += 7; /* x86-64-vN as vN */
+    if (env && env[0] == 'v' && env[1] >= '1' && env[1] <= '9' && !env[2])
+        cap = env[1] - '0';
+    if (cap < 3)
         level = 0;
-    else if (env && (strcmp(env, "v3") == 0 || strcmp(env, "x86-64-v3") == 0) && level > 3)
+    else if (cap == 3 && level > 3)
         level = 3;
     return level;
 }
