@@ -75,13 +75,18 @@ int main(int argc, char **argv)
         wgc::LocalLayout L = wgc::layoutLocals(*K);
         r.local_bytes = L.bytes;
         r.fallback = wgc::fallbackReason(*K, imports);
+        Function *R = nullptr;
         if (r.fallback.empty()) {
-            Function *R = wgc::buildRegions(*K, L, r, err);
-            if (!R)
+            R = wgc::buildRegions(*K, L, r, err);
+            if (!R && r.fallback.empty())
                 return fail(r.name + ": " + err);
+        }
+        if (R) {
             r.wg = wgc::buildWorkGroup(*K, *R, r);
             R->eraseFromParent();
-        } else {
+        } else {  // fibers: r.fallback says why
+            r.barriers = 0;
+            r.steps.clear();
             for (Instruction &I : instructions(*K))
                 if (auto *CB = dyn_cast<CallBase>(&I))
                     r.barriers += wgc::isBarrier(CB->getCalledFunction());

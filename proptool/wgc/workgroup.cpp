@@ -144,8 +144,10 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
             B.CreateBr(tail);
         }
         B.SetInsertPoint(tail);
+        if (!res.steps.empty())  // a collective between this region and the next (groups.cpp)
+            emitGroupSteps(B, W, nr, lsize, env[ENV_PRIV], res);
         B.CreateCondBr(B.CreateICmpEQ(nr, B.getInt32(REGION_EXIT)), done, head);
-        r->addIncoming(nr, tail);
+        r->addIncoming(nr, B.GetInsertBlock());
         B.SetInsertPoint(done);
         B.CreateRetVoid();
         tail->moveAfter(&W->back());
