@@ -14,9 +14,12 @@
 // boundary), the work-group function runs step i once over the arrays
 // (emitGroupSteps: per sub-group slice or over the whole group) and each
 // work-item loads its result. A later SIMD form can do the same step in
-// registers. Collectives must be reached by the whole group: one in
-// divergent control flow falls back to fibers, and so does any group
-// function not handled here; --dump names it.
+// registers. A work-group collective is reached by every work-item of
+// the group or none (OpenCL requires it, as of barriers). Sub-groups may
+// take different paths: a sub-group collective under a branch that
+// depends on the local id (LLVM's divergence analysis; some sub-group
+// uniform branches look divergent to it) falls back to fibers, and so
+// does any group function not handled here; --dump names it.
 #include "wgc.h"
 
 #include <functional>
@@ -153,6 +156,7 @@ GroupStep::Num paramNum(StringRef mangled, const std::string &base)
 std::set<BasicBlock *> divergentBlocks(Function &R)
 {
     std::set<Value *> uni = uniformValues(R);
+
     PostDominatorTree PDT(R);
     std::set<BasicBlock *> div;
     auto uniform = [&](Value *c) {
@@ -269,7 +273,7 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
             res.fallback = "uses the work-group function '" + b + "' with operands in memory or an image";
             return false;
         }
-        needUniform |= g.what == What::STEP || g.what == What::BARRIER;
+        needUniform |= g.sub && (g.what == What::STEP || g.what == What::BARRIER);
         calls.push_back({CB, g});
     }
     if (calls.empty())
@@ -277,7 +281,8 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
     if (needUniform) {
         std::set<BasicBlock *> div = divergentBlocks(R);
         for (auto &cg : calls)
-            if ((cg.second.what == What::STEP || cg.second.what == What::BARRIER) && div.count(cg.first->getParent())) {
+            if (cg.second.sub && (cg.second.what == What::STEP || cg.second.what == What::BARRIER) &&
+                div.count(cg.first->getParent())) {
                 res.fallback = "uses '" + demangledBase(cg.first->getCalledFunction()->getName()) +
                                "' in divergent control flow";
                 return false;

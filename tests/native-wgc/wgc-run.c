@@ -11,7 +11,7 @@
  * SPEC: the kernel's arguments, comma separated:
  *   o:N  int buffer of N elements, zeroed       i:N  int buffer, a fixed pattern
  *   f:N  float buffer, a fixed pattern          g:N  float buffer, zeroed
- *   n:V  int scalar V
+ *   n:V  int scalar V                           l:N  __local buffer of N bytes
  *   F:V  float scalar V
  * Every buffer is written after each kernel ("kernel NAME", then one line
  * per buffer: its letter and values). --compare: ints exactly, floats to a
@@ -56,7 +56,7 @@ static int run(int argc, char **argv)
     int nargs = 0;
     for (const char *s = argv[5]; *s && nargs < MAX_ARGS;) {
         kind[nargs] = *s;
-        if (s[1] != ':' || !strchr("oifgnF", *s)) {
+        if (s[1] != ':' || !strchr("oifgnFl", *s)) {
             fprintf(stderr, "wgc-run: bad argument spec at '%s'\n", s);
             return 2;
         }
@@ -94,6 +94,10 @@ static int run(int argc, char **argv)
         float fval[MAX_ARGS];
         sx_arg a[MAX_ARGS];
         for (int i = 0; i < nargs; i++) {
+            if (kind[i] == 'l') {
+                a[i] = (sx_arg){SX_ARG_LOCAL, (uint32_t)i, (size_t)num[i], NULL};
+                continue;
+            }
             if (kind[i] == 'n' || kind[i] == 'F') {
                 ival[i] = (int)num[i];
                 fval[i] = (float)fnum[i];
