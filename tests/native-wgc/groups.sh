@@ -60,6 +60,20 @@ if on_native groups.sximg q.txt 60 20 o:1300,i:400,g:400,f:400 sg_queries_8 > q.
 else
     cat q.out; sed -n 2p q.txt | cut -c1-300; ko "sub-group queries"
 fi
+# the sizes the device reports (SX_DEVICE_INFO_SUB_GROUP_SIZES) hold the
+# default size sx-wgc compiles kernels without a required size for
+if [ "$(on_native --sub-group-sizes 2>&1)" = "4 8 16 32 64" ]; then
+    ok "native reports sub-group sizes 4 8 16 32 64 (16 the default)"
+else
+    on_native --sub-group-sizes; ko "native's sub-group sizes"
+fi
+if [ -z "$intel_why" ]; then
+    if on_intel --sub-group-sizes > sgs.out 2>&1 && grep -qw 8 sgs.out && grep -qw 16 sgs.out; then
+        ok "the OpenCL adapter reports Intel's sub-group sizes ($(cat sgs.out))"
+    else
+        cat sgs.out; ko "sub-group sizes through the OpenCL adapter"
+    fi
+fi
 for geo in 60:20 64:32 7:7 20x6:10x3 12x4x2:6x2x2; do
     differ "groups.cl ${geo%%:*}/${geo#*:}" groups.sximg "${geo%%:*}" "${geo#*:}" o:1300,i:400,g:400,f:400 $K
 done

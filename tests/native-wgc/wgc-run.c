@@ -6,6 +6,7 @@
  *
  *   wgc-run IMG.sximg OUT.txt GLOBAL LOCAL SPEC KERNEL...
  *   wgc-run --compare A.txt B.txt
+ *   wgc-run --sub-group-sizes      (the default device's SX_DEVICE_INFO_SUB_GROUP_SIZES)
  *
  * GLOBAL, LOCAL: sizes per dimension, "256" or "20x6" (x first).
  * SPEC: the kernel's arguments, comma separated:
@@ -231,8 +232,26 @@ static int compare(const char *pa, const char *pb)
     return bad;
 }
 
+static int sub_group_sizes(void)
+{
+    sx_device dev;
+    size_t v[64], n = 0;
+    if (sx_init(0) != SX_SUCCESS || sx_device_get_default(&dev) != SX_SUCCESS ||
+        sx_device_get_info(dev, SX_DEVICE_INFO_SUB_GROUP_SIZES, sizeof v, v, &n) != SX_SUCCESS) {
+        fprintf(stderr, "wgc-run: sub-group sizes: %s\n", sx_last_error());
+        return 1;
+    }
+    for (size_t i = 0; i < n / sizeof v[0]; i++)
+        printf("%s%zu", i ? " " : "", v[i]);
+    printf("\n");
+    sx_fini();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "--sub-group-sizes"))
+        return sub_group_sizes();
     if (argc == 4 && !strcmp(argv[1], "--compare"))
         return compare(argv[2], argv[3]);
     if (argc < 7) {
