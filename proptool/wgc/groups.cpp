@@ -103,6 +103,10 @@ Group classify(StringRef b)
         g.what = What::BARRIER;
     else if (b == "elect" && g.sub)
         g.what = What::ELECT;
+    else if (b == "ballot" && g.sub) {  // uint4: bit l of the sub-group's mask for local id l
+        g.kind = GroupStep::BALLOT;
+        g.logical = true;
+    }
     else if (b == "any" || b == "all") {
         g.op = b == "any" ? GroupStep::OR : GroupStep::AND;
         g.logical = true;
@@ -343,8 +347,14 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
             st.type = g.logical ? i32 : CB->getType();
             if (g.logical)
                 x = toBool(B, x, i32);
+            st.otype = g.kind == GroupStep::BALLOT ? CB->getType() : st.type;
+            if (g.kind == GroupStep::BALLOT && !(st.otype->isVectorTy() && st.otype->getScalarType()->isIntegerTy(32) &&
+                                                 cast<FixedVectorType>(st.otype)->getNumElements() == 4)) {
+                res.fallback = "uses the work-group function '" + b + "' with a result other than uint4";
+                return false;
+            }
             st.a = E.CreateAlloca(st.type, nullptr, "coll.a");
-            st.o = E.CreateAlloca(st.type, nullptr, "coll.o");
+            st.o = E.CreateAlloca(st.otype, nullptr, "coll.o");
             B.CreateStore(x, st.a);
             Value *idx = nullptr;
             auto arg32 = [&](unsigned i) { return B.CreateZExtOrTrunc(CB->getArgOperand(i), i32); };
@@ -379,8 +389,8 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
                 B.CreateStore(idx, st.x);
             }
             B.CreateCall(stepFn, {B.getInt32((uint32_t)res.steps.size())});
-            v = B.CreateLoad(st.type, st.o);
-            if (g.logical)
+            v = B.CreateLoad(st.otype, st.o);
+            if (g.logical && g.kind != GroupStep::BALLOT)
                 v = B.CreateZExtOrTrunc(v, CB->getType());
             res.steps.push_back(st);
             break;
@@ -477,7 +487,7 @@ void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize
         Value *n = B.CreateMul(B.CreateMul(lsize[0], lsize[1]), lsize[2], "wg.size");
         Value *slots = B.CreateGEP(B.getInt8Ty(), privateMem, B.getInt64(2 * res.uniform_bytes));
         auto el = [&](unsigned role, Value *i) {
-            Type *T = role == 2 ? B.getInt32Ty() : st.type;
+            Type *T = role == 2 ? B.getInt32Ty() : role == 3 && st.otype ? st.otype : st.type;
             Value *off = B.CreateAdd(B.CreateMul(n, B.getInt64(st.off[role])), B.CreateMul(i, B.getInt64(st.stride[role])));
             return B.CreateBitCast(B.CreateGEP(B.getInt8Ty(), slots, off), T->getPointerTo());
         };
@@ -507,6 +517,20 @@ void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize
                 Value *in = B.CreateICmpULT(c, len);
                 Value *r = B.CreateLoad(st.type, el(0, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
                 forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(r, el(3, i)); });
+                break;
+            }
+            case GroupStep::BALLOT: {  // bit j of word j / 32 where a[start + j]
+                AllocaInst *mask = E.CreateAlloca(st.otype, nullptr, "step.mask");
+                B.CreateStore(Constant::getNullValue(st.otype), mask);
+                forLoop(B, start, end, "step.ballot", [&](Value *i) {
+                    Value *j = B.CreateTrunc(B.CreateSub(i, start), B.getInt32Ty());
+                    Value *word = B.CreateLShr(j, 5);
+                    Value *bit = B.CreateShl(B.CreateLoad(B.getInt32Ty(), el(0, i)), B.CreateAnd(j, 31));
+                    Value *m = B.CreateLoad(st.otype, mask);
+                    B.CreateStore(B.CreateInsertElement(m, B.CreateOr(B.CreateExtractElement(m, word), bit), word), mask);
+                });
+                Value *m = B.CreateLoad(st.otype, mask);
+                forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(m, el(3, i)); });
                 break;
             }
             case GroupStep::SHUFFLE:

@@ -44,11 +44,12 @@ enum EnvArg : unsigned {
 // operands and result are per-work-item arrays in private_mem (the slots
 // of the allocas a, a2, x, o: region formation places them).
 struct GroupStep {
-    enum Kind { REDUCE, SCAN_INCL, SCAN_EXCL, BROADCAST, SHUFFLE, SHUFFLE2 } kind = REDUCE;
+    enum Kind { REDUCE, SCAN_INCL, SCAN_EXCL, BROADCAST, SHUFFLE, SHUFFLE2, BALLOT } kind = REDUCE;
     enum Op { COPY, ADD, MUL, MIN, MAX, AND, OR, XOR } op = COPY;
     enum Num { INT, UINT, FLOAT } num = INT;
     bool subGroup = false;
     llvm::Type *type = nullptr;                       // element of a, a2, o (x is i32)
+    llvm::Type *otype = nullptr;                      // of o where it differs (BALLOT: <4 x i32>)
     llvm::AllocaInst *a = nullptr, *a2 = nullptr, *x = nullptr, *o = nullptr;
     uint64_t off[4] = {}, stride[4] = {};             // slot offset per work-group size, element stride: a, a2, x, o
     unsigned region = 0;                              // the region its work-items return to reach it

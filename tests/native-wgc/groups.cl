@@ -18,6 +18,7 @@ int OVL intel_sub_group_shuffle_up(int prev, int cur, uint c);
 uint OVL intel_sub_group_block_read(const global uint *p);
 uint2 OVL intel_sub_group_block_read2(const global uint *p);
 void OVL intel_sub_group_block_write(global uint *p, uint data);
+uint4 OVL sub_group_ballot(int predicate);
 
 #define LIN ((get_local_id(2) * get_local_size(1) + get_local_id(1)) * get_local_size(0) + get_local_id(0))
 #define GLIN (get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2)))
@@ -71,6 +72,8 @@ __attribute__((intel_reqd_sub_group_size(S))) kernel void sg_shuffle_##S(ARGS)  
     out[w * 7 + 5] = sub_group_any(x > 600);                                                            \
     out[w * 7 + 6] = sub_group_all(x > -250);                                                           \
     fout[w] = intel_sub_group_shuffle(fin[w], n - 1 - l);                                               \
+    uint4 b = sub_group_ballot(x > 100);                                                                \
+    out[1000 + w] = (int)(b.x ^ (b.y * 3u) ^ (b.z * 5u) ^ (b.w * 7u));                                  \
 }                                                                                                       \
 __attribute__((intel_reqd_sub_group_size(S))) kernel void sg_block_##S(ARGS)                            \
 {                                                                                                       \
