@@ -219,8 +219,8 @@ static void add_report(sxp_image *v, char *line)
     unsigned long flags = strtoul(f[1], NULL, 10);
     char *text = (flags & 1)
         ? sxp_xasprintf("fiber: %s", f[5])
-        : sxp_xasprintf("regions: %s barrier%s, local %s bytes, private %s bytes per work-item", f[4],
-                        strcmp(f[4], "1") ? "s" : "", f[2], f[3]);
+        : sxp_xasprintf("regions: %s barrier%s, local %s bytes, private %s bytes per work-item%s%s", f[4],
+                        strcmp(f[4], "1") ? "s" : "", f[2], f[3], f[5] && *f[5] ? "; " : "", f[5] ? f[5] : "");
     sxp_set_string(sxp_image_set(v, SXP_PROP_SET_NATIVE_WG), f[0], text);
     free(text);
 }

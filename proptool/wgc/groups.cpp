@@ -282,21 +282,54 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
     }
     if (calls.empty())
         return true;
-    if (needUniform) {
+    // The queries first: the divergence analysis then sees the uniform
+    // ones (maximum size, number of sub-groups) as arithmetic on the geometry.
+    std::vector<Instruction *> sizes;  // get_sub_group_size's values
+    for (auto &cg : calls) {
+        if (cg.second.what != What::QUERY)
+            continue;
+        CallBase *CB = cg.first;
+        std::string b = demangledBase(CB->getCalledFunction()->getName());
+        IRBuilder<> B(CB);
+        SubGroup sg = subGroupOf(B, R, S);
+        Value *v = b == "get_sub_group_size" ? sg.size : b == "get_max_sub_group_size" ? sg.max
+                 : b == "get_sub_group_id" ? sg.id : b == "get_sub_group_local_id" ? sg.lid : sg.num;
+        if (b == "get_sub_group_size")
+            sizes.push_back(cast<Instruction>(v));
+        CB->replaceAllUsesWith(B.CreateZExtOrTrunc(v, CB->getType()));
+        CB->eraseFromParent();
+        cg.first = nullptr;
+    }
+    // A sub-group collective under a branch that depends on the local id
+    // falls back; where the branch depends on the sub-group size only (a
+    // loop over log2 of it, as DPC++'s scans have), the kernel is compiled
+    // for full sub-groups instead: sizes are all S, and the adapter refuses
+    // local sizes in x that S does not divide.
+    auto divergentCollective = [&]() -> CallBase * {
         std::set<BasicBlock *> div = divergentBlocks(R);
         for (auto &cg : calls)
-            if (cg.second.sub && (cg.second.what == What::STEP || cg.second.what == What::BARRIER) &&
-                div.count(cg.first->getParent())) {
-                res.fallback = "uses '" + demangledBase(cg.first->getCalledFunction()->getName()) +
-                               "' in divergent control flow";
-                return false;
-            }
+            if (cg.first && cg.second.sub && (cg.second.what == What::STEP || cg.second.what == What::BARRIER) &&
+                div.count(cg.first->getParent()))
+                return cg.first;
+        return nullptr;
+    };
+    if (CallBase *bad = needUniform ? divergentCollective() : nullptr) {
+        for (Instruction *I : sizes)
+            I->replaceAllUsesWith(ConstantInt::get(I->getType(), S));
+        if (!sizes.empty() && !divergentCollective()) {
+            res.fullSubGroups = true;
+        } else {
+            res.fallback = "uses '" + demangledBase(bad->getCalledFunction()->getName()) + "' in divergent control flow";
+            return false;
+        }
     }
     FunctionCallee stepFn = M.getOrInsertFunction("__sx_group_step", Type::getVoidTy(C), Type::getInt32Ty(C));
     FunctionCallee barrierFn = M.getOrInsertFunction("_Z7barrierj", Type::getVoidTy(C), Type::getInt32Ty(C));
     IRBuilder<> E(&*R.getEntryBlock().getFirstInsertionPt());
     for (auto &cg : calls) {
         CallBase *CB = cg.first;
+        if (!CB)
+            continue;  // a query, above
         const Group &g = cg.second;
         std::string b = demangledBase(CB->getCalledFunction()->getName());
         IRBuilder<> B(CB);
@@ -305,9 +338,6 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
         Value *v = nullptr;
         switch (g.what) {
         case What::QUERY:
-            v = b == "get_sub_group_size" ? sg.size : b == "get_max_sub_group_size" ? sg.max
-              : b == "get_sub_group_id" ? sg.id : b == "get_sub_group_local_id" ? sg.lid : sg.num;
-            v = B.CreateZExtOrTrunc(v, CB->getType());
             break;
         case What::ELECT:
             v = B.CreateZExt(B.CreateICmpEQ(sg.lid, B.getInt64(0)), CB->getType());

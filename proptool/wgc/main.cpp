@@ -87,6 +87,7 @@ int main(int argc, char **argv)
         } else {  // fibers: r.fallback says why
             r.barriers = 0;
             r.steps.clear();
+            r.fullSubGroups = false;
             for (Instruction &I : instructions(*K))
                 if (auto *CB = dyn_cast<CallBase>(&I))
                     r.barriers += wgc::isBarrier(CB->getCalledFunction());
@@ -133,7 +134,9 @@ int main(int argc, char **argv)
         std::ofstream rf(report);
         for (const wgc::KernelResult &r : results)
             rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t' << r.barriers
-               << '\t' << r.fallback << '\n';
+               << '\t'
+               << (r.fullSubGroups ? "local size in x a multiple of " + std::to_string(r.subGroupSize) : r.fallback)
+               << '\n';
         if (!rf.good())
             return fail(std::string(report) + ": write failed");
     }

@@ -22,7 +22,7 @@ enum : unsigned {
     GEO_WORK_DIM = 0, GEO_GLOBAL_SIZE = 8, GEO_LOCAL_SIZE = 32, GEO_NUM_GROUPS = 56, GEO_GLOBAL_OFFSET = 80,
 };
 constexpr unsigned WG_ABI = 1;
-constexpr unsigned WG_FLAG_FIBER = 1u << 0, WG_FLAG_BARRIER = 1u << 1;
+constexpr unsigned WG_FLAG_FIBER = 1u << 0, WG_FLAG_BARRIER = 1u << 1, WG_FLAG_FULL_SUB_GROUPS = 1u << 2;
 constexpr unsigned REGION_EXIT = 0xffffffffu;
 
 // The per-work-item environment a region function receives: the
@@ -64,6 +64,7 @@ struct KernelResult {
     unsigned flags = 0, barriers = 0;
     std::string fallback;           // why SXN_WG_FIBER, empty otherwise
     unsigned subGroupSize = 0;      // groups.cpp: the sub-group size compiled in
+    bool fullSubGroups = false;     // groups.cpp: compiled assuming local size x % subGroupSize == 0
     std::vector<GroupStep> steps;   // groups.cpp: the collectives, by the index __sx_group_step takes
 };
 

@@ -157,7 +157,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
         InlineFunctionInfo IFI;
         InlineFunction(*c, IFI);
     }
-    res.flags = res.barriers ? WG_FLAG_BARRIER : 0;
+    res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }
 
@@ -227,7 +227,8 @@ void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vecto
         std::vector<Constant *> rows;
         for (const KernelResult &k : ks)
             rows.push_back(ConstantStruct::get(entryTy, {str(k.name), v3 ? k.wg_v3 : k.wg, B.getInt64(k.local_bytes),
-                                                         B.getInt64(k.private_bytes), B.getInt32(k.flags), B.getInt32(0)}));
+                                                         B.getInt64(k.private_bytes), B.getInt32(k.flags),
+                                                         B.getInt32(k.fullSubGroups ? k.subGroupSize : 0)}));
         rows.push_back(Constant::getNullValue(entryTy));
         ArrayType *tabTy = ArrayType::get(entryTy, rows.size());
         new GlobalVariable(M, tabTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(tabTy, rows), name);

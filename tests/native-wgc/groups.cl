@@ -105,6 +105,20 @@ __attribute__((intel_reqd_sub_group_size(S))) kernel void wg_collectives_##S(ARG
     fout[w * 2 + 0] = work_group_reduce_add(fin[w]);                                                    \
     fout[w * 2 + 1] = work_group_scan_inclusive_add(fin[w]);                                            \
 }                                                                                                       \
+__attribute__((intel_reqd_sub_group_size(S))) kernel void sg_full_##S(ARGS)                            \
+{                                                                                                       \
+    /* a scan over log2 of the sub-group size (DPC++'s shape): compiled */                              \
+    /* for full sub-groups, so local sizes in x must be multiples of S */                               \
+    size_t w = WI;                                                                                      \
+    int x = in[w];                                                                                      \
+    uint l = get_sub_group_local_id();                                                                  \
+    for (uint s = 1; s < get_sub_group_size(); s *= 2) {                                                \
+        int y = intel_sub_group_shuffle(x, l >= s ? l - s : l);                                         \
+        if (l >= s)                                                                                     \
+            x += y;                                                                                     \
+    }                                                                                                   \
+    out[w] = x;                                                                                         \
+}                                                                                                       \
 __attribute__((intel_reqd_sub_group_size(S))) kernel void loops_##S(ARGS)                               \
 {                                                                                                       \
     /* collectives in a uniform loop and under a uniform branch, a */                                   \

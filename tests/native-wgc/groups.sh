@@ -77,6 +77,23 @@ fi
 for geo in 60:20 64:32 7:7 20x6:10x3 12x4x2:6x2x2; do
     differ "groups.cl ${geo%%:*}/${geo#*:}" groups.sximg "${geo%%:*}" "${geo#*:}" o:1300,i:400,g:400,f:400 $K
 done
+# a collective under a loop over the sub-group size: compiled for full
+# sub-groups; other local sizes are refused with a message
+if grep -q 'sg_full_8: string "regions: .*; local size in x a multiple of 8"' groups.dump &&
+   grep -q 'sg_full_16: string "regions: .*; local size in x a multiple of 16"' groups.dump; then
+    ok "a scan over log2 of the sub-group size compiles for full sub-groups (--dump says so)"
+else
+    grep 'sg_full' groups.dump; ko "full sub-groups"
+fi
+for geo in 64:32 96x2:48x2; do
+    differ "full sub-groups ${geo%%:*}/${geo#*:}" groups.sximg "${geo%%:*}" "${geo#*:}" o:1300,i:400,g:400,f:400 sg_full_8 sg_full_16
+done
+if ! on_native groups.sximg full.txt 60 20 o:1300,i:400,g:400,f:400 sg_full_8 > full.out 2>&1 &&
+   grep -q 'SX_ERROR_INVALID_WORK_GROUP_SIZE: .*compiled for full sub-groups of 8 work-items: local size 20 in x' full.out; then
+    ok "a local size the compiled sub-group size does not divide is refused, naming both"
+else
+    cat full.out; ko "full sub-groups with a local size of 20"
+fi
 
 # --- what is not compiled falls back, and --dump says why
 if build "$D/groups-divergent.cl" 2> div.err; then
