@@ -20,7 +20,11 @@ count=${SX_WGC_DIFF_COUNT:-24}
 for seed in ${SX_WGC_DIFF_SEEDS:-1}; do
     "$B/tests/native-wgc/wgc-gen" "$seed" "$count" > gen.cl
     if ! build gen.cl 2> gen.err; then
-        cat gen.err; ko "seed $seed: generated kernels do not build"
+        if grep -q 'InvalidBitWidth' gen.err; then  # clang -O2 made an i33 trip count: a producer limit
+            echo "SKIP (seed $seed): llvm-spirv-14 cannot write clang's IR: $(grep InvalidBitWidth gen.err | head -n 1)"
+        else
+            cat gen.err; ko "seed $seed: generated kernels do not build"
+        fi
         continue
     fi
     if "$P" --dump gen.sximg | grep 'string "fiber'; then
