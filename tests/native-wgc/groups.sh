@@ -95,6 +95,20 @@ else
     cat full.out; ko "full sub-groups with a local size of 20"
 fi
 
+# --- under valgrind: the steps' per-work-item arrays sized right (partial
+# sub-groups, 2-D groups), no uninitialised value steering a step
+if [ -n "${VALGRIND:-}" ]; then
+    exe="$B/tests/native-wgc/.libs/wgc-run"
+    [ -x "$exe" ] || exe="$RUN"
+    if LD_LIBRARY_PATH="$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SX_NATIVE_THREADS=2 SX_ADAPTERS=native \
+       SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 "$VALGRIND" -q --error-exitcode=9 "$exe" groups.sximg vg.txt 20x6 10x3 \
+       o:1300,i:400,g:400,f:400 $K > vg.out 2>&1; then
+        ok "valgrind: compiled sub-group and work-group steps run clean"
+    else
+        head -40 vg.out; ko "valgrind reports errors in compiled collectives"
+    fi
+fi
+
 # --- what is not compiled falls back, and --dump says why
 if build "$D/groups-divergent.cl" 2> div.err; then
     "$P" --dump groups-divergent.sximg > div.dump
