@@ -141,7 +141,7 @@ SX_API sx_result sx_device_get_info(sx_device d, sx_device_info param, size_t si
     }
     case SX_DEVICE_INFO_ADAPTER_NAME: r = sxa_info_string(d->adapter->name, size, value, size_ret); break;
     default:
-        if (param < SX_DEVICE_INFO_TYPE || param > SX_DEVICE_INFO_PLATFORM)
+        if (param < SX_DEVICE_INFO_TYPE || (param > SX_DEVICE_INFO_PLATFORM && param != SX_DEVICE_INFO_SUB_GROUP_SIZES))
             return sxi_error(SX_ERROR_INVALID_ENUMERATION, "sx_device_get_info(%s): param %u is not an SX_DEVICE_INFO_* this library knows.", d->name, param);
         r = SXA_CALL(d->adapter, device, get_info, d->handle, param, size, value, size_ret);
     }

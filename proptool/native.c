@@ -94,14 +94,51 @@ bool sxp_native_find(sxp_native_tools *t, char **why)
     return true;
 }
 
-static bool run(const char *origin, char *const argv[], const char *log)
+/* Runs a tool with its stderr in `log`; on failure the first lines of it
+ * go into the diagnostic (sxp_tool_run), unless `quiet` (the caller tries
+ * something else first). */
+static bool run_tool(const char *origin, char *const argv[], const char *log, bool quiet)
 {
     char *why = NULL;
     if (sxp_tool_run(argv, log, &why))
         return true;
-    fail(origin, "%s", why);
+    if (!quiet)
+        fail(origin, "%s", why);
     free(why);
     return false;
+}
+
+static bool run(const char *origin, char *const argv[], const char *log)
+{
+    return run_tool(origin, argv, log, false);
+}
+
+/* llvm-spirv -r of the image; where llvm-spirv-14 cannot read what newer
+ * producers (DPC++) write (an extension it does not know, ...), the newer
+ * reader $SX_WGC_LLVM_SPIRV_NEWER (default llvm-spirv-15, whose IR LLVM 14
+ * still reads; "off": none) and a note naming the reason. */
+static bool read_spirv(const sxp_native_tools *t, const char *origin, const char *spvp, const char *bc,
+                       const char *log)
+{
+    char *const a1[] = {(char *)t->llvm_spirv, "-r", (char *)spvp, "-o", (char *)bc, NULL};
+    const char *newer = getenv("SX_WGC_LLVM_SPIRV_NEWER");
+    if (!newer || !*newer)
+        newer = "llvm-spirv-15";
+    bool retry = strcmp(newer, "off") != 0 && strcmp(newer, t->llvm_spirv) != 0 && runnable(newer);
+    if (run_tool(origin, a1, log, retry))
+        return true;
+    size_t n = 0;
+    char *why = (char *)sxp_read_file(log, &n);
+    size_t len = 0;
+    while (why && len < n && why[len] != '\n' && len < 300)
+        len++;
+    char *const a2[] = {(char *)newer, "-r", (char *)spvp, "-o", (char *)bc, NULL};
+    bool ok = run(origin, a2, log);
+    if (ok)
+        fprintf(stderr, "proptool: note: %s: %s cannot read the SPIR-V (%.*s); read with %s\n", origin,
+                t->llvm_spirv, (int)len, why ? why : "no message", newer);
+    free(why);
+    return ok;
 }
 
 /* The report line of one kernel (sx-wgc --report) as the property's text. */
@@ -122,8 +159,8 @@ static void add_report(sxp_image *v, char *line)
     unsigned long flags = strtoul(f[1], NULL, 10);
     char *text = (flags & 1)
         ? sxp_xasprintf("fiber: %s", f[5])
-        : sxp_xasprintf("regions: %s barrier%s, local %s bytes, private %s bytes per work-item", f[4],
-                        strcmp(f[4], "1") ? "s" : "", f[2], f[3]);
+        : sxp_xasprintf("regions: %s barrier%s, local %s bytes, private %s bytes per work-item%s%s", f[4],
+                        strcmp(f[4], "1") ? "s" : "", f[2], f[3], f[5] && *f[5] ? "; " : "", f[5] ? f[5] : "");
     sxp_set_string(sxp_image_set(v, SXP_PROP_SET_NATIVE_WG), f[0], text);
     free(text);
 }
@@ -189,10 +226,8 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
     }
     bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
     sxp_buf_free(&plain);
-    if (ok) {
-        char *const a1[] = {(char *)t->llvm_spirv, "-r", spvp, "-o", bc, NULL};
-        ok = run(spv->origin, a1, log);
-    }
+    if (ok)
+        ok = read_spirv(t, spv->origin, spvp, bc, log);
     if (ok) {
         char **a2 = sxp_xmalloc((8 + 2 * nimports) * sizeof *a2);
         size_t n = 0;

@@ -2,7 +2,7 @@
 # deps.sh: the Debian 12 packages building and testing need; sourced by
 # run-demo.sh and run-tests.sh. Installs only what is missing.
 SX_PACKAGES="build-essential autoconf automake libtool pkg-config check libffi-dev nettle-dev \
-spirv-headers spirv-tools clang-14 llvm-spirv-14 llvm-14-dev \
+spirv-headers spirv-tools clang-14 llvm-spirv-14 llvm-spirv-15 llvm-14-dev \
 ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers pocl-opencl-icd oclgrind clinfo \
 libze1 libze-dev valgrind python3-pip"
 

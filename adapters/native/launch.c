@@ -443,6 +443,10 @@ sx_result sxn_kernel_launch(sxa_queue queue, sxa_kernel k, uint32_t work_dim,
         }
         pick_local(work_dim, global_size, local, budget);
     }
+    if (SXN_UNLIKELY(k->wg && (k->wg->flags & SXN_WG_FULL_SUB_GROUPS) && local[0] % k->wg->sub_group_size))
+        return sxn_error(SX_ERROR_INVALID_WORK_GROUP_SIZE,
+                         "native: kernel %s was compiled for full sub-groups of %u work-items: local size %zu in x "
+                         "is not a multiple of it", k->name, k->wg->sub_group_size, local[0]);
     size_t items = 1, groups = 1;
     for (uint32_t d = 0; d < 3; d++) {
         size_t gs = d < work_dim ? global_size[d] : 1;

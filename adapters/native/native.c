@@ -314,6 +314,12 @@ static sx_result device_get_info(sxa_device device, sx_device_info param, size_t
         uint32_t v = 0;
         return sxa_info_copy(&v, sizeof(v), size, value, size_ret);
     }
+    case SX_DEVICE_INFO_SUB_GROUP_SIZES: {
+        /* sx-wgc compiles any size a kernel requires (1-64); these are
+         * Intel's CPU runtime's, 16 the size of kernels requiring none. */
+        static const size_t v[] = {4, 8, 16, 32, 64};
+        return sxa_info_copy(v, sizeof(v), size, value, size_ret);
+    }
     case SX_DEVICE_INFO_PLATFORM: {
         sxa_platform p = &the_platform;
         return sxa_info_copy(&p, sizeof(p), size, value, size_ret);

@@ -35,7 +35,13 @@ enum {
      * work-item queries go through it too */
     SXN_WG_FIBER = 1u << 0,
     /* informational: the kernel has barriers */
-    SXN_WG_BARRIER = 1u << 1
+    SXN_WG_BARRIER = 1u << 1,
+    /* (appended 2026-11-28, issue 28) compiled for sub-groups that are all
+     * full: the local size in x must be a multiple of sub_group_size (the
+     * adapter refuses other launches); sub-group sizes then equal
+     * sub_group_size everywhere, and control flow that depends on them is
+     * the same for the whole group */
+    SXN_WG_FULL_SUB_GROUPS = 1u << 2
 };
 
 typedef struct sxn_wg_ctx sxn_wg_ctx;
@@ -47,7 +53,7 @@ typedef struct sxn_wg_entry {
     uint64_t local_bytes;    /* kernel-scope __local variables, per work-group */
     uint64_t private_bytes;  /* per-work-item bytes kept across barriers */
     uint32_t flags;          /* SXN_WG_* */
-    uint32_t reserved;
+    uint32_t sub_group_size; /* with SXN_WG_FULL_SUB_GROUPS (1-64), else 0 (was `reserved`) */
 } sxn_wg_entry;
 /* exported: const sxn_wg_entry __sx_wg_table[]; ends with name == NULL */
 

@@ -204,10 +204,11 @@ static sx_result check_table(const struct sxn_wg_image *im, const char *what, co
             return sxn_error(SX_ERROR_INVALID_BINARY,
                              "native: %s: entry %zu ('%s'): the function %p is not in the image's code", what, e,
                              x->name, (void *)x->fn);
-        if (x->flags & ~(uint32_t)(SXN_WG_FIBER | SXN_WG_BARRIER) || x->reserved)
+        if (x->flags & ~(uint32_t)(SXN_WG_FIBER | SXN_WG_BARRIER | SXN_WG_FULL_SUB_GROUPS) ||
+            ((x->flags & SXN_WG_FULL_SUB_GROUPS) ? x->sub_group_size - 1 > 63 : x->sub_group_size != 0))
             return sxn_error(SX_ERROR_INVALID_BINARY,
-                             "native: %s: entry %zu ('%s'): flags 0x%x / reserved %u unknown to work-group ABI %u",
-                             what, e, x->name, x->flags, x->reserved, SXN_WG_ABI);
+                             "native: %s: entry %zu ('%s'): flags 0x%x / sub-group size %u unknown to work-group ABI %u",
+                             what, e, x->name, x->flags, x->sub_group_size, SXN_WG_ABI);
         if (x->local_bytes > SXN_LOCAL_MEM)
             return sxn_error(SX_ERROR_INVALID_BINARY,
                              "native: %s: entry %zu ('%s'): %llu bytes of local memory pass the %u available",

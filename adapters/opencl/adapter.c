@@ -235,6 +235,13 @@ static sx_result device_get_info(sxa_device device, sx_device_info param, size_t
         sxa_platform p = d->platform;
         return sxa_info_copy(&p, sizeof p, size, value, size_ret);
     }
+    case SX_DEVICE_INFO_SUB_GROUP_SIZES: {  /* cl_intel_required_subgroup_size's list */
+        size_t v[32], n = 0;
+        if (sxo_cl.clGetDeviceInfo(d->id, 0x4108 /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */, sizeof v, v, &n) != CL_SUCCESS ||
+            n == 0 || n > sizeof v)
+            return sxo_error(SX_ERROR_UNSUPPORTED_FEATURE, "opencl: the device does not list its sub-group sizes");
+        return sxa_info_copy(v, n, size, value, size_ret);
+    }
     default:
         return sxo_error(SX_ERROR_INVALID_ENUMERATION, "opencl: device info %u unknown", param);
     }

@@ -191,7 +191,10 @@ enum {
     SX_DEVICE_INFO_PLATFORM = 14,            /**< the platform handle (API: sx_platform; ABI: sxa_platform) */
     /** Answered by the core; adapters are never asked these. */
     SX_DEVICE_INFO_ADAPTER = 15,             /**< API only: the sx_adapter serving the device */
-    SX_DEVICE_INFO_ADAPTER_NAME = 16         /**< API only: char[], that adapter's name ("opencl", "serialcpu") */
+    SX_DEVICE_INFO_ADAPTER_NAME = 16,        /**< API only: char[], that adapter's name ("opencl", "serialcpu") */
+    /** Optional for adapters (SX_ERROR_INVALID_ENUMERATION if not known):
+     * size_t[], the sub-group sizes kernels may require, ascending. */
+    SX_DEVICE_INFO_SUB_GROUP_SIZES = 17
 };
 
 /** A backend-level kernel argument, given at launch. The same layout is

@@ -109,19 +109,25 @@ int main(int argc, char **argv)
         wgc::LocalLayout L = wgc::layoutLocals(*K);
         r.local_bytes = L.bytes;
         r.fallback = wgc::fallbackReason(*K, imports);
+        Function *R = nullptr;
         if (r.fallback.empty()) {
-            Function *R = nullptr;
             if (implicit)  // vectorize.cpp: on a copy, kept when the regions come out
                 R = withImplicitBarriers(*K, L, r);
             if (!R)
                 R = wgc::buildRegions(*K, L, r, err);
-            if (!R)
+            if (!R && r.fallback.empty())
                 return fail(r.name + ": " + err);
+        }
+        if (R) {
             r.wg = wgc::buildWorkGroup(*K, *R, r);
             R->eraseFromParent();
             if (r.barriers == r.implicit_barriers)  // the flag tells of the kernel's own barriers
                 r.flags &= ~wgc::WG_FLAG_BARRIER;
-        } else {
+        } else {  // fibers: r.fallback says why
+            r.barriers = 0;
+            r.implicit_barriers = 0;
+            r.steps.clear();
+            r.fullSubGroups = false;
             for (Instruction &I : instructions(*K))
                 if (auto *CB = dyn_cast<CallBase>(&I))
                     r.barriers += wgc::isBarrier(CB->getCalledFunction());
@@ -176,8 +182,10 @@ int main(int argc, char **argv)
     if (report) {
         std::ofstream rf(report);
         for (const wgc::KernelResult &r : results)
-            rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t' << r.barriers - r.implicit_barriers
-               << '\t' << r.fallback << '\n';
+            rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t'
+               << r.barriers - r.implicit_barriers << '\t'
+               << (r.fullSubGroups ? "local size in x a multiple of " + std::to_string(r.subGroupSize) : r.fallback)
+               << '\n';
         if (!rf.good())
             return fail(std::string(report) + ": write failed");
     }

@@ -23,7 +23,7 @@ namespace wgc {
 static const char X86_64_LAYOUT[] = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128";
 
 // The unmangled name of an Itanium-mangled OpenCL builtin (_Z4sqrtf -> sqrt).
-static std::string demangledBase(StringRef n)
+std::string demangledBase(StringRef n)
 {
     if (!n.consume_front("_Z"))
         return "";
@@ -40,7 +40,7 @@ bool isBarrier(const Function *F)
     if (!F)
         return false;
     StringRef n = F->getName();
-    return n == "_Z7barrierj" || n == "_Z18work_group_barrierj" || n == "_Z18work_group_barrierj12memory_scope" ||
+    return n == "_Z7barrierj" || n == "__sx_group_step" || n == "_Z18work_group_barrierj" || n == "_Z18work_group_barrierj12memory_scope" ||
            n.startswith("_Z22__spirv_ControlBarrier");
 }
 
@@ -212,6 +212,9 @@ static void lowerBuiltinAbi(Module &M)
     for (Function &F : make_early_inc_range(M)) {
         if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
             continue;
+        std::string base = demangledBase(F.getName());
+        if (isGroupFunction(base) && groupFunctionHandled(base))
+            continue;  // compiled inline (groups.cpp), never called
         FunctionType *FT = F.getFunctionType();
         VecAbi ra = vecAbi(FT->getReturnType(), DL, true);
         std::vector<VecAbi> pa;
@@ -528,7 +531,7 @@ static bool needsWorkItem(Function *F, std::set<Function *> &seen)
     return false;
 }
 
-static bool isGroupFunction(const std::string &b)
+bool isGroupFunction(const std::string &b)
 {
     static const char *const pre[] = {"work_group_", "sub_group_", "get_sub_group", "get_num_sub_groups",
                                       "get_max_sub_group_size", "get_enqueued_num_sub_groups",
@@ -565,7 +568,7 @@ std::string fallbackReason(Function &K, const std::vector<std::string> &)
             continue;
         }
         std::string b = demangledBase(G->getName());
-        if (G->isDeclaration() && isGroupFunction(b))
+        if (G->isDeclaration() && isGroupFunction(b) && !groupFunctionHandled(b))
             return "uses the work-group function '" + b + "'";
         std::set<Function *> seen;
         if (!G->isDeclaration() && needsWorkItem(G, seen))

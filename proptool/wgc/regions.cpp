@@ -99,40 +99,82 @@ Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
     return B.CreateZExtOrTrunc(v, call.getType());
 }
 
-// Pure arithmetic on R's arguments: cheaper to recompute at a region entry than to keep.
-bool remat(Value *V, unsigned &budget)
+// Pure arithmetic on R's arguments and on what the dispatch block `disp`
+// computes once (the slot addresses): cheaper to recompute at a region
+// entry than to keep. The dispatch block dominates every region entry, so
+// its values are used as they are, never cloned (a clone made before the
+// slot bases are patched would address private_mem without them).
+bool remat(Value *V, const BasicBlock *disp, unsigned &budget)
 {
     if (isa<Argument>(V) || isa<Constant>(V))
         return true;
     auto *I = dyn_cast<Instruction>(V);
+    if (I && I->getParent() == disp)
+        return true;
     if (!I || !budget-- || !(isa<BinaryOperator>(I) || isa<CastInst>(I) || isa<CmpInst>(I) || isa<SelectInst>(I) ||
                              isa<GetElementPtrInst>(I)))
         return false;
     if (auto *BO = dyn_cast<BinaryOperator>(I))
         if (BO->getOpcode() == Instruction::SDiv || BO->getOpcode() == Instruction::UDiv ||
-            BO->getOpcode() == Instruction::SRem || BO->getOpcode() == Instruction::URem)
-            return false;  // may trap where the original did not run
+            BO->getOpcode() == Instruction::SRem || BO->getOpcode() == Instruction::URem) {
+            auto *d = dyn_cast<ConstantInt>(BO->getOperand(1));
+            if (!d || d->isZero() || d->isMinusOne())
+                return false;  // may trap where the original did not run
+        }
     for (Value *op : I->operands())
-        if (!remat(op, budget))
+        if (!remat(op, disp, budget))
             return false;
     return true;
 }
 
-Value *cloneTree(Value *V, Instruction *before, std::map<Value *, Value *> &memo)
+Value *cloneTree(Value *V, Instruction *before, const BasicBlock *disp, std::map<Value *, Value *> &memo)
 {
     auto *I = dyn_cast<Instruction>(V);
-    if (!I)
+    if (!I || I->getParent() == disp)
         return V;
     auto it = memo.find(V);
     if (it != memo.end())
         return it->second;
     Instruction *C = I->clone();
     for (unsigned i = 0; i < C->getNumOperands(); i++)
-        C->setOperand(i, cloneTree(C->getOperand(i), before, memo));
+        C->setOperand(i, cloneTree(C->getOperand(i), before, disp, memo));
     C->insertBefore(before);
     C->setName(I->getName() + ".re");
     memo[V] = C;
     return C;
+}
+
+// The pointers derived from a private array A (casts, GEPs, phis,
+// selects, back and forth through integers). Sets `escapes` when one is
+// stored to memory or passed to a call other than a memory intrinsic:
+// then A's address may be read in any region.
+void derivedPointers(AllocaInst *A, std::vector<Instruction *> &out, bool &escapes)
+{
+    std::set<Value *> seen{A};
+    std::vector<Value *> work{A};
+    escapes = false;
+    while (!work.empty()) {
+        Value *V = work.back();
+        work.pop_back();
+        for (User *U : V->users()) {
+            auto *I = dyn_cast<Instruction>(U);
+            if (!I)
+                continue;
+            if (isa<GetElementPtrInst>(I) || isa<CastInst>(I) || isa<PHINode>(I) || isa<SelectInst>(I) ||
+                (isa<BinaryOperator>(I) && I->getType()->isIntegerTy())) {
+                if (seen.insert(I).second) {
+                    out.push_back(I);
+                    work.push_back(I);
+                }
+            } else if (auto *S = dyn_cast<StoreInst>(I)) {
+                escapes |= S->getValueOperand() == V;
+            } else if (auto *CB = dyn_cast<CallBase>(I)) {
+                escapes |= !isa<MemIntrinsic>(CB) && !CB->isLifetimeStartOrEnd();
+            } else if (!isa<LoadInst>(I) && !isa<CmpInst>(I)) {
+                escapes = true;  // atomics, ...: kept in a slot to be safe
+            }
+        }
+    }
 }
 
 struct Liveness {
@@ -202,6 +244,8 @@ void liveness(Function &R, const std::set<BasicBlock *> &cut, Liveness &L)
 }
 
 
+}  // namespace
+
 // The values every work-item of a group computes alike: derived from the
 // parameters, the geometry and the group id only, and not under a branch
 // that depends on the local id (LLVM's divergence analysis, seeded with
@@ -234,6 +278,8 @@ std::set<Value *> uniformValues(Function &R)
             uni.insert(&I);
     return uni;
 }
+
+namespace {
 
 // Alias scopes: OpenCL's address spaces are disjoint, and so are the
 // slots that keep values across barriers; telling LLVM lets it vectorize
@@ -308,17 +354,27 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
         ret->eraseFromParent();
     }
 
-    std::vector<CallBase *> barriers;
     for (Instruction &I : make_early_inc_range(instructions(*R)))
-        if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (auto *CB = dyn_cast<CallBase>(&I))
             if (isQuery(CB->getCalledFunction())) {
                 IRBuilder<> B(CB);
                 CB->replaceAllUsesWith(resolveQuery(B, *R, *CB));
                 CB->eraseFromParent();
-            } else if (isBarrier(CB->getCalledFunction())) {
+            }
+    res.subGroupSize = subGroupSize(K);
+    if (!lowerGroups(*R, res, err)) {  // sub-groups, collectives (groups.cpp)
+        R->eraseFromParent();
+        return nullptr;
+    }
+    std::vector<CallBase *> barriers;
+    for (Instruction &I : instructions(*R))
+        if (auto *CB = dyn_cast<CallBase>(&I))
+            if (isBarrier(CB->getCalledFunction())) {
+                if (isGroupStep(CB->getCalledFunction()))
+                    res.steps[cast<ConstantInt>(CB->getArgOperand(0))->getZExtValue()].region =
+                        (unsigned)barriers.size() + 1;
                 barriers.push_back(CB);
             }
-        }
     replaceLocals(*R, LL, R->getArg(ENV_LOCAL));
     res.barriers = (unsigned)barriers.size();
     Scopes SC(C);
@@ -360,10 +416,13 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
     auto *uniOut = cast<GetElementPtrInst>(B.CreateGEP(B.getInt8Ty(), R->getArg(ENV_PRIV), B.getInt64(0), "uniform.out"));
     auto *wiBase = cast<GetElementPtrInst>(B.CreateGEP(B.getInt8Ty(), R->getArg(ENV_PRIV), B.getInt64(0), "wi.slots"));
     uint64_t priv = 0, upriv = 0;
+    uint64_t slotOff = 0, slotStride = 0;  // the last slot's
     auto slot = [&](Type *T, uint64_t size, uint64_t align, const Twine &name) {
         align = std::max<uint64_t>(align, 4);
         priv = (priv + align - 1) / align * align;
         size = (size + align - 1) / align * align;
+        slotOff = priv;
+        slotStride = size;
         Value *off = B.CreateAdd(B.CreateMul(lsz, B.getInt64(priv)), B.CreateMul(lin, B.getInt64(size)));
         priv += size;
         return B.CreatePointerBitCastOrAddrSpaceCast(B.CreateGEP(B.getInt8Ty(), wiBase, off), T->getPointerTo(), name);
@@ -372,20 +431,52 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
         return B.CreatePointerBitCastOrAddrSpaceCast(B.CreateGEP(B.getInt8Ty(), base, B.getInt64(off)),
                                                      T->getPointerTo(), name);
     };
-    // Private arrays: moved whole when used in more than one region, else
-    // kept as static allocas of the new entry.
-    for (Instruction &I : make_early_inc_range(instructions(*R))) {
-        auto *A = dyn_cast<AllocaInst>(&I);
-        if (!A)
-            continue;
-        if (across.test(L.index[A])) {
+    // Private arrays: moved whole when used in more than one region (the
+    // array, or a pointer derived from it, lives across a barrier, or its
+    // address escapes), else kept as static allocas of the new entry. The
+    // slot of a moved one is every work-item's own: its lifetime markers
+    // go (they would let LLVM drop stores another region reads).
+    std::vector<AllocaInst *> allocas;
+    for (Instruction &I : instructions(*R))
+        if (auto *A = dyn_cast<AllocaInst>(&I))
+            allocas.push_back(A);
+    for (AllocaInst *A : allocas) {
+        std::vector<Instruction *> derived;
+        bool escapes = false;
+        derivedPointers(A, derived, escapes);
+        // A collective's operands and result: read by the work-group function.
+        GroupStep *step = nullptr;
+        unsigned role = 0;
+        for (GroupStep &st : res.steps)
+            for (unsigned r = 0; r < 4; r++)
+                if ((r == 0 ? st.a : r == 1 ? st.a2 : r == 2 ? st.x : st.o) == A) {
+                    step = &st;
+                    role = r;
+                }
+        bool live = across.test(L.index[A]) || escapes || step;
+        for (Instruction *D : derived)
+            live |= L.index.count(D) && across.test(L.index[D]);
+        if (live) {
             if (A->getParent() != old || !isa<ConstantInt>(A->getArraySize())) {
                 err = "a variable-size private array lives across a barrier";
                 return nullptr;
             }
+            for (Instruction *D : derived)
+                for (User *U : make_early_inc_range(D->users()))
+                    if (auto *CB = dyn_cast<CallBase>(U))
+                        if (CB->isLifetimeStartOrEnd())
+                            CB->eraseFromParent();
+            for (User *U : make_early_inc_range(A->users()))
+                if (auto *CB = dyn_cast<CallBase>(U))
+                    if (CB->isLifetimeStartOrEnd())
+                        CB->eraseFromParent();
             uint64_t size = DL.getTypeAllocSize(A->getAllocatedType()) *
                             cast<ConstantInt>(A->getArraySize())->getZExtValue();
             Value *p = slot(A->getAllocatedType(), size, A->getAlign().value(), A->getName() + ".wi");
+            if (step) {
+                step->off[role] = slotOff;
+                step->stride[role] = slotStride;
+            }
             A->replaceAllUsesWith(B.CreatePointerBitCastOrAddrSpaceCast(p, A->getType()));
             across.reset(L.index[A]);
             A->eraseFromParent();
@@ -405,7 +496,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
     for (unsigned vi : across.set_bits()) {
         Instruction *V = L.values[vi];
         unsigned budget = 16;
-        bool re = remat(V, budget);
+        bool re = remat(V, disp, budget);
         Value *ptr = nullptr, *in = nullptr;
         bool uni = uniform.count(V) != 0;
         if (!re) {
@@ -429,7 +520,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
                 Instruction *t = entry[k]->getTerminator();
                 Value *v;
                 if (re) {
-                    v = cloneTree(V, t, memo[k]);
+                    v = cloneTree(V, t, disp, memo[k]);
                 } else {
                     auto *ld = new LoadInst(V->getType(), in, V->getName() + ".ld", t);
                     SC.tag(ld, uni ? SC_UNIFORM_IN : SC_PRIVATE);

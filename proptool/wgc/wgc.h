@@ -6,6 +6,7 @@
 #ifndef SX_WGC_H
 #define SX_WGC_H
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ enum : unsigned {
     GEO_WORK_DIM = 0, GEO_GLOBAL_SIZE = 8, GEO_LOCAL_SIZE = 32, GEO_NUM_GROUPS = 56, GEO_GLOBAL_OFFSET = 80,
 };
 constexpr unsigned WG_ABI = 1;
-constexpr unsigned WG_FLAG_FIBER = 1u << 0, WG_FLAG_BARRIER = 1u << 1;
+constexpr unsigned WG_FLAG_FIBER = 1u << 0, WG_FLAG_BARRIER = 1u << 1, WG_FLAG_FULL_SUB_GROUPS = 1u << 2;
 constexpr unsigned REGION_EXIT = 0xffffffffu;
 
 // The per-work-item environment a region function receives: the
@@ -38,6 +39,22 @@ enum EnvArg : unsigned {
     ENV_COUNT
 };
 
+// A collective between two regions (groups.cpp): the work-group function
+// runs it once for the group after every work-item reached it. Its
+// operands and result are per-work-item arrays in private_mem (the slots
+// of the allocas a, a2, x, o: region formation places them).
+struct GroupStep {
+    enum Kind { REDUCE, SCAN_INCL, SCAN_EXCL, BROADCAST, SHUFFLE, SHUFFLE2, BALLOT } kind = REDUCE;
+    enum Op { COPY, ADD, MUL, MIN, MAX, AND, OR, XOR } op = COPY;
+    enum Num { INT, UINT, FLOAT } num = INT;
+    bool subGroup = false;
+    llvm::Type *type = nullptr;                       // element of a, a2, o (x is i32)
+    llvm::Type *otype = nullptr;                      // of o where it differs (BALLOT: <4 x i32>)
+    llvm::AllocaInst *a = nullptr, *a2 = nullptr, *x = nullptr, *o = nullptr;
+    uint64_t off[4] = {}, stride[4] = {};             // slot offset per work-group size, element stride: a, a2, x, o
+    unsigned region = 0;                              // the region its work-items return to reach it
+};
+
 struct KernelResult {
     std::string name;
     llvm::Function *wg = nullptr;   // the sxn_wg_fn
@@ -48,6 +65,9 @@ struct KernelResult {
     uint64_t uniform_bytes = 0;     // private_mem's uniform values (regions.cpp)
     unsigned flags = 0, barriers = 0;
     std::string fallback;           // why SXN_WG_FIBER, empty otherwise
+    unsigned subGroupSize = 0;      // groups.cpp: the sub-group size compiled in
+    bool fullSubGroups = false;     // groups.cpp: compiled assuming local size x % subGroupSize == 0
+    std::vector<GroupStep> steps;   // groups.cpp: the collectives, by the index __sx_group_step takes
 };
 
 // prepare.cpp: retarget to x86-64, C calling convention, math builtins as
@@ -60,6 +80,10 @@ bool isBarrier(const llvm::Function *F);
 // Calls a builtin with a vector passed in memory (x86-64-v3 would change that ABI).
 bool usesVectorMemoryAbi(const llvm::Function &F);
 bool isQuery(const llvm::Function *F);
+// The unmangled name of an Itanium-mangled OpenCL builtin (_Z4sqrtf -> sqrt).
+std::string demangledBase(llvm::StringRef n);
+// Is it a sub-group or work-group function (not the barrier)?
+bool isGroupFunction(const std::string &base);
 // Why the kernel cannot be compiled into regions ("" when it can).
 std::string fallbackReason(llvm::Function &K, const std::vector<std::string> &imports);
 
@@ -73,6 +97,24 @@ LocalLayout layoutLocals(llvm::Function &K);
 void replaceLocals(llvm::Function &F, const LocalLayout &L, llvm::Value *base);
 // Makes the instructions of F use no constant expression built on G.
 void expandConstantUses(llvm::GlobalValue *G);
+
+// groups.cpp: sub-group queries, block reads and writes, and collectives
+// (sub-group and work-group) in the region function R before region
+// formation. False with res.fallback set when the kernel must run on
+// fibers; false with err set on an internal error.
+constexpr unsigned DEFAULT_SUB_GROUP_SIZE = 16;
+bool lowerGroups(llvm::Function &R, KernelResult &res, std::string &err);
+bool isGroupStep(const llvm::Function *F);
+// Is this (demangled) group function compiled by groups.cpp?
+bool groupFunctionHandled(const std::string &base);
+// The sub-group size of kernel K: its intel_reqd_sub_group_size, or the default.
+unsigned subGroupSize(const llvm::Function &K);
+// The work-group function's part: after the region loop that returned
+// `next`, the step whose region it is. B is at the block the loops meet in.
+void emitGroupSteps(llvm::IRBuilder<> &B, llvm::Function *W, llvm::Value *next, llvm::Value *const lsize[3],
+                    llvm::Value *privateMem, const KernelResult &res);
+// regions.cpp: the values every work-item of a group computes alike.
+std::set<llvm::Value *> uniformValues(llvm::Function &R);
 
 // regions.cpp: the region function of a kernel (see regions.cpp).
 llvm::Function *buildRegions(llvm::Function &K, const LocalLayout &L, KernelResult &res, std::string &err);

@@ -144,8 +144,10 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
             B.CreateBr(tail);
         }
         B.SetInsertPoint(tail);
+        if (!res.steps.empty())  // a collective between this region and the next (groups.cpp)
+            emitGroupSteps(B, W, nr, lsize, env[ENV_PRIV], res);
         B.CreateCondBr(B.CreateICmpEQ(nr, B.getInt32(REGION_EXIT)), done, head);
-        r->addIncoming(nr, tail);
+        r->addIncoming(nr, B.GetInsertBlock());
         B.SetInsertPoint(done);
         B.CreateRetVoid();
         tail->moveAfter(&W->back());
@@ -155,7 +157,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
         InlineFunctionInfo IFI;
         InlineFunction(*c, IFI);
     }
-    res.flags = res.barriers ? WG_FLAG_BARRIER : 0;
+    res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }
 
@@ -243,7 +245,8 @@ void emitTables(Module &M, const std::vector<KernelResult> &ks, const std::vecto
         std::vector<Constant *> rows;
         for (const KernelResult &k : ks)
             rows.push_back(ConstantStruct::get(entryTy, {str(k.name), level == 4 ? k.wg_v4 : level == 3 ? k.wg_v3 : k.wg, B.getInt64(k.local_bytes),
-                                                         B.getInt64(k.private_bytes), B.getInt32(k.flags), B.getInt32(0)}));
+                                                         B.getInt64(k.private_bytes), B.getInt32(k.flags),
+                                                         B.getInt32(k.fullSubGroups ? k.subGroupSize : 0)}));
         rows.push_back(Constant::getNullValue(entryTy));
         ArrayType *tabTy = ArrayType::get(entryTy, rows.size());
         new GlobalVariable(M, tabTy, true, GlobalValue::ExternalLinkage, ConstantArray::get(tabTy, rows), name);

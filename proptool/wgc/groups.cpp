@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+// groups.cpp: sub-groups and work-group collectives in compiled code.
+//
+// A sub-group is a slice of the x work-item loop: S consecutive local x
+// ids of one (y, z) row, S the kernel's intel_reqd_sub_group_size or
+// DEFAULT_SUB_GROUP_SIZE (the last slice of a row may be shorter), so a
+// vectorised x loop of S lanes holds one sub-group. Sub-group numbers go
+// along x, then y, then z, as on Intel's CPU runtime.
+//
+// Queries and block reads/writes become arithmetic on the local id. A
+// collective (reduce, scan, broadcast, shuffle, any/all of a sub-group or
+// of the work-group) becomes: each work-item stores its operand in a
+// per-work-item array, a barrier (`__sx_group_step(i)`, a region
+// boundary), the work-group function runs step i once over the arrays
+// (emitGroupSteps: per sub-group slice or over the whole group) and each
+// work-item loads its result. A later SIMD form can do the same step in
+// registers. A work-group collective is reached by every work-item of
+// the group or none (OpenCL requires it, as of barriers). Sub-groups may
+// take different paths: a sub-group collective under a branch that
+// depends on the local id (LLVM's divergence analysis; some sub-group
+// uniform branches look divergent to it) falls back to fibers, and so
+// does any group function not handled here; --dump names it.
+#include "wgc.h"
+
+#include <functional>
+
+#include <llvm/Analysis/PostDominators.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/InstIterator.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+
+using namespace llvm;
+
+namespace wgc {
+
+namespace {
+
+enum class What { NONE, QUERY, BLOCK_READ, BLOCK_WRITE, BARRIER, ELECT, STEP };
+
+struct Group {
+    What what = What::NONE;
+    GroupStep::Kind kind = GroupStep::REDUCE;
+    GroupStep::Op op = GroupStep::COPY;
+    bool sub = false, logical = false;  // logical: operands as 0/1 (any, all, logical_*)
+    enum Idx { NOIDX, IDX, XOR, UP, DOWN, FIRST, LINEAR } idx = NOIDX;  // where the shuffle/broadcast index comes from
+};
+
+bool opName(StringRef s, GroupStep::Op &op, bool &logical)
+{
+    logical = s.consume_front("logical_");
+    if (s == "add" && !logical)
+        op = GroupStep::ADD;
+    else if (s == "mul" && !logical)
+        op = GroupStep::MUL;
+    else if (s == "min" && !logical)
+        op = GroupStep::MIN;
+    else if (s == "max" && !logical)
+        op = GroupStep::MAX;
+    else if (s == "and")
+        op = GroupStep::AND;
+    else if (s == "or")
+        op = GroupStep::OR;
+    else if (s == "xor")
+        op = GroupStep::XOR;
+    else
+        return false;
+    return true;
+}
+
+// What the demangled group function `b` is; What::NONE if not handled.
+Group classify(StringRef b)
+{
+    Group g;
+    if (b == "get_sub_group_size" || b == "get_max_sub_group_size" || b == "get_num_sub_groups" ||
+        b == "get_enqueued_num_sub_groups" || b == "get_sub_group_id" || b == "get_sub_group_local_id") {
+        g.what = What::QUERY;
+        return g;
+    }
+    bool intel = b.consume_front("intel_");
+    if (b.consume_front("sub_group_")) {
+        g.sub = true;
+        b.consume_front("non_uniform_");  // in converged code the same as the uniform ones
+    } else if (!intel && b.consume_front("work_group_")) {
+        g.sub = false;
+    } else {
+        return g;
+    }
+    if (b.startswith("block_read")) {
+        g.what = intel && g.sub ? What::BLOCK_READ : What::NONE;
+        return g;
+    }
+    if (b.startswith("block_write")) {
+        g.what = intel && g.sub ? What::BLOCK_WRITE : What::NONE;
+        return g;
+    }
+    if (intel && !b.startswith("shuffle"))
+        return g;
+    g.what = What::STEP;
+    if (b == "barrier" && g.sub)
+        g.what = What::BARRIER;
+    else if (b == "elect" && g.sub)
+        g.what = What::ELECT;
+    else if (b == "ballot" && g.sub) {  // uint4: bit l of the sub-group's mask for local id l
+        g.kind = GroupStep::BALLOT;
+        g.logical = true;
+    }
+    else if (b == "any" || b == "all") {
+        g.op = b == "any" ? GroupStep::OR : GroupStep::AND;
+        g.logical = true;
+    } else if (b.consume_front("reduce_")) {
+        if (!opName(b, g.op, g.logical))
+            g.what = What::NONE;
+    } else if (b.consume_front("scan_inclusive_")) {
+        g.kind = GroupStep::SCAN_INCL;
+        if (!opName(b, g.op, g.logical))
+            g.what = What::NONE;
+    } else if (b.consume_front("scan_exclusive_")) {
+        g.kind = GroupStep::SCAN_EXCL;
+        if (!opName(b, g.op, g.logical))
+            g.what = What::NONE;
+    } else if (b == "broadcast" || b == "broadcast_first") {
+        g.kind = GroupStep::BROADCAST;
+        g.idx = b == "broadcast_first" ? Group::FIRST : g.sub ? Group::IDX : Group::LINEAR;
+    } else if (b == "shuffle" && g.sub) {
+        g.kind = GroupStep::SHUFFLE;
+        g.idx = Group::IDX;
+    } else if (b == "shuffle_xor" && g.sub) {
+        g.kind = GroupStep::SHUFFLE;
+        g.idx = Group::XOR;
+    } else if ((b == "shuffle_up" || b == "shuffle_down") && g.sub) {
+        g.kind = intel ? GroupStep::SHUFFLE2 : GroupStep::SHUFFLE;  // intel_: two operands, a 2S window
+        g.idx = b == "shuffle_up" ? Group::UP : Group::DOWN;
+    } else {
+        g.what = What::NONE;
+    }
+    return g;
+}
+
+// The numeric kind of the first parameter of a mangled builtin.
+GroupStep::Num paramNum(StringRef mangled, const std::string &base)
+{
+    size_t at = mangled.find(base);
+    StringRef p = at == StringRef::npos ? "" : mangled.substr(at + base.size());
+    if (p.startswith("Dv")) {  // vector: Dv<N>_<elem>
+        size_t u = p.find('_');
+        p = u == StringRef::npos ? "" : p.substr(u + 1);
+    }
+    if (p.startswith("f") || p.startswith("d") || p.startswith("Dh"))
+        return GroupStep::FLOAT;
+    if (p.startswith("j") || p.startswith("m") || p.startswith("h") || p.startswith("t"))
+        return GroupStep::UINT;
+    return GroupStep::INT;
+}
+
+// The blocks reached under a branch whose condition differs between
+// work-items (between the branch and its immediate post-dominator).
+std::set<BasicBlock *> divergentBlocks(Function &R)
+{
+    std::set<Value *> uni = uniformValues(R);
+
+    PostDominatorTree PDT(R);
+    std::set<BasicBlock *> div;
+    auto uniform = [&](Value *c) {
+        if (isa<Constant>(c))
+            return true;
+        if (auto *A = dyn_cast<Argument>(c))
+            return A->getArgNo() != ENV_LX && A->getArgNo() != ENV_LY && A->getArgNo() != ENV_LZ;
+        return uni.count(c) != 0;
+    };
+    for (BasicBlock &BB : R) {
+        Instruction *T = BB.getTerminator();
+        Value *c = nullptr;
+        if (auto *Br = dyn_cast<BranchInst>(T))
+            c = Br->isConditional() ? Br->getCondition() : nullptr;
+        else if (auto *Sw = dyn_cast<SwitchInst>(T))
+            c = Sw->getCondition();
+        else if (T->getNumSuccessors() > 1)
+            c = T;  // invoke, indirectbr, ...: not uniform
+        if (!c || uniform(c))
+            continue;
+        DomTreeNode *N = PDT.getNode(&BB);
+        BasicBlock *join = N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
+        std::vector<BasicBlock *> work(succ_begin(&BB), succ_end(&BB));
+        while (!work.empty()) {
+            BasicBlock *X = work.back();
+            work.pop_back();
+            if (X == join || !div.insert(X).second)
+                continue;
+            for (BasicBlock *S : successors(X))
+                work.push_back(S);
+        }
+    }
+    return div;
+}
+
+// Sub-group geometry of the work-item R runs (i64 values).
+struct SubGroup {
+    Value *lid, *id, *size, *num, *max;
+};
+
+SubGroup subGroupOf(IRBuilder<> &B, Function &R, unsigned S)
+{
+    SubGroup g;
+    Value *lx = R.getArg(ENV_LX), *nx = R.getArg(ENV_LSIZE0), *s = B.getInt64(S);
+    Value *q = B.CreateUDiv(lx, s);
+    g.lid = B.CreateURem(lx, s, "sg.lid");
+    Value *nsx = B.CreateUDiv(B.CreateAdd(nx, B.getInt64(S - 1)), s);
+    Value *row = B.CreateAdd(B.CreateMul(R.getArg(ENV_LZ), R.getArg(ENV_LSIZE1)), R.getArg(ENV_LY));
+    g.id = B.CreateAdd(B.CreateMul(row, nsx), q, "sg.id");
+    Value *rest = B.CreateSub(nx, B.CreateMul(q, s));
+    g.size = B.CreateSelect(B.CreateICmpULT(rest, s), rest, s, "sg.size");
+    g.num = B.CreateMul(B.CreateMul(nsx, R.getArg(ENV_LSIZE1)), R.getArg(ENV_LSIZE2), "sg.num");
+    g.max = s;  // as on Intel's CPU runtime: the compiled size, even where the group is narrower
+    return g;
+}
+
+Value *toBool(IRBuilder<> &B, Value *v, Type *T)
+{
+    Value *nz = v->getType()->isFPOrFPVectorTy() ? B.CreateFCmpUNE(v, Constant::getNullValue(v->getType()))
+                                                  : B.CreateICmpNE(v, Constant::getNullValue(v->getType()));
+    return B.CreateZExt(nz, T);
+}
+
+}  // namespace
+
+bool isGroupStep(const Function *F)
+{
+    return F && F->getName() == "__sx_group_step";
+}
+
+bool groupFunctionHandled(const std::string &base)
+{
+    return classify(base).what != What::NONE;
+}
+
+unsigned subGroupSize(const Function &K)
+{
+    if (MDNode *md = K.getMetadata("intel_reqd_sub_group_size"))
+        if (md->getNumOperands() == 1)
+            if (auto *c = mdconst::dyn_extract<ConstantInt>(md->getOperand(0)))
+                if (c->getZExtValue() >= 1 && c->getZExtValue() <= 64)
+                    return (unsigned)c->getZExtValue();
+    return DEFAULT_SUB_GROUP_SIZE;
+}
+
+bool lowerGroups(Function &R, KernelResult &res, std::string &err)
+{
+    Module &M = *R.getParent();
+    LLVMContext &C = M.getContext();
+    unsigned S = res.subGroupSize ? res.subGroupSize : DEFAULT_SUB_GROUP_SIZE;
+    std::vector<std::pair<CallBase *, Group>> calls;
+    bool needUniform = false;
+    for (Instruction &I : instructions(R)) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        Function *F = CB ? CB->getCalledFunction() : nullptr;
+        if (!F || !F->isDeclaration() || F->isIntrinsic())
+            continue;
+        std::string b = demangledBase(F->getName());
+        if (!isGroupFunction(b))
+            continue;
+        Group g = classify(b);
+        if (g.what == What::NONE) {
+            res.fallback = "uses the work-group function '" + b + "'";
+            return false;
+        }
+        bool memAbi = false;
+        for (unsigned i = 0; i < CB->arg_size(); i++)
+            memAbi |= CB->paramHasAttr(i, Attribute::ByVal) || CB->paramHasAttr(i, Attribute::StructRet) ||
+                      CB->getArgOperand(i)->getType()->isStructTy() ||
+                      (g.what != What::BLOCK_READ && g.what != What::BLOCK_WRITE &&
+                       CB->getArgOperand(i)->getType()->isPointerTy());
+        if (memAbi || (g.what == What::BLOCK_READ && (CB->arg_size() != 1 || !CB->getArgOperand(0)->getType()->isPointerTy())) ||
+            (g.what == What::BLOCK_WRITE && (CB->arg_size() != 2 || !CB->getArgOperand(0)->getType()->isPointerTy()))) {
+            res.fallback = "uses the work-group function '" + b + "' with operands in memory or an image";
+            return false;
+        }
+        needUniform |= g.sub && (g.what == What::STEP || g.what == What::BARRIER);
+        calls.push_back({CB, g});
+    }
+    if (calls.empty())
+        return true;
+    // The queries first: the divergence analysis then sees the uniform
+    // ones (maximum size, number of sub-groups) as arithmetic on the geometry.
+    std::vector<Instruction *> sizes;  // get_sub_group_size's values
+    for (auto &cg : calls) {
+        if (cg.second.what != What::QUERY)
+            continue;
+        CallBase *CB = cg.first;
+        std::string b = demangledBase(CB->getCalledFunction()->getName());
+        IRBuilder<> B(CB);
+        SubGroup sg = subGroupOf(B, R, S);
+        Value *v = b == "get_sub_group_size" ? sg.size : b == "get_max_sub_group_size" ? sg.max
+                 : b == "get_sub_group_id" ? sg.id : b == "get_sub_group_local_id" ? sg.lid : sg.num;
+        if (b == "get_sub_group_size")
+            sizes.push_back(cast<Instruction>(v));
+        CB->replaceAllUsesWith(B.CreateZExtOrTrunc(v, CB->getType()));
+        CB->eraseFromParent();
+        cg.first = nullptr;
+    }
+    // A sub-group collective under a branch that depends on the local id
+    // falls back; where the branch depends on the sub-group size only (a
+    // loop over log2 of it, as DPC++'s scans have), the kernel is compiled
+    // for full sub-groups instead: sizes are all S, and the adapter refuses
+    // local sizes in x that S does not divide.
+    auto divergentCollective = [&]() -> CallBase * {
+        std::set<BasicBlock *> div = divergentBlocks(R);
+        for (auto &cg : calls)
+            if (cg.first && cg.second.sub && (cg.second.what == What::STEP || cg.second.what == What::BARRIER) &&
+                div.count(cg.first->getParent()))
+                return cg.first;
+        return nullptr;
+    };
+    if (CallBase *bad = needUniform ? divergentCollective() : nullptr) {
+        for (Instruction *I : sizes)
+            I->replaceAllUsesWith(ConstantInt::get(I->getType(), S));
+        if (!sizes.empty() && !divergentCollective()) {
+            res.fullSubGroups = true;
+        } else {
+            res.fallback = "uses '" + demangledBase(bad->getCalledFunction()->getName()) + "' in divergent control flow";
+            return false;
+        }
+    }
+    FunctionCallee stepFn = M.getOrInsertFunction("__sx_group_step", Type::getVoidTy(C), Type::getInt32Ty(C));
+    FunctionCallee barrierFn = M.getOrInsertFunction("_Z7barrierj", Type::getVoidTy(C), Type::getInt32Ty(C));
+    IRBuilder<> E(&*R.getEntryBlock().getFirstInsertionPt());
+    for (auto &cg : calls) {
+        CallBase *CB = cg.first;
+        if (!CB)
+            continue;  // a query, above
+        const Group &g = cg.second;
+        std::string b = demangledBase(CB->getCalledFunction()->getName());
+        IRBuilder<> B(CB);
+        Type *i32 = B.getInt32Ty();
+        SubGroup sg = subGroupOf(B, R, S);
+        Value *v = nullptr;
+        switch (g.what) {
+        case What::QUERY:
+            break;
+        case What::ELECT:
+            v = B.CreateZExt(B.CreateICmpEQ(sg.lid, B.getInt64(0)), CB->getType());
+            break;
+        case What::BARRIER:
+            B.CreateCall(barrierFn, {CB->arg_size() ? B.CreateZExtOrTrunc(CB->getArgOperand(0), i32) : B.getInt32(0)});
+            break;
+        case What::BLOCK_READ:
+        case What::BLOCK_WRITE: {
+            // element j of work-item l: p[l + j * S] (S: the maximum sub-group size)
+            Value *p = CB->getArgOperand(0);
+            Type *VT = g.what == What::BLOCK_READ ? CB->getType() : CB->getArgOperand(1)->getType();
+            Type *ET = VT->getScalarType();
+            unsigned n = VT->isVectorTy() ? (unsigned)cast<FixedVectorType>(VT)->getNumElements() : 1;
+            Value *ep = B.CreatePointerBitCastOrAddrSpaceCast(p, ET->getPointerTo(p->getType()->getPointerAddressSpace()));
+            Value *acc = UndefValue::get(VT);
+            for (unsigned j = 0; j < n; j++) {
+                Value *at = B.CreateGEP(ET, ep, B.CreateAdd(sg.lid, B.getInt64((uint64_t)j * S)));
+                if (g.what == What::BLOCK_READ) {
+                    Value *e = B.CreateLoad(ET, at);
+                    acc = n > 1 ? B.CreateInsertElement(acc, e, j) : e;
+                } else {
+                    Value *d = CB->getArgOperand(1);
+                    B.CreateStore(n > 1 ? B.CreateExtractElement(d, j) : d, at);
+                }
+            }
+            v = g.what == What::BLOCK_READ ? acc : nullptr;
+            break;
+        }
+        case What::STEP: {
+            GroupStep st;
+            st.kind = g.kind;
+            st.op = g.op;
+            st.subGroup = g.sub;
+            st.num = g.op == GroupStep::COPY || g.logical ? GroupStep::INT : paramNum(CB->getCalledFunction()->getName(), b);
+            Value *x = CB->getArgOperand(0);
+            st.type = g.logical ? i32 : CB->getType();
+            if (g.logical)
+                x = toBool(B, x, i32);
+            st.otype = g.kind == GroupStep::BALLOT ? CB->getType() : st.type;
+            if (g.kind == GroupStep::BALLOT && !(st.otype->isVectorTy() && st.otype->getScalarType()->isIntegerTy(32) &&
+                                                 cast<FixedVectorType>(st.otype)->getNumElements() == 4)) {
+                res.fallback = "uses the work-group function '" + b + "' with a result other than uint4";
+                return false;
+            }
+            st.a = E.CreateAlloca(st.type, nullptr, "coll.a");
+            st.o = E.CreateAlloca(st.otype, nullptr, "coll.o");
+            B.CreateStore(x, st.a);
+            Value *idx = nullptr;
+            auto arg32 = [&](unsigned i) { return B.CreateZExtOrTrunc(CB->getArgOperand(i), i32); };
+            Value *lid32 = B.CreateTrunc(sg.lid, i32);
+            switch (g.idx) {
+            case Group::NOIDX: break;
+            case Group::FIRST: idx = B.getInt32(0); break;
+            case Group::IDX: idx = arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1); break;
+            case Group::XOR: idx = B.CreateXor(lid32, arg32(1)); break;
+            case Group::DOWN: idx = B.CreateAdd(lid32, arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1)); break;
+            case Group::UP:
+                idx = B.CreateSub(lid32, arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1));
+                if (g.kind == GroupStep::SHUFFLE2)
+                    idx = B.CreateAdd(idx, B.getInt32(S));
+                break;
+            case Group::LINEAR: {  // work_group_broadcast(x, local_id...)
+                Value *l = B.getInt64(0);
+                for (unsigned d = (unsigned)CB->arg_size() - 1; d >= 1; d--) {
+                    Value *id = B.CreateZExtOrTrunc(CB->getArgOperand(d), B.getInt64Ty());
+                    l = d == CB->arg_size() - 1 ? id : B.CreateAdd(B.CreateMul(l, R.getArg(ENV_LSIZE0 + d - 1)), id);
+                }
+                idx = B.CreateTrunc(l, i32);
+                break;
+            }
+            }
+            if (g.kind == GroupStep::SHUFFLE2) {
+                st.a2 = E.CreateAlloca(st.type, nullptr, "coll.a2");
+                B.CreateStore(CB->getArgOperand(1), st.a2);
+            }
+            if (idx) {
+                st.x = E.CreateAlloca(i32, nullptr, "coll.x");
+                B.CreateStore(idx, st.x);
+            }
+            B.CreateCall(stepFn, {B.getInt32((uint32_t)res.steps.size())});
+            v = B.CreateLoad(st.otype, st.o);
+            if (g.logical && g.kind != GroupStep::BALLOT)
+                v = B.CreateZExtOrTrunc(v, CB->getType());
+            res.steps.push_back(st);
+            break;
+        }
+        case What::NONE:
+            break;
+        }
+        if (v)
+            CB->replaceAllUsesWith(v);
+        CB->eraseFromParent();
+    }
+    (void)err;
+    return true;
+}
+
+namespace {
+
+// for (i = lo; i < hi; i++) body(i), at B; B is after the loop on return.
+void forLoop(IRBuilder<> &B, Value *lo, Value *hi, const Twine &name, const std::function<void(Value *)> &body)
+{
+    Function *F = B.GetInsertBlock()->getParent();
+    LLVMContext &C = F->getContext();
+    BasicBlock *pre = B.GetInsertBlock();
+    BasicBlock *hdr = BasicBlock::Create(C, name, F), *in = BasicBlock::Create(C, name + ".body", F),
+               *out = BasicBlock::Create(C, name + ".done", F);
+    B.CreateBr(hdr);
+    B.SetInsertPoint(hdr);
+    PHINode *i = B.CreatePHI(B.getInt64Ty(), 2, name + ".i");
+    i->addIncoming(lo, pre);
+    B.CreateCondBr(B.CreateICmpULT(i, hi), in, out);
+    B.SetInsertPoint(in);
+    body(i);
+    i->addIncoming(B.CreateAdd(i, B.getInt64(1)), B.GetInsertBlock());
+    B.CreateBr(hdr);
+    B.SetInsertPoint(out);
+}
+
+Value *identity(const GroupStep &st)
+{
+    Type *T = st.type;
+    bool fp = T->isFloatingPointTy();
+    switch (st.op) {
+    case GroupStep::ADD: return fp ? ConstantFP::getNegativeZero(T) : Constant::getNullValue(T);
+    case GroupStep::MUL: return fp ? ConstantFP::get(T, 1.0) : ConstantInt::get(T, 1);
+    case GroupStep::MIN:
+        return fp ? ConstantFP::getInfinity(T, false)
+                  : ConstantInt::get(T, st.num == GroupStep::UINT ? APInt::getMaxValue(T->getIntegerBitWidth())
+                                                                   : APInt::getSignedMaxValue(T->getIntegerBitWidth()));
+    case GroupStep::MAX:
+        return fp ? ConstantFP::getInfinity(T, true)
+                  : ConstantInt::get(T, st.num == GroupStep::UINT ? APInt::getMinValue(T->getIntegerBitWidth())
+                                                                   : APInt::getSignedMinValue(T->getIntegerBitWidth()));
+    case GroupStep::AND: return Constant::getAllOnesValue(T);
+    default: return Constant::getNullValue(T);
+    }
+}
+
+Value *combine(IRBuilder<> &B, const GroupStep &st, Value *a, Value *b)
+{
+    bool fp = st.type->isFloatingPointTy();
+    switch (st.op) {
+    case GroupStep::ADD: return fp ? B.CreateFAdd(a, b) : B.CreateAdd(a, b);
+    case GroupStep::MUL: return fp ? B.CreateFMul(a, b) : B.CreateMul(a, b);
+    case GroupStep::MIN:
+    case GroupStep::MAX: {
+        bool mn = st.op == GroupStep::MIN;
+        if (fp)
+            return B.CreateBinaryIntrinsic(mn ? Intrinsic::minnum : Intrinsic::maxnum, a, b);
+        bool u = st.num == GroupStep::UINT;
+        Value *lt = u ? B.CreateICmpULT(a, b) : B.CreateICmpSLT(a, b);
+        return mn ? B.CreateSelect(lt, a, b) : B.CreateSelect(lt, b, a);
+    }
+    case GroupStep::AND: return B.CreateAnd(a, b);
+    case GroupStep::OR: return B.CreateOr(a, b);
+    case GroupStep::XOR: return B.CreateXor(a, b);
+    default: return b;
+    }
+}
+
+}  // namespace
+
+void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize[3], Value *privateMem,
+                    const KernelResult &res)
+{
+    LLVMContext &C = W->getContext();
+    IRBuilder<> E(&*W->getEntryBlock().getFirstInsertionPt());
+    BasicBlock *join = BasicBlock::Create(C, "steps.done", W);
+    SwitchInst *sw = B.CreateSwitch(next, join, (unsigned)res.steps.size());
+    unsigned S = res.subGroupSize ? res.subGroupSize : DEFAULT_SUB_GROUP_SIZE;
+    for (const GroupStep &st : res.steps) {
+        BasicBlock *bb = BasicBlock::Create(C, "step", W, join);
+        sw->addCase(B.getInt32(st.region), bb);
+        B.SetInsertPoint(bb);
+        Value *n = B.CreateMul(B.CreateMul(lsize[0], lsize[1]), lsize[2], "wg.size");
+        Value *slots = B.CreateGEP(B.getInt8Ty(), privateMem, B.getInt64(2 * res.uniform_bytes));
+        auto el = [&](unsigned role, Value *i) {
+            Type *T = role == 2 ? B.getInt32Ty() : role == 3 && st.otype ? st.otype : st.type;
+            Value *off = B.CreateAdd(B.CreateMul(n, B.getInt64(st.off[role])), B.CreateMul(i, B.getInt64(st.stride[role])));
+            return B.CreateBitCast(B.CreateGEP(B.getInt8Ty(), slots, off), T->getPointerTo());
+        };
+        AllocaInst *acc = E.CreateAlloca(st.type, nullptr, "step.acc");
+        Constant *zero = Constant::getNullValue(st.type);
+        auto segment = [&](Value *start, Value *len) {
+            Value *end = B.CreateAdd(start, len);
+            switch (st.kind) {
+            case GroupStep::REDUCE:
+            case GroupStep::SCAN_INCL:
+            case GroupStep::SCAN_EXCL:
+                B.CreateStore(identity(st), acc);
+                forLoop(B, start, end, "step.scan", [&](Value *i) {
+                    Value *a = B.CreateLoad(st.type, acc);
+                    Value *r = combine(B, st, a, B.CreateLoad(st.type, el(0, i)));
+                    B.CreateStore(r, acc);
+                    if (st.kind != GroupStep::REDUCE)
+                        B.CreateStore(st.kind == GroupStep::SCAN_INCL ? r : a, el(3, i));
+                });
+                if (st.kind == GroupStep::REDUCE) {
+                    Value *r = B.CreateLoad(st.type, acc);
+                    forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(r, el(3, i)); });
+                }
+                break;
+            case GroupStep::BROADCAST: {
+                Value *c = B.CreateZExt(B.CreateLoad(B.getInt32Ty(), el(2, start)), B.getInt64Ty());
+                Value *in = B.CreateICmpULT(c, len);
+                Value *r = B.CreateLoad(st.type, el(0, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
+                forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(r, el(3, i)); });
+                break;
+            }
+            case GroupStep::BALLOT: {  // bit j of word j / 32 where a[start + j]
+                AllocaInst *mask = E.CreateAlloca(st.otype, nullptr, "step.mask");
+                B.CreateStore(Constant::getNullValue(st.otype), mask);
+                forLoop(B, start, end, "step.ballot", [&](Value *i) {
+                    Value *j = B.CreateTrunc(B.CreateSub(i, start), B.getInt32Ty());
+                    Value *word = B.CreateLShr(j, 5);
+                    Value *bit = B.CreateShl(B.CreateLoad(B.getInt32Ty(), el(0, i)), B.CreateAnd(j, 31));
+                    Value *m = B.CreateLoad(st.otype, mask);
+                    B.CreateStore(B.CreateInsertElement(m, B.CreateOr(B.CreateExtractElement(m, word), bit), word), mask);
+                });
+                Value *m = B.CreateLoad(st.otype, mask);
+                forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(m, el(3, i)); });
+                break;
+            }
+            case GroupStep::SHUFFLE:
+            case GroupStep::SHUFFLE2:
+                forLoop(B, start, end, "step.shuffle", [&](Value *i) {
+                    Value *c = B.CreateZExt(B.CreateLoad(B.getInt32Ty(), el(2, i)), B.getInt64Ty());
+                    unsigned role = 0;
+                    if (st.kind == GroupStep::SHUFFLE2) {  // c in [0, 2S): a, then a2
+                        Value *second = B.CreateICmpUGE(c, B.getInt64(S));
+                        Value *c2 = B.CreateSelect(second, B.CreateSub(c, B.getInt64(S)), c);
+                        Value *in = B.CreateICmpULT(c2, len);
+                        Value *k = B.CreateAdd(start, B.CreateSelect(in, c2, B.getInt64(0)));
+                        Value *r = B.CreateSelect(second, B.CreateLoad(st.type, el(1, k)), B.CreateLoad(st.type, el(0, k)));
+                        B.CreateStore(B.CreateSelect(in, r, zero), el(3, i));
+                        return;
+                    }
+                    Value *in = B.CreateICmpULT(c, len);
+                    Value *r = B.CreateLoad(st.type, el(role, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
+                    B.CreateStore(B.CreateSelect(in, r, zero), el(3, i));
+                });
+                break;
+            }
+        };
+        if (!st.subGroup) {
+            segment(B.getInt64(0), n);
+        } else {  // slices of S along x in every (y, z) row
+            Value *s = B.getInt64(S);
+            Value *nsx = B.CreateUDiv(B.CreateAdd(lsize[0], B.getInt64(S - 1)), s);
+            forLoop(B, B.getInt64(0), B.CreateMul(lsize[1], lsize[2]), "step.row", [&](Value *row) {
+                forLoop(B, B.getInt64(0), nsx, "step.sg", [&](Value *q) {
+                    Value *first = B.CreateMul(q, s);
+                    Value *rest = B.CreateSub(lsize[0], first);
+                    segment(B.CreateAdd(B.CreateMul(row, lsize[0]), first), B.CreateSelect(B.CreateICmpULT(rest, s), rest, s));
+                });
+            });
+        }
+        B.CreateBr(join);
+    }
+    B.SetInsertPoint(join);
+}
+
+}  // namespace wgc

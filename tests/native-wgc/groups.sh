@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# groups.sh: region formation's wrong results (regress.cl: the issue's
+# reducer, a radix-sort pass, pointers into and copies of private arrays
+# across barriers; their oracles are the specification, self-checked), and
+# the sub-group and work-group builtins compiled by sx-wgc (groups.cl)
+# against Intel's CPU OpenCL runtime, with local sizes the sub-group size
+# does not divide, in 1, 2 and 3 dimensions (issue 28).
+set -u
+. "$(dirname "$0")/common.sh"
+W="$B/tests/native-wgc/groups-work"
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+
+# --- the reducer and its family: compiled into regions, right on native
+if build "$D/regress.cl" 2> regress.err; then ok "regress.cl builds"; else cat regress.err; ko "regress.cl"; finish; fi
+if "$P" --dump regress.sximg | grep -q 'string "fiber'; then ko "a regress.cl kernel fell back to fibers"; else ok "every regress.cl kernel runs as regions"; fi
+want16="o 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16 16"
+if on_native regress.sximg repro.txt 16 16 o:16,n:256 repro > repro.out 2>&1 && [ "$(sed -n 2p repro.txt)" = "$want16" ]; then
+    ok "the issue's reducer: 16 everywhere (as PoCL and Intel's runtime), no hang"
+else
+    cat repro.out repro.txt; ko "the issue's reducer"
+fi
+for sh in 0 4 12; do
+    if on_native regress.sximg radix.txt 64 64 i:1000,o:1000,o:1,n:1000,n:$sh radix_pass > radix.out 2>&1 &&
+       [ "$(sed -n 4p radix.txt)" = "o 0" ]; then
+        ok "radix-sort pass (shift $sh): every key where a stable sort puts it"
+    else
+        cat radix.out; sed -n 4p radix.txt; ko "radix-sort pass (shift $sh)"
+    fi
+done
+ones=$(printf ' 1%.0s' $(seq 40))
+if on_native regress.sximg fam.txt 40 20 o:40,i:16 derived_pointer private_copy escaped_address > fam.out 2>&1 &&
+   [ "$(grep -c "^o$ones\$" fam.txt)" -eq 3 ]; then
+    ok "pointers into private arrays, whole copies and escaped addresses across barriers"
+else
+    cat fam.out fam.txt; ko "private arrays across barriers"
+fi
+differ "regress.cl" regress.sximg 64 64 i:1000,o:1000,o:1,n:1000,n:4 radix_pass
+differ "regress.cl" regress.sximg 16 16 o:16,n:256 repro
+
+# --- sub-groups and collectives
+if build "$D/groups.cl" 2> groups.err; then ok "groups.cl builds"; else cat groups.err; ko "groups.cl"; finish; fi
+"$P" --dump groups.sximg > groups.dump
+if grep -q 'string "fiber' groups.dump; then
+    grep 'string "fiber' groups.dump; ko "a groups.cl kernel fell back to fibers"
+else
+    ok "every sub-group and work-group builtin of groups.cl is compiled (no fiber fallback)"
+fi
+K=
+for s in 8 16; do
+    for k in sg_queries sg_reduce sg_long sg_shuffle sg_block wg_collectives loops; do K="$K ${k}_$s"; done
+done
+# sub-group size 8: 60/20 -> sub-groups 8, 8, 4 per group
+if on_native groups.sximg q.txt 60 20 o:1300,i:400,g:400,f:400 sg_queries_8 > q.out 2>&1 &&
+   sed -n 2p q.txt | cut -d' ' -f2-19 | grep -qx '8 8 3 0 0 3 8 8 3 0 1 3 8 8 3 0 2 3' &&
+   sed -n 2p q.txt | cut -d' ' -f98-103 | grep -qx '4 8 3 2 0 3'; then
+    ok "sub-group queries: sizes 8, 8, 4 in a group of 20 (OpenCL: the last sub-group is smaller)"
+else
+    cat q.out; sed -n 2p q.txt | cut -c1-300; ko "sub-group queries"
+fi
+# the sizes the device reports (SX_DEVICE_INFO_SUB_GROUP_SIZES) hold the
+# default size sx-wgc compiles kernels without a required size for
+if [ "$(on_native --sub-group-sizes 2>&1)" = "4 8 16 32 64" ]; then
+    ok "native reports sub-group sizes 4 8 16 32 64 (16 the default)"
+else
+    on_native --sub-group-sizes; ko "native's sub-group sizes"
+fi
+if [ -z "$intel_why" ]; then
+    if on_intel --sub-group-sizes > sgs.out 2>&1 && grep -qw 8 sgs.out && grep -qw 16 sgs.out; then
+        ok "the OpenCL adapter reports Intel's sub-group sizes ($(cat sgs.out))"
+    else
+        cat sgs.out; ko "sub-group sizes through the OpenCL adapter"
+    fi
+fi
+for geo in 60:20 64:32 7:7 20x6:10x3 12x4x2:6x2x2; do
+    differ "groups.cl ${geo%%:*}/${geo#*:}" groups.sximg "${geo%%:*}" "${geo#*:}" o:1300,i:400,g:400,f:400 $K
+done
+# a collective under a loop over the sub-group size: compiled for full
+# sub-groups; other local sizes are refused with a message
+if grep -q 'sg_full_8: string "regions: .*; local size in x a multiple of 8"' groups.dump &&
+   grep -q 'sg_full_16: string "regions: .*; local size in x a multiple of 16"' groups.dump; then
+    ok "a scan over log2 of the sub-group size compiles for full sub-groups (--dump says so)"
+else
+    grep 'sg_full' groups.dump; ko "full sub-groups"
+fi
+for geo in 64:32 96x2:48x2; do
+    differ "full sub-groups ${geo%%:*}/${geo#*:}" groups.sximg "${geo%%:*}" "${geo#*:}" o:1300,i:400,g:400,f:400 sg_full_8 sg_full_16
+done
+if ! on_native groups.sximg full.txt 60 20 o:1300,i:400,g:400,f:400 sg_full_8 > full.out 2>&1 &&
+   grep -q 'SX_ERROR_INVALID_WORK_GROUP_SIZE: .*compiled for full sub-groups of 8 work-items: local size 20 in x' full.out; then
+    ok "a local size the compiled sub-group size does not divide is refused, naming both"
+else
+    cat full.out; ko "full sub-groups with a local size of 20"
+fi
+
+# --- under valgrind: the steps' per-work-item arrays sized right (partial
+# sub-groups, 2-D groups), no uninitialised value steering a step
+if [ -n "${VALGRIND:-}" ]; then
+    exe="$B/tests/native-wgc/.libs/wgc-run"
+    [ -x "$exe" ] || exe="$RUN"
+    if LD_LIBRARY_PATH="$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" SX_NATIVE_THREADS=2 SX_ADAPTERS=native \
+       SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 "$VALGRIND" -q --error-exitcode=9 "$exe" groups.sximg vg.txt 20x6 10x3 \
+       o:1300,i:400,g:400,f:400 $K > vg.out 2>&1; then
+        ok "valgrind: compiled sub-group and work-group steps run clean"
+    else
+        head -40 vg.out; ko "valgrind reports errors in compiled collectives"
+    fi
+fi
+
+# --- what is not compiled falls back, and --dump says why
+if build "$D/groups-divergent.cl" 2> div.err; then
+    "$P" --dump groups-divergent.sximg > div.dump
+    if grep -q "divergent_reduce: string \"fiber: uses 'sub_group_reduce_add' in divergent control flow\"" div.dump &&
+       grep -q "clustered: string \"fiber: uses the work-group function 'sub_group_clustered_reduce_add'\"" div.dump; then
+        ok "--dump names the sub-group functions left to fibers and why"
+    else
+        grep fiber div.dump; ko "fallback reasons"
+    fi
+else
+    cat div.err; ko "groups-divergent.cl"
+fi
+finish
