@@ -124,7 +124,7 @@ static bool read_spirv(const sxp_native_tools *t, const char *origin, const char
     const char *newer = getenv("SX_WGC_LLVM_SPIRV_NEWER");
     if (!newer || !*newer)
         newer = "llvm-spirv-15";
-    bool retry = strcmp(newer, "off") != 0 && strcmp(newer, t->llvm_spirv) != 0 && runnable(newer);
+    bool retry = strcmp(newer, "off") != 0 && strcmp(newer, t->llvm_spirv) != 0 && sxp_runnable(newer);
     if (run_tool(origin, a1, log, retry))
         return true;
     size_t n = 0;
