@@ -7,11 +7,13 @@
 # XDG_CACHE_HOME ...), LD_LIBRARY_PATH and LD_PRELOAD lose every entry that
 # holds another libsycl-ext, and what the tests need is set here.
 # Kept: the test knobs (SX_TEST_*, SX_OCL_DRIVERS, SX_STRESS_SECONDS,
-# SX_PROPTOOL_NATIVE, SX_PROPTOOL_PTX, SX_INTEL_OPENCL, SX_GPU_SANITIZE), CUDA_* and the
+# SX_PROPTOOL_NATIVE, SX_PROPTOOL_PTX, SX_INTEL_OPENCL, SX_GPU_SANITIZE, the
+# longer runs' SX_WGC_DIFF_SEEDS, SX_WGC_DIFF_COUNT, SX_DPNP_STEP), CUDA_* and the
 # loader's own search for vendor libraries. tests/hostile-env.sh proves it.
 for sx_v in $(awk 'BEGIN { for (k in ENVIRON) print k }'); do
     case $sx_v in
-    SX_TEST_*|SX_OCL_DRIVERS|SX_STRESS_SECONDS|SX_PROPTOOL_NATIVE|SX_PROPTOOL_PTX|SX_INTEL_OPENCL|SX_GPU_SANITIZE) ;;
+    SX_TEST_*|SX_OCL_DRIVERS|SX_STRESS_SECONDS|SX_PROPTOOL_NATIVE|SX_PROPTOOL_PTX|SX_INTEL_OPENCL|SX_GPU_SANITIZE|\
+    SX_WGC_DIFF_SEEDS|SX_WGC_DIFF_COUNT|SX_DPNP_STEP) ;;
     SX_*|SXO_*|SXC_*|NT_*|KS_*|ZH_*|FAKE_*|ZE_TEST_*|OCL_ICD_*|OPENCL_*|POCL_*|OCLGRIND_*|XDG_CACHE_HOME|\
     ZE_ENABLE_*|ZE_AFFINITY_MASK|ONEAPI_DEVICE_SELECTOR|SYCL_*|CL_CONFIG_*|CK_*|UR_*)
         unset "$sx_v" ;;

@@ -30,6 +30,7 @@
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
 #include <llvm/Analysis/SyncDependenceAnalysis.h>
@@ -415,6 +416,26 @@ unsigned addImplicitLoopBarriers(Function &K)
     return (unsigned)loops.size();
 }
 
+// Does the loop reach a private variable allocated outside it? Such an
+// alloca is one copy that every work-item of the loop reuses in turn (no
+// barrier kept it per work-item), so its iterations are not independent:
+// vector lanes would share it (the differential test's g002: a private
+// array indexed by a value of the work-item).
+static bool touchesSharedPrivate(const Loop &L)
+{
+    for (BasicBlock *BB : L.blocks())
+        for (Instruction &I : *BB)
+            for (Value *op : I.operands()) {
+                if (!op->getType()->isPointerTy())
+                    continue;
+                const Value *base = getUnderlyingObject(op, 0);
+                if (auto *A = dyn_cast<AllocaInst>(base))
+                    if (!L.contains(A->getParent()))
+                        return true;
+            }
+    return false;
+}
+
 unsigned markParallelLoops(Function &W, bool masked)
 {
     DominatorTree DT(W);
@@ -423,7 +444,7 @@ unsigned markParallelLoops(Function &W, bool masked)
     unsigned n = 0;
     for (Loop *L : LI.getLoopsInPreorder()) {
         BasicBlock *H = L->getHeader(), *latch = L->getLoopLatch();
-        if (!H->getName().startswith("wi.x") || H->getName().contains("done") || !latch)
+        if (!H->getName().startswith("wi.x") || H->getName().contains("done") || !latch || touchesSharedPrivate(*L))
             continue;
         MDNode *group = MDNode::getDistinct(C, {});
         for (BasicBlock *BB : L->blocks())
