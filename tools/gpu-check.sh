@@ -18,7 +18,8 @@ if [ "${1:-}" = --stage ]; then
     (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.lo' -prune -o -name .deps -prune -o \
         -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o \( -type f -o -type l \) -print |
         grep -v -e '^./fuzz/' -e '^./doc/' -e '^./intel-opencl/' -e '^./tests/program-cache/' -e '^./tests/mpi/work/' \
-            -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
+            -e '^./dpcpp-wheels/' -e '^./tests/wheels/' -e '^./tests/api-docs-work/' -e '/pocl-cache/' -e '^./tests/opencl/' -e '^./tests/level_zero/' -e '^./tests/native-wgc/wheels/' -e '^./tests/native-wgc/dpnp-work/' \
+            -e '^./proptool/\(\.libs/\)\{0,1\}sx-\(wgc\|ptx\|spir-opt\)$' -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
     # Libraries the test binaries need that the GPU image lacks.
     for l in libsubunit.so.0 libffi.so.8; do cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$B/lib/.libs/" 2>/dev/null; done
     t=$(mktemp -d)
@@ -99,6 +100,24 @@ step bench-dg-copy-cuda "$(bin bench/cuda/dg-copy-cuda)"
 rm -rf "$OUT/cache"
 step "vf-cache cuda" "$(bin bench/vf-cache)" 20 --cuda
 fi
+# The native device's suites on this machine's CPU (another x86-64 CPU,
+# with AVX-512: issue 25): the unit and end-to-end suites, the stress
+# program, and the compiled work-group images of make check's table tests
+# (tests/native-wgc/work-TABLE, built here) on every table the CPU runs.
+grep -m1 'model name' /proc/cpuinfo
+for t in tests/test-api tests/test-ffk tests/test-register tests/test-layouts tests/test-defects \
+         tests/native/test-native-api tests/native/test-native-wg tests/e2e/test-e2e-ffk tests/e2e/test-e2e-dg \
+         tests/e2e/test-reliability; do
+    [ -e "$B/$t" ] && SX_ADAPTERS=native SX_DEVICE_SELECTOR='native:*' step "cpu $t" "$(bin "$t")"
+done
+SX_ADAPTERS=native SX_STRESS_SECONDS=5 step "cpu stress" "$(bin tests/stress)"
+for tbl in base v3 v4; do
+    W=$B/tests/native-wgc/work-$tbl
+    for k in wgc simd; do
+        [ -f "$W/$k.sximg" ] && SX_NATIVE_WG_TABLE=$tbl SX_ADAPTERS=native SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 \
+            step "cpu $k-e2e table $tbl" "$(bin tests/native-wgc/$k-e2e)" "$W/$k.sximg"
+    done
+done
 for f in ptx-e2e-ffk ptx-e2e-dg ptx-test-vf-cuda-spv ptx-vf-e2e bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
          tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
