@@ -33,22 +33,7 @@
  * module the toolchain cannot take costs its native variant, not the run). */
 static bool required;
 
-static void fail(const char *origin, const char *fmt, ...) SXP_PRINTF(2, 3);
-static void fail(const char *origin, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
-    va_end(ap);
-    if (required)
-        sxp_error(origin, SXP_NONE, "native variant: %s", msg ? msg : fmt);
-    else
-        sxp_warn(origin, SXP_NONE, "no native variant made for this image (the native device cannot run it): %s",
-                 msg ? msg : fmt);
-    free(msg);
-}
+#define fail(origin, ...) sxp_variant_fail(origin, required, "native", "the native device", __VA_ARGS__)
 
 /* sx-wgc: $SX_WGC, else beside this proptool (build tree and install). */
 static char *default_wgc(void)

@@ -25,6 +25,12 @@ bool sxp_runnable(const char *name);
 /* tools.c: runs argv with its stderr in `log`; false with *why (malloc'd:
  * the status and the first lines of the log) when it fails. */
 bool sxp_tool_run(char *const argv[], const char *log, char **why);
+/* tools.c: a variant proptool could not make: an error where it was asked
+ * for (`required`: --native, --ptx-variant), else a warning saying what the
+ * image goes without (made by default: a module the toolchain cannot take
+ * costs that variant, not the run). */
+void sxp_variant_fail(const char *origin, bool required, const char *variant, const char *device,
+                      const char *fmt, ...) SXP_PRINTF(5, 6);
 /* The same file beside this proptool (NULL when it is not there). */
 char *sxp_beside_self(const char *file);
 

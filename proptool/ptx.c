@@ -25,21 +25,7 @@
 
 static bool required;
 
-static void fail(const char *origin, const char *fmt, ...) SXP_PRINTF(2, 3);
-static void fail(const char *origin, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = NULL;
-    if (vasprintf(&msg, fmt, ap) < 0)
-        msg = NULL;
-    va_end(ap);
-    if (required)
-        sxp_error(origin, SXP_NONE, "PTX variant: %s", msg ? msg : fmt);
-    else
-        sxp_warn(origin, SXP_NONE, "no PTX variant (--no-ptx-variant: none made): %s", msg ? msg : fmt);
-    free(msg);
-}
+#define fail(origin, ...) sxp_variant_fail(origin, required, "PTX", "the CUDA adapter", __VA_ARGS__)
 
 bool sxp_ptx_find(sxp_ptx_tools *t, char **why)
 {

@@ -3,6 +3,7 @@
  * from SPIR-V (native.c: llvm-spirv, sx-wgc, clang; ptx.c: llvm-spirv,
  * sx-ptx). */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,4 +90,21 @@ char *sxp_beside_self(const char *file)
         return p;
     free(p);
     return NULL;
+}
+
+void sxp_variant_fail(const char *origin, bool required, const char *variant, const char *device,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (required)
+        sxp_error(origin, SXP_NONE, "%s variant: %s", variant, msg ? msg : fmt);
+    else
+        sxp_warn(origin, SXP_NONE, "no %s variant made for this image (%s cannot run it): %s", variant, device,
+                 msg ? msg : fmt);
+    free(msg);
 }
