@@ -47,7 +47,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Utils/BypassSlowDivision.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/IntegerDivision.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 extern "C" void LLVMInitializeNVPTXTargetInfo();
@@ -421,6 +423,44 @@ static void localPointersAsInts(Module &M)
     }
 }
 
+// ---------------------------------------------- 64-bit division in functions
+// ptxas writes a 64-bit division or remainder as a call to its own
+// subroutine; in a function another image calls (a virtual function of a set
+// image, reached through a vtable, or an exported one) the H100 stops at the
+// function's first instruction with CUDA_ERROR_ILLEGAL_INSTRUCTION (seen with
+// `size_t % size_t` in a virtual function; a 32-bit one runs). So such
+// functions divide in IR: the 32-bit path where both operands fit (as
+// LLVM's bypass does), else LLVM's shift-subtract expansion.
+static void expandWideDivisions(Module &M)
+{
+    DenseMap<unsigned, unsigned> bypass;
+    bypass[64] = 32;
+    for (Function &F : M) {
+        if (F.isDeclaration() || F.getCallingConv() == CallingConv::PTX_Kernel ||
+            (F.hasLocalLinkage() && !F.hasAddressTaken()))
+            continue;
+        std::vector<BasicBlock *> bbs;
+        for (BasicBlock &bb : F)
+            bbs.push_back(&bb);
+        for (BasicBlock *bb : bbs)
+            bypassSlowDivision(bb, bypass);
+        std::vector<BinaryOperator *> divs;
+        for (Instruction &I : instructions(F))
+            if (auto *BO = dyn_cast<BinaryOperator>(&I))
+                if (BO->getType()->isIntegerTy(64) &&
+                    (BO->getOpcode() == Instruction::UDiv || BO->getOpcode() == Instruction::SDiv ||
+                     BO->getOpcode() == Instruction::URem || BO->getOpcode() == Instruction::SRem))
+                    divs.push_back(BO);
+        for (BinaryOperator *BO : divs) {
+            bool rem = BO->getOpcode() == Instruction::URem || BO->getOpcode() == Instruction::SRem;
+            if (rem)
+                expandRemainder(BO);
+            else
+                expandDivision(BO);
+        }
+    }
+}
+
 static bool optimise(Module &M, TargetMachine *TM, std::string &err)
 {
     LoopAnalysisManager LAM;
@@ -597,6 +637,7 @@ int main(int argc, char **argv)
     N->setDataLayout(TM->createDataLayout());
     if (!optimise(*N, TM.get(), err))
         return fail(err);
+    expandWideDivisions(*N);
 
     std::error_code ec;
     raw_fd_ostream o(out, ec, sys::fs::OF_None);
