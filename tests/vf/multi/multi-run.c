@@ -145,14 +145,8 @@ int main(int argc, char **argv)
         expect("perim of a Rect made by another program", i, out[2 * i + 1], 2.0f * (i + 4));
     }
     /* A barrier inside a virtual function: groups of 8, each item reads
-     * the w of the next item of its group (i + 1 for make.sximg's Rects;
-     * SX_TEST_VF_SYNC_OBJECTS=use: use.sximg's own objects, w = i). */
-    if (getenv("SX_TEST_VF_SYNC") && !strcmp(getenv("SX_TEST_VF_SYNC"), "skip")) {
-        printf("KNOWN: a barrier inside a virtual function is not run on this backend (SX_TEST_VF_SYNC=skip)\n");
-    } else {
-        int own = getenv("SX_TEST_VF_SYNC_OBJECTS") && !strcmp(getenv("SX_TEST_VF_SYNC_OBJECTS"), "use");
-        if (own)
-            TRY(launch(q, "vf_make", objs, NULL));
+     * the w (i + 1) of the next item of its group. */
+    {
         sx_kernel k;
         TRY(sx_kernel_get("vf_sync", &k));
         size_t g = N, l = 8;
@@ -167,7 +161,7 @@ int main(int argc, char **argv)
          * not counted. */
         int known = getenv("SX_TEST_VF_BARRIER_UNSYNCED") != NULL, wrong = 0;
         for (int i = 0; i < N; i++) {
-            float want = (float)(i / 8 * 8 + (i % 8 + 1) % 8 + !own);
+            float want = (float)(i / 8 * 8 + (i % 8 + 1) % 8 + 1);
             if (known)
                 wrong += out[i] != want;
             else
