@@ -116,6 +116,12 @@ for m in lib use make ops-lib ops-use; do
     fi
 done
 rm -rf x
+# The library holds no kernels: ptxas gets no 64-bit division there
+# (sx-ptx expands it in functions other images call; set_sync's size_t %).
+if [ -n "$PTX" ]; then
+    if ! grep -q -E '(div|rem)\.[us]64' lib-*.ptx; then ok "no 64-bit division left to ptxas in the set images"
+    else grep -n -E '(div|rem)\.[us]64' lib-*.ptx; ko "64-bit division left to ptxas in a set image"; fi
+fi
 [ -n "$PTX" ] && [ -z "$PTXAS" ] && echo "note: no ptxas here (CUDA not installed): the PTX is not assembled"
 
 CCLINE="$CC $CPPFLAGS -I$S/include -I$B/include -o"
