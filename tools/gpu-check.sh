@@ -15,6 +15,12 @@ B=$TOP/.gpu/build
 if [ "${1:-}" = --stage ]; then
     BUILD=$(cd "${2:-$TOP/_build}" && pwd)
     rm -rf "$B" && mkdir -p "$B"
+    # Virtual functions across separately built modules (issue 29): the
+    # images with their PTX variants and multi-run, kept in the build tree's
+    # tests/vf/multiwork for `multi.sh --prebuilt` there.
+    SX_TEST_BUILDDIR=$BUILD SX_TEST_SRCDIR=$TOP CLANG=${CLANG:-clang-14} LLVM_SPIRV=${LLVM_SPIRV:-llvm-spirv-14} \
+        sh "$TOP/tests/vf/multi/multi.sh" --build-only > "$BUILD/vf-multi-stage.log" 2>&1 ||
+        { tail -n 20 "$BUILD/vf-multi-stage.log"; echo "no multi-module VF images"; }
     (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.lo' -prune -o -name .deps -prune -o \
         -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o \( -type f -o -type l \) -print |
         grep -v -e '^./fuzz/' -e '^./doc/' -e '^./intel-opencl/' -e '^./tests/program-cache/' -e '^./tests/mpi/work/' \
@@ -78,6 +84,7 @@ done
 SX_E2E_ADAPTERS=$CUDA_SO SX_E2E_TARGET=nvptx64 step ptx-e2e-ffk-cached "$(bin tests/e2e/test-e2e-ffk)"
 step ptx-test-vf-cuda-spv "$(bin tests/vf/test-vf-cuda-spv)"
 [ -f "$B/vf-ptx.sximg" ] && SX_ADAPTERS=$CUDA_SO SX_CACHE=0 step ptx-vf-e2e "$B/vf-e2e" "$B/vf-ptx.sximg" fp64
+[ -x "$B/tests/vf/multiwork/multi-run" ] && step ptx-vf-multi sh "$TOP/tests/vf/multi/multi.sh" --prebuilt
 [ -f "$B/bench/cuda/ptx-bench-ours.ptx" ] && step bench-ptx-vs-nvcc "$(bin bench/cuda/ptx-vs-nvcc)" \
     "$B/bench/cuda/ptx-bench-ours.ptx" "$B/bench/cuda/ptx-bench-nvcc.ptx"
 if [ "${1:-}" != --ptx-only ]; then
@@ -118,7 +125,7 @@ for tbl in base v3 v4; do
             step "cpu $k-e2e table $tbl" "$(bin tests/native-wgc/$k-e2e)" "$W/$k.sximg"
     done
 done
-for f in ptx-e2e-ffk ptx-e2e-dg ptx-test-vf-cuda-spv ptx-vf-e2e bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
+for f in ptx-e2e-ffk ptx-e2e-dg ptx-test-vf-cuda-spv ptx-vf-e2e ptx-vf-multi bench-ptx-vs-nvcc bench-cuda bench-cuda-core bench-dg-copy-cuda bench-first-launch vf-cache_cuda sx-adapter-cts_cuda tests_cuda_test-cuda-multi \
          tests_pcache_cuda.sh; do
     [ -f "$OUT/$f.log" ] && { echo "== $f"; grep -v '^PASS ' "$OUT/$f.log" | tail -n 40; }
 done

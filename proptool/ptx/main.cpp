@@ -47,7 +47,9 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Utils/BypassSlowDivision.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/IntegerDivision.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 extern "C" void LLVMInitializeNVPTXTargetInfo();
@@ -312,6 +314,153 @@ static Function *localsToOffsets(Function *K, GlobalVariable *block)
     return NK;
 }
 
+// ------------------------------------------------- __local pointers in calls
+// LLVM 14's NVPTX back end writes a 32-bit shared pointer (-nvptx-short-ptr)
+// as a .b32 argument but declares the parameter, and the prototype of an
+// indirect call, as .b64: ptxas refuses the call ("Type of argument does not
+// match formal parameter"). Every function but a kernel therefore takes and
+// returns its __local pointers as i32, in every image alike, so a virtual
+// function of a set image called through a vtable, or a function another
+// image imports, agrees with its callers.
+static bool hasLocalPtr(FunctionType *FT)
+{
+    auto loc = [](Type *t) { return t->isPointerTy() && t->getPointerAddressSpace() == 3; };
+    if (loc(FT->getReturnType()))
+        return true;
+    for (Type *p : FT->params())
+        if (loc(p))
+            return true;
+    return false;
+}
+
+static FunctionType *localsAsInts(FunctionType *FT)
+{
+    Type *i32 = Type::getInt32Ty(FT->getContext());
+    auto conv = [&](Type *t) { return t->isPointerTy() && t->getPointerAddressSpace() == 3 ? i32 : t; };
+    std::vector<Type *> ps;
+    for (Type *p : FT->params())
+        ps.push_back(conv(p));
+    return FunctionType::get(conv(FT->getReturnType()), ps, FT->isVarArg());
+}
+
+static void localPointersAsInts(Module &M)
+{
+    LLVMContext &C = M.getContext();
+    std::vector<Function *> fs;
+    for (Function &F : M)
+        if (!F.isIntrinsic() && F.getCallingConv() != CallingConv::PTX_Kernel && !F.isVarArg() &&
+            hasLocalPtr(F.getFunctionType()))
+            fs.push_back(&F);
+    for (Function *F : fs) {
+        FunctionType *FT = F->getFunctionType(), *NT = localsAsInts(FT);
+        std::string name = F->getName().str();
+        F->setName(name + ".sx_old");
+        Function *NF = Function::Create(NT, F->getLinkage(), F->getAddressSpace(), name, &M);
+        NF->copyAttributesFrom(F);
+        NF->setCallingConv(F->getCallingConv());
+        AttributeList A = F->getAttributes();
+        for (unsigned i = 0; i < NT->getNumParams(); i++)
+            if (NT->getParamType(i) != FT->getParamType(i))
+                A = A.removeParamAttributes(C, i);
+        if (NT->getReturnType() != FT->getReturnType())
+            A = A.removeRetAttributes(C, AttributeFuncs::typeIncompatible(NT->getReturnType()));
+        NF->setAttributes(A);
+        if (!F->isDeclaration()) {
+            NF->getBasicBlockList().splice(NF->begin(), F->getBasicBlockList());
+            IRBuilder<> B(&*NF->getEntryBlock().getFirstInsertionPt());
+            auto na = NF->arg_begin();
+            for (Argument &a : F->args()) {
+                Argument *n = &*na++;
+                n->setName(a.getName());
+                a.replaceAllUsesWith(n->getType() == a.getType() ? (Value *)n : B.CreateIntToPtr(n, a.getType()));
+            }
+            if (NT->getReturnType() != FT->getReturnType())
+                for (BasicBlock &bb : *NF)
+                    if (auto *R = dyn_cast<ReturnInst>(bb.getTerminator()))
+                        R->setOperand(0, new PtrToIntInst(R->getReturnValue(), NT->getReturnType(), "", R));
+        }
+        F->replaceAllUsesWith(ConstantExpr::getBitCast(NF, F->getType()));
+        F->eraseFromParent();
+    }
+    // Every call with __local pointers in its type (direct ones now call a
+    // cast of the new function, indirect ones a vtable's pointer).
+    std::vector<CallInst *> calls;
+    for (Function &F : M)
+        for (Instruction &I : instructions(F))
+            if (auto *CI = dyn_cast<CallInst>(&I))
+                if (!CI->isInlineAsm() && !isa<IntrinsicInst>(CI) && hasLocalPtr(CI->getFunctionType()))
+                    calls.push_back(CI);
+    for (CallInst *CI : calls) {
+        FunctionType *FT = CI->getFunctionType(), *NT = localsAsInts(FT);
+        IRBuilder<> B(CI);
+        std::vector<Value *> args;
+        for (unsigned i = 0; i < CI->arg_size(); i++) {
+            Value *v = CI->getArgOperand(i);
+            args.push_back(i < NT->getNumParams() && NT->getParamType(i) != v->getType()
+                               ? B.CreatePtrToInt(v, NT->getParamType(i)) : v);
+        }
+        Value *callee = CI->getCalledOperand()->stripPointerCasts();
+        auto *CF = dyn_cast<Function>(callee);
+        if (!CF || CF->getFunctionType() != NT)
+            callee = B.CreateBitCast(CI->getCalledOperand(),
+                                     PointerType::get(NT, CI->getCalledOperand()->getType()->getPointerAddressSpace()));
+        CallInst *N = B.CreateCall(NT, callee, args);
+        N->setCallingConv(CI->getCallingConv());
+        N->setTailCallKind(CI->getTailCallKind());
+        AttributeList A = CI->getAttributes();
+        for (unsigned i = 0; i < NT->getNumParams(); i++)
+            if (NT->getParamType(i) != FT->getParamType(i))
+                A = A.removeParamAttributes(C, i);
+        if (NT->getReturnType() != FT->getReturnType())
+            A = A.removeRetAttributes(C, AttributeFuncs::typeIncompatible(NT->getReturnType()));
+        N->setAttributes(A);
+        Value *r = N;
+        if (NT->getReturnType() != FT->getReturnType())
+            r = B.CreateIntToPtr(N, FT->getReturnType());
+        if (!FT->getReturnType()->isVoidTy())
+            CI->replaceAllUsesWith(r);
+        CI->eraseFromParent();
+    }
+}
+
+// ---------------------------------------------- 64-bit division in functions
+// ptxas writes a 64-bit division or remainder as a call to its own
+// subroutine; in a function another image calls (a virtual function of a set
+// image, reached through a vtable, or an exported one) the H100 stops at the
+// function's first instruction with CUDA_ERROR_ILLEGAL_INSTRUCTION (seen with
+// `size_t % size_t` in a virtual function; a 32-bit one runs). So such
+// functions divide in IR: the 32-bit path where both operands fit (as
+// LLVM's bypass does), else LLVM's shift-subtract expansion.
+static void expandWideDivisions(Module &M)
+{
+    DenseMap<unsigned, unsigned> bypass;
+    bypass[64] = 32;
+    for (Function &F : M) {
+        if (F.isDeclaration() || F.getCallingConv() == CallingConv::PTX_Kernel ||
+            (F.hasLocalLinkage() && !F.hasAddressTaken()))
+            continue;
+        std::vector<BasicBlock *> bbs;
+        for (BasicBlock &bb : F)
+            bbs.push_back(&bb);
+        for (BasicBlock *bb : bbs)
+            bypassSlowDivision(bb, bypass);
+        std::vector<BinaryOperator *> divs;
+        for (Instruction &I : instructions(F))
+            if (auto *BO = dyn_cast<BinaryOperator>(&I))
+                if (BO->getType()->isIntegerTy(64) &&
+                    (BO->getOpcode() == Instruction::UDiv || BO->getOpcode() == Instruction::SDiv ||
+                     BO->getOpcode() == Instruction::URem || BO->getOpcode() == Instruction::SRem))
+                    divs.push_back(BO);
+        for (BinaryOperator *BO : divs) {
+            bool rem = BO->getOpcode() == Instruction::URem || BO->getOpcode() == Instruction::SRem;
+            if (rem)
+                expandRemainder(BO);
+            else
+                expandDivision(BO);
+        }
+    }
+}
+
 static bool optimise(Module &M, TargetMachine *TM, std::string &err)
 {
     LoopAnalysisManager LAM;
@@ -465,6 +614,7 @@ int main(int argc, char **argv)
             if (auto *CB = dyn_cast<CallBase>(&I))
                 if (CB->getCallingConv() != CallingConv::C && CB->getCallingConv() != CallingConv::PTX_Kernel)
                     CB->setCallingConv(CallingConv::C);
+    localPointersAsInts(*N);
     if (block->use_empty())
         block->eraseFromParent();
 
@@ -487,6 +637,7 @@ int main(int argc, char **argv)
     N->setDataLayout(TM->createDataLayout());
     if (!optimise(*N, TM.get(), err))
         return fail(err);
+    expandWideDivisions(*N);
 
     std::error_code ec;
     raw_fd_ostream o(out, ec, sys::fs::OF_None);
