@@ -15,13 +15,16 @@
  * - blocking calls outside any section (sx_event_wait, status, profiling)
  *   count in the middle bits, and the last one to leave after a release
  *   destroys the event, so a release never waits for a command to end;
- * - RELEASED is set by the release (after it killed the tag): a call that
- *   finds it when taking its hold backs out (the handle is dead);
- * - CLAIMED goes to the one caller that destroys (a compare-and-swap from
- *   "released, nobody holds it").
+ * - a hold adds to the count, then reads the tag again: a dead tag (the
+ *   release killed it) and it backs out;
+ * - the release kills the tag, then reads the count: 0 and nobody can
+ *   use the adapter event any more, it goes at once; otherwise it sets
+ *   RELEASED, and CLAIMED goes to the one caller that destroys (a
+ *   compare-and-swap from "released, nobody holds it").
  *
- * A release nobody races costs one more atomic operation than before on
- * an uncontended line; a cached launch without a wait list touches none. */
+ * A release nobody races costs one more load than before; a wait two
+ * atomic additions on the event's own line; a cached launch without a
+ * wait list touches nothing of this. */
 #include <sched.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -89,11 +92,14 @@ static SXI_COLD __attribute__((noinline)) void event_back_out(struct sx_event_s 
         SXI_LOG(SX_LOG_WARN, "event released by another thread during a call: %s", sx_last_error());
 }
 
-/* Hold a live event (false: released meanwhile; nothing is held). */
+/* Hold a live event (false: released meanwhile; nothing is held). The
+ * count goes up before the tag is read again, and the release kills the
+ * tag before it reads the count (both sequentially consistent): either
+ * the release sees the hold, or the hold sees the dead tag. */
 static inline bool event_hold(struct sx_event_s *e, uint32_t unit)
 {
-    uint32_t v = atomic_fetch_add_explicit(&e->users, unit, memory_order_acq_rel);
-    if (SXI_LIKELY(!(v & EV_RELEASED)))
+    atomic_fetch_add_explicit(&e->users, unit, memory_order_seq_cst);
+    if (SXI_LIKELY(atomic_load_explicit(&e->tag, memory_order_seq_cst) == SXI_TAG_EVENT))
         return true;
     event_back_out(e, unit);
     return false;
@@ -328,10 +334,9 @@ SX_API SXI_HOT sx_result sx_event_release(sx_event e)
     if (!sxi_handle_kill(&e->tag, SXI_TAG_EVENT))
         return SXI_DEAD_HANDLE(e, "event");
     struct sx_context_s *c = e->context;
-    /* nobody holds it (the usual case): released and claimed at once */
-    uint32_t v = 0;
-    if (SXI_UNLIKELY(!atomic_compare_exchange_strong_explicit(&e->users, &v, EV_RELEASED | EV_CLAIMED,
-                                                              memory_order_acq_rel, memory_order_acquire))) {
+    /* Nobody holds it (the usual case): a hold that comes now sees the
+     * dead tag and backs out, so it is destroyed here without a write. */
+    if (SXI_UNLIKELY(atomic_load_explicit(&e->users, memory_order_seq_cst) != 0)) {
         atomic_fetch_or_explicit(&e->users, EV_RELEASED, memory_order_acq_rel);
         return event_finish(e, c);
     }
