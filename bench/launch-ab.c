@@ -18,7 +18,9 @@
  * SX_AB_MODE: "launch" (default: launches, one queue wait per round),
  * "event" (each launch takes an event, sx_event_wait on it, then
  * sx_event_release: the cached launch + wait), "chain" (each launch has the
- * previous launch's event in its wait list, then releases it). */
+ * previous launch's event in its wait list, then releases it), "args"
+ * (sx_args_create, sx_args_set, sx_nd_launch, sx_args_release each time:
+ * an argument set made per launch). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,11 @@ typedef struct side {
     sx_result (*wait)(sx_queue);
     sx_result (*ev_wait)(uint32_t, const sx_event *);
     sx_result (*ev_release)(sx_event);
+    sx_result (*args_create)(sx_kernel, sx_args *);
+    sx_result (*args_set)(sx_args, uint32_t, size_t, const void *);
+    sx_result (*nd_launch)(sx_queue, sx_args, uint32_t, const size_t *, const size_t *, const sx_launch_properties *,
+                           uint32_t, const sx_event *, sx_event *);
+    sx_result (*args_release)(sx_args);
     sx_queue q;
     sx_kernel k;
 } side;
@@ -85,6 +92,10 @@ static void open_side(side *s, const char *path, const char *image, const char *
     s->wait = SYM(s, sx_queue_wait);
     s->ev_wait = SYM(s, sx_event_wait);
     s->ev_release = SYM(s, sx_event_release);
+    s->args_create = SYM(s, sx_args_create);
+    s->args_set = SYM(s, sx_args_set);
+    s->nd_launch = SYM(s, sx_nd_launch);
+    s->args_release = SYM(s, sx_args_release);
     const char *b = getenv(builtins_env);
     if (b)
         setenv("SX_NATIVE_BUILTINS", b, 1);
@@ -105,7 +116,7 @@ static void open_side(side *s, const char *path, const char *image, const char *
     /* Objects stay until exit: each library is torn down with the process. */
 }
 
-static int mode; /* 0 launch, 1 event, 2 chain */
+static int mode; /* 0 launch, 1 event, 2 chain, 3 args */
 
 static void fail(const side *s, const char *what)
 {
@@ -138,6 +149,13 @@ static double run(side *s, long n)
         }
         if (s->ev_wait(1, &prev) != SX_SUCCESS || s->ev_release(prev) != SX_SUCCESS)
             fail(s, "event wait/release");
+    } else if (mode == 3) {
+        for (long i = 0; i < n; i++) {
+            sx_args a;
+            if (s->args_create(s->k, &a) != SX_SUCCESS || s->args_set(a, 0, sizeof(x), &x) != SX_SUCCESS ||
+                s->nd_launch(s->q, a, 1, g, l, NULL, 0, NULL, NULL) != SX_SUCCESS || s->args_release(a) != SX_SUCCESS)
+                fail(s, "args create/set/launch/release");
+        }
     } else {
         for (long i = 0; i < n; i++)
             if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, NULL) != SX_SUCCESS)
@@ -159,9 +177,9 @@ int main(int argc, char **argv)
     if (rounds < 1 || rounds > 100000 || n < 1)
         return 2;
     const char *m = getenv("SX_AB_MODE");
-    mode = !m || !strcmp(m, "launch") ? 0 : !strcmp(m, "event") ? 1 : !strcmp(m, "chain") ? 2 : -1;
+    mode = !m || !strcmp(m, "launch") ? 0 : !strcmp(m, "event") ? 1 : !strcmp(m, "chain") ? 2 : !strcmp(m, "args") ? 3 : -1;
     if (mode < 0) {
-        fprintf(stderr, "launch-ab: SX_AB_MODE=%s is not launch, event or chain\n", m);
+        fprintf(stderr, "launch-ab: SX_AB_MODE=%s is not launch, event, chain or args\n", m);
         return 2;
     }
     side a, b;
@@ -184,7 +202,8 @@ int main(int argc, char **argv)
     }
     printf("launch-ab: %d rounds of %ld launches each side (%s; thread CPU time)\n", rounds, n,
            mode == 1 ? "launch + sx_event_wait + release" : mode == 2 ? "launch after the previous event + release"
-                                                               : "launches");
+                                                 : mode == 3 ? "args create + set + nd_launch + release"
+                                                             : "launches");
     printf("  A %s: best %.1f ns/launch\n  B %s: best %.1f ns/launch\n", a.path, ta / n * 1e9, b.path,
            tb / n * 1e9);
     bench_print_ratio("  B/A", ratio, rounds);

@@ -352,20 +352,68 @@ SX_API sx_result sx_args_create(sx_kernel k, sx_args *out)
     return SX_SUCCESS;
 }
 
+/* Released argument arrays wait here for a grace period, a batch at a
+ * time: one grace period (a membarrier(2) call) per release made an
+ * argument set per launch 3.1x slower (bench/launch-ab SX_AB_MODE=args). */
+#define RETIRE_BATCH 64
+typedef struct {
+    source_arg *args;
+    uint32_t cap;
+    source_sig *sig;
+} retired_args;
+static pthread_mutex_t retire_lock = PTHREAD_MUTEX_INITIALIZER;
+static retired_args retired[RETIRE_BATCH]; /* reachable: no leak report for a batch never full */
+static uint32_t nretired;
+
+static void free_retired(retired_args *r, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        for (uint32_t i = 0; i < r[j].cap; i++)
+            arg_clear(&r[j].args[i]);
+        free(r[j].args);
+        free(r[j].sig);
+    }
+}
+
+/* Every array retired so far, after a grace period (never inside a
+ * reader section). sx_fini calls it after its own grace period. */
+void sxi_args_reclaim(bool synchronize)
+{
+    retired_args batch[RETIRE_BATCH];
+    pthread_mutex_lock(&retire_lock);
+    uint32_t n = nretired;
+    memcpy(batch, retired, n * sizeof(*batch));
+    nretired = 0;
+    pthread_mutex_unlock(&retire_lock);
+    if (n && synchronize)
+        sxi_epoch_synchronize();
+    free_retired(batch, n);
+}
+
 /* A launch reads the arguments inside its reader section, where it checks
- * the tag again (launch_in_section): after killing the tag, a grace
- * period lets every launch that saw it live finish with them. */
+ * the tag again (launch_in_section): after the tag is killed, the arrays
+ * are freed once a grace period has passed. */
+static void retire(struct sx_args_s *a)
+{
+    retired_args r = {a->args, a->cap, a->sig};
+    pthread_mutex_lock(&retire_lock);
+    if (nretired < RETIRE_BATCH) {
+        retired[nretired++] = r;
+        pthread_mutex_unlock(&retire_lock);
+        return;
+    }
+    pthread_mutex_unlock(&retire_lock);
+    sxi_args_reclaim(true);
+    free_retired(&r, 1); /* retired before that grace period began */
+}
+
 SX_API sx_result sx_args_release(sx_args a)
 {
     if (!a)
         return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_args_release: args is NULL");
     if (!sxi_handle_kill(&a->tag, SXI_TAG_ARGS))
         return SXI_DEAD_HANDLE(a, "args");
-    sxi_epoch_synchronize();
-    for (uint32_t i = 0; i < a->cap; i++)
-        arg_clear(&a->args[i]);
-    free(a->args);
-    free(a->sig);
+    retire(a);
     struct sx_kernel_s *k = a->kernel;
     sxi_handle_free(a, sizeof(*a));
     return sx_kernel_release(k);

@@ -782,6 +782,9 @@ void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retire
 void sxi_kernels_unlink_image_named(const sxi_image *im, struct sxi_kernel_slot **retired);
 void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
+/* Free the argument arrays sx_args_release retired (ffk.c), after a grace
+ * period unless the caller just waited for one. */
+void sxi_args_reclaim(bool synchronize);
 
 /* ------------------------------------------ lock-free readers (epoch.c) */
 
