@@ -32,12 +32,13 @@
 
 #include "sx-internal.h"
 
-#define EV_SHORT 1u                   /* a wait list's hold */
-#define EV_SHORT_MASK 0x0000ffffu
-#define EV_WAITER 0x00010000u         /* a blocking call's hold */
-#define EV_WAITER_MASK 0x3fff0000u
-#define EV_CLAIMED 0x40000000u
-#define EV_RELEASED 0x80000000u
+/* 64 bits: no count can overflow (a wait list has at most 2^32 - 1 entries) */
+#define EV_SHORT 1ull                            /* a wait list's hold */
+#define EV_SHORT_MASK 0x00000000ffffffffull
+#define EV_WAITER 0x0000000100000000ull          /* a blocking call's hold */
+#define EV_WAITER_MASK 0x3fffffff00000000ull
+#define EV_CLAIMED 0x4000000000000000ull
+#define EV_RELEASED 0x8000000000000000ull
 
 static inline __attribute__((always_inline)) sx_result event_destroy(struct sx_event_s *e)
 {
@@ -48,7 +49,7 @@ static inline __attribute__((always_inline)) sx_result event_destroy(struct sx_e
     return r;
 }
 
-static void wait_holds(struct sx_event_s *e, uint32_t mask)
+static void wait_holds(struct sx_event_s *e, uint64_t mask)
 {
     for (unsigned spins = 0; atomic_load_explicit(&e->users, memory_order_acquire) & mask; spins++) {
         if (spins < 64) {
@@ -67,7 +68,7 @@ static void wait_holds(struct sx_event_s *e, uint32_t mask)
 static SXI_COLD sx_result event_finish(struct sx_event_s *e, struct sx_context_s *c)
 {
     for (;;) {
-        uint32_t v = atomic_load_explicit(&e->users, memory_order_acquire);
+        uint64_t v = atomic_load_explicit(&e->users, memory_order_acquire);
         if (!(v & EV_RELEASED) || (v & EV_CLAIMED) || (v & EV_WAITER_MASK))
             return SX_SUCCESS; /* a blocking holder left will do it */
         if (v & EV_SHORT_MASK) {
@@ -85,7 +86,7 @@ static SXI_COLD sx_result event_finish(struct sx_event_s *e, struct sx_context_s
 
 /* A hold that found the event released backs out; a blocking caller's
  * may have been what kept the release from destroying it. */
-static SXI_COLD __attribute__((noinline)) void event_back_out(struct sx_event_s *e, uint32_t unit)
+static SXI_COLD __attribute__((noinline)) void event_back_out(struct sx_event_s *e, uint64_t unit)
 {
     atomic_fetch_sub_explicit(&e->users, unit, memory_order_acq_rel);
     if (unit == EV_WAITER && event_finish(e, e->context) != SX_SUCCESS)
@@ -96,7 +97,7 @@ static SXI_COLD __attribute__((noinline)) void event_back_out(struct sx_event_s 
  * count goes up before the tag is read again, and the release kills the
  * tag before it reads the count (both sequentially consistent): either
  * the release sees the hold, or the hold sees the dead tag. */
-static inline bool event_hold(struct sx_event_s *e, uint32_t unit)
+static inline bool event_hold(struct sx_event_s *e, uint64_t unit)
 {
     atomic_fetch_add_explicit(&e->users, unit, memory_order_seq_cst);
     if (SXI_LIKELY(atomic_load_explicit(&e->tag, memory_order_seq_cst) == SXI_TAG_EVENT))
@@ -108,7 +109,7 @@ static inline bool event_hold(struct sx_event_s *e, uint32_t unit)
 /* A blocking call's hold ends; the last after a release destroys. */
 static inline void event_unhold_waiter(struct sx_event_s *e)
 {
-    uint32_t v = atomic_fetch_sub_explicit(&e->users, EV_WAITER, memory_order_acq_rel);
+    uint64_t v = atomic_fetch_sub_explicit(&e->users, EV_WAITER, memory_order_acq_rel);
     if (SXI_UNLIKELY(v & EV_RELEASED)) {
         struct sx_context_s *c = e->context; /* unclaimed: still the event's */
         if (event_finish(e, c) != SX_SUCCESS)

@@ -384,7 +384,7 @@ static inline void sxi_queue_leave(struct sx_queue_s *q)
 
 struct sx_event_s {
     _Atomic uint32_t tag;
-    _Atomic uint32_t users;        /* calls using the adapter event, and the release (event.c) */
+    _Atomic uint64_t users;        /* calls using the adapter event, and the release (event.c) */
     struct sx_adapter_s *adapter;
     struct sx_context_s *context;  /* retained: an event keeps its context alive */
     sxa_event handle;
