@@ -14,7 +14,13 @@
  * first launch); SX_DEVICE_SELECTOR picks the device for both.
  * SX_AB_ENV_A / _B: NAME=VALUE set for that side's load and sx_init only,
  * e.g. SX_AB_ENV_B=SX_TRACE=/tmp/t.json compares the launch with the
- * timeline on (B) and off (A) in one library build (two copies of the file). */
+ * timeline on (B) and off (A) in one library build (two copies of the file).
+ * SX_AB_MODE: "launch" (default: launches, one queue wait per round),
+ * "event" (each launch takes an event, sx_event_wait on it, then
+ * sx_event_release: the cached launch + wait), "chain" (each launch has the
+ * previous launch's event in its wait list, then releases it), "args"
+ * (sx_args_create, sx_args_set, sx_nd_launch, sx_args_release each time:
+ * an argument set made per launch). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +34,13 @@ typedef struct side {
     sx_result (*launch)(sx_queue, sx_kernel, uint32_t, const size_t *, const size_t *, const size_t *, uint32_t,
                         const sx_arg *, uint32_t, const sx_event *, sx_event *);
     sx_result (*wait)(sx_queue);
+    sx_result (*ev_wait)(uint32_t, const sx_event *);
+    sx_result (*ev_release)(sx_event);
+    sx_result (*args_create)(sx_kernel, sx_args *);
+    sx_result (*args_set)(sx_args, uint32_t, size_t, const void *);
+    sx_result (*nd_launch)(sx_queue, sx_args, uint32_t, const size_t *, const size_t *, const sx_launch_properties *,
+                           uint32_t, const sx_event *, sx_event *);
+    sx_result (*args_release)(sx_args);
     sx_queue q;
     sx_kernel k;
 } side;
@@ -77,6 +90,12 @@ static void open_side(side *s, const char *path, const char *image, const char *
     sx_result (*get_ff)(const char *, sx_kernel *) = SYM(s, sx_kernel_get_free_function);
     s->launch = SYM(s, sx_queue_launch);
     s->wait = SYM(s, sx_queue_wait);
+    s->ev_wait = SYM(s, sx_event_wait);
+    s->ev_release = SYM(s, sx_event_release);
+    s->args_create = SYM(s, sx_args_create);
+    s->args_set = SYM(s, sx_args_set);
+    s->nd_launch = SYM(s, sx_nd_launch);
+    s->args_release = SYM(s, sx_args_release);
     const char *b = getenv(builtins_env);
     if (b)
         setenv("SX_NATIVE_BUILTINS", b, 1);
@@ -97,14 +116,51 @@ static void open_side(side *s, const char *path, const char *image, const char *
     /* Objects stay until exit: each library is torn down with the process. */
 }
 
+static int mode; /* 0 launch, 1 event, 2 chain, 3 args */
+
+static void fail(const side *s, const char *what)
+{
+    fprintf(stderr, "%s: %s failed\n", s->path, what);
+    exit(1);
+}
+
 static double run(side *s, long n)
 {
     double t0 = bench_cpu_now();
-    for (long i = 0; i < n; i++)
-        if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, NULL) != SX_SUCCESS) {
-            fprintf(stderr, "%s: launch failed\n", s->path);
-            exit(1);
+    if (mode == 1) {
+        for (long i = 0; i < n; i++) {
+            sx_event e;
+            if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, &e) != SX_SUCCESS)
+                fail(s, "launch");
+            if (s->ev_wait(1, &e) != SX_SUCCESS || s->ev_release(e) != SX_SUCCESS)
+                fail(s, "event wait/release");
         }
+    } else if (mode == 2) {
+        sx_event prev;
+        if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, &prev) != SX_SUCCESS)
+            fail(s, "launch");
+        for (long i = 1; i < n; i++) {
+            sx_event e;
+            if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 1, &prev, &e) != SX_SUCCESS)
+                fail(s, "launch with a wait list");
+            if (s->ev_release(prev) != SX_SUCCESS)
+                fail(s, "event release");
+            prev = e;
+        }
+        if (s->ev_wait(1, &prev) != SX_SUCCESS || s->ev_release(prev) != SX_SUCCESS)
+            fail(s, "event wait/release");
+    } else if (mode == 3) {
+        for (long i = 0; i < n; i++) {
+            sx_args a;
+            if (s->args_create(s->k, &a) != SX_SUCCESS || s->args_set(a, 0, sizeof(x), &x) != SX_SUCCESS ||
+                s->nd_launch(s->q, a, 1, g, l, NULL, 0, NULL, NULL) != SX_SUCCESS || s->args_release(a) != SX_SUCCESS)
+                fail(s, "args create/set/launch/release");
+        }
+    } else {
+        for (long i = 0; i < n; i++)
+            if (s->launch(s->q, s->k, 1, NULL, g, l, 1, args, 0, NULL, NULL) != SX_SUCCESS)
+                fail(s, "launch");
+    }
     if (s->wait(s->q) != SX_SUCCESS)
         exit(1);
     return bench_cpu_now() - t0;
@@ -120,6 +176,12 @@ int main(int argc, char **argv)
     long n = argc > 5 ? atol(argv[5]) : 20000;
     if (rounds < 1 || rounds > 100000 || n < 1)
         return 2;
+    const char *m = getenv("SX_AB_MODE");
+    mode = !m || !strcmp(m, "launch") ? 0 : !strcmp(m, "event") ? 1 : !strcmp(m, "chain") ? 2 : !strcmp(m, "args") ? 3 : -1;
+    if (mode < 0) {
+        fprintf(stderr, "launch-ab: SX_AB_MODE=%s is not launch, event, chain or args\n", m);
+        return 2;
+    }
     side a, b;
     open_side(&a, argv[1], argv[3], "SX_AB_BUILTINS_A", "SX_AB_ENV_A");
     open_side(&b, argv[2], argv[3], "SX_AB_BUILTINS_B", "SX_AB_ENV_B");
@@ -138,7 +200,10 @@ int main(int argc, char **argv)
         if (t[1] < tb)
             tb = t[1];
     }
-    printf("launch-ab: %d rounds of %ld launches each side (thread CPU time)\n", rounds, n);
+    printf("launch-ab: %d rounds of %ld launches each side (%s; thread CPU time)\n", rounds, n,
+           mode == 1 ? "launch + sx_event_wait + release" : mode == 2 ? "launch after the previous event + release"
+                                                 : mode == 3 ? "args create + set + nd_launch + release"
+                                                             : "launches");
     printf("  A %s: best %.1f ns/launch\n  B %s: best %.1f ns/launch\n", a.path, ta / n * 1e9, b.path,
            tb / n * 1e9);
     bench_print_ratio("  B/A", ratio, rounds);

@@ -576,7 +576,7 @@ static sx_result copy_program_variable(const copy_req *c, sxa_program prog, cons
                             c->offset, c->host, nwaits, waits, c->ev ? &out : NULL)
                  : SXA_CALL(q->adapter, enqueue, global_read, q->handle, prog, symbol, c->blocking, c->bytes,
                             c->offset, c->host, nwaits, waits, c->ev ? &out : NULL);
-    sxi_wait_list_free(waits, stack);
+    sxi_wait_list_free(q->adapter, c->nw, c->wl, waits, stack);
     if (r == SX_SUCCESS && c->ev)
         r = sxi_event_wrap(q, out, c->ev);
     return r;
@@ -674,7 +674,7 @@ static inline __attribute__((always_inline)) sx_result copy_instance(const copy_
             r = SXA_CALL(q->adapter, enqueue, usm_memcpy, q->handle, c->blocking,
                          c->write ? inst + c->offset : c->host, c->write ? (const void *)c->host : inst + c->offset,
                          c->bytes, nwaits, waits, c->ev ? &out : NULL);
-        sxi_wait_list_free(waits, stack);
+        sxi_wait_list_free(q->adapter, c->nw, c->wl, waits, stack);
     }
     sxi_read_unlock(sec);
     if (r == SX_SUCCESS && c->ev)

@@ -352,16 +352,68 @@ SX_API sx_result sx_args_create(sx_kernel k, sx_args *out)
     return SX_SUCCESS;
 }
 
+/* Released argument arrays wait here for a grace period, a batch at a
+ * time: one grace period (a membarrier(2) call) per release made an
+ * argument set per launch 3.1x slower (bench/launch-ab SX_AB_MODE=args). */
+#define RETIRE_BATCH 64
+typedef struct {
+    source_arg *args;
+    uint32_t cap;
+    source_sig *sig;
+} retired_args;
+static pthread_mutex_t retire_lock = PTHREAD_MUTEX_INITIALIZER;
+static retired_args retired[RETIRE_BATCH]; /* reachable: no leak report for a batch never full */
+static uint32_t nretired;
+
+static void free_retired(retired_args *r, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        for (uint32_t i = 0; i < r[j].cap; i++)
+            arg_clear(&r[j].args[i]);
+        free(r[j].args);
+        free(r[j].sig);
+    }
+}
+
+/* Every array retired so far, after a grace period (never inside a
+ * reader section). sx_fini calls it after its own grace period. */
+void sxi_args_reclaim(bool synchronize)
+{
+    retired_args batch[RETIRE_BATCH];
+    pthread_mutex_lock(&retire_lock);
+    uint32_t n = nretired;
+    memcpy(batch, retired, n * sizeof(*batch));
+    nretired = 0;
+    pthread_mutex_unlock(&retire_lock);
+    if (n && synchronize)
+        sxi_epoch_synchronize();
+    free_retired(batch, n);
+}
+
+/* A launch reads the arguments inside its reader section, where it checks
+ * the tag again (launch_in_section): after the tag is killed, the arrays
+ * are freed once a grace period has passed. */
+static void retire(struct sx_args_s *a)
+{
+    retired_args r = {a->args, a->cap, a->sig};
+    pthread_mutex_lock(&retire_lock);
+    if (nretired < RETIRE_BATCH) {
+        retired[nretired++] = r;
+        pthread_mutex_unlock(&retire_lock);
+        return;
+    }
+    pthread_mutex_unlock(&retire_lock);
+    sxi_args_reclaim(true);
+    free_retired(&r, 1); /* retired before that grace period began */
+}
+
 SX_API sx_result sx_args_release(sx_args a)
 {
     if (!a)
         return sxi_error(SX_ERROR_INVALID_NULL_HANDLE, "sx_args_release: args is NULL");
     if (!sxi_handle_kill(&a->tag, SXI_TAG_ARGS))
         return SXI_DEAD_HANDLE(a, "args");
-    for (uint32_t i = 0; i < a->cap; i++)
-        arg_clear(&a->args[i]);
-    free(a->args);
-    free(a->sig);
+    retire(a);
     struct sx_kernel_s *k = a->kernel;
     sxi_handle_free(a, sizeof(*a));
     return sx_kernel_release(k);
@@ -603,7 +655,8 @@ static sx_result launch(struct sx_queue_s *q, struct sx_args_s *a, bool single, 
     sxi_section sec = sxi_read_lock();
     sx_result r = launch_in_section(&sec, q, a, single, dims, global, local, props, nw, wl, ev);
     if (SXI_UNLIKELY(t0)) { /* inside the section, sx_fini not begun: the names are valid */
-        bool live = r == SX_SUCCESS || atomic_load_explicit(&sxi_initialized_flag, memory_order_seq_cst);
+        bool live = r == SX_SUCCESS || (atomic_load_explicit(&sxi_initialized_flag, memory_order_seq_cst) &&
+                                        sxi_tag_of(&a->tag) == SXI_TAG_ARGS);
         sxi_tl_launch(t0, live ? a->kernel->name : "?", live ? q->device->name : "?", dims, global, local, a->cap,
                       (int)r);
     }
@@ -615,6 +668,11 @@ static sx_result launch_in_section(sxi_section *sec, struct sx_queue_s *q, struc
                                    uint32_t dims, const size_t *global, const size_t *local,
                                    const sx_launch_properties *props, uint32_t nw, const sx_event *wl, sx_event *ev)
 {
+    /* Checked again inside the section: a release that killed the tag
+     * before waits for this section before it frees the arguments. */
+    if (SXI_UNLIKELY(sxi_tag_of(&a->tag) != SXI_TAG_ARGS))
+        return sxi_error(SX_ERROR_INVALID_HANDLE, "launch: args %p was released (by another thread) during the call",
+                         (void *)a);
     struct sx_kernel_s *k = a->kernel;
     if (props && props->size < sizeof(uint32_t) * 2 + sizeof(size_t))
         return sxi_error(SX_ERROR_INVALID_SIZE, "launch of '%s': sx_launch_properties.size is %u (want %zu)", k->name,
@@ -623,6 +681,10 @@ static sx_result launch_in_section(sxi_section *sec, struct sx_queue_s *q, struc
     sx_result r = sxi_slot_for(q, k, sec, &s);
     if (r != SX_SUCCESS)
         return r;
+    /* and again after a first launch built the slot outside the section */
+    if (SXI_UNLIKELY(sxi_tag_of(&a->tag) != SXI_TAG_ARGS))
+        return sxi_error(SX_ERROR_INVALID_HANDLE, "launch: args %p was released (by another thread) during the call",
+                         (void *)a);
     const sxi_signature *sig = s->sig;
     if (!sig->known) {
         /* No signature: source index = backend index. */

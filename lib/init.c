@@ -52,6 +52,7 @@ SX_API sx_result sx_fini(void)
          * launch building under the registry lock finishes too; later
          * builders see the flag under it (sxi_kernel_slot_get). */
         sxi_epoch_synchronize();
+        sxi_args_reclaim(false); /* that grace period covers the ones retired before it */
         sxi_registry_lock();
         sxi_registry_unlock();
         sxi_contexts_release_all();

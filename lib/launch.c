@@ -188,13 +188,13 @@ launch_slot(struct sx_queue_s *q, struct sx_kernel_s *k, sxi_kernel_slot *s, uin
     /* The event exists before the command: after it, only the handle is stored. */
     struct sx_event_s *e = NULL;
     if (event && !(e = sxi_event_prepare(q))) {
-        sxi_wait_list_free(waits, stack);
+        sxi_wait_list_free(q->adapter, num_events, wait_list, waits, stack);
         return sxi_error(SX_ERROR_OUT_OF_HOST_MEMORY, "launch of '%s': out of memory for its event", k->name);
     }
     r = SXA_CALL(q->adapter, enqueue, kernel_launch, q->handle, s->handle, dims, offset, global, local, num_args, args,
                  nwaits, waits, event ? &out : NULL);
     if (SXI_UNLIKELY(waits != NULL))
-        sxi_wait_list_free(waits, stack);
+        sxi_wait_list_free(q->adapter, num_events, wait_list, waits, stack);
     if (SXI_UNLIKELY(r != SX_SUCCESS)) {
         if (e)
             sxi_event_abandon(e);

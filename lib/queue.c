@@ -133,7 +133,7 @@ SX_API sx_result sx_queue_wait(sx_queue q)
         sxa_event *outp_ = (ev) ? &out_ : NULL;                                     \
         (void)outp_;                                                                \
         r_ = (call);                                                                \
-        sxi_wait_list_free(waits_, stack_);                                         \
+        sxi_wait_list_free((q)->adapter, (nw), (wl), waits_, stack_);              \
         if (r_ != SX_SUCCESS) {                                                     \
             sxi_error_prefix("%s(%s)", what, (q)->device->name);                    \
             return r_;                                                              \

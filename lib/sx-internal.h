@@ -384,6 +384,7 @@ static inline void sxi_queue_leave(struct sx_queue_s *q)
 
 struct sx_event_s {
     _Atomic uint32_t tag;
+    _Atomic uint64_t users;        /* calls using the adapter event, and the release (event.c) */
     struct sx_adapter_s *adapter;
     struct sx_context_s *context;  /* retained: an event keeps its context alive */
     sxa_event handle;
@@ -423,10 +424,13 @@ static inline sx_result sxi_event_publish(struct sx_event_s *e, sxa_event h, sx_
 }
 void sxi_event_abandon(struct sx_event_s *e);
 /* Translate a public wait list (checked) into adapter events of `a`,
- * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free. */
+ * using `stack` (n <= 16) or malloc; free with sxi_wait_list_free, with
+ * the same a, n and in, after the adapter call: until then each listed
+ * event is held, so a release racing the call waits for it before the
+ * adapter event goes (event.c). */
 sx_result sxi_wait_list(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *stack,
                         sxa_event **out, uint32_t *count);
-void sxi_wait_list_free(sxa_event *list, sxa_event *stack);
+void sxi_wait_list_free(struct sx_adapter_s *a, uint32_t n, const sx_event *in, sxa_event *list, sxa_event *stack);
 SXI_COLD sx_result sxi_context_release_last(struct sx_context_s *c);
 /* One reference less; the last tears the context down. A release past the
  * last one (racing it) is an error, not a second teardown. */
@@ -778,6 +782,9 @@ void sxi_kernels_unlink_image(uint64_t image_id, struct sxi_kernel_slot **retire
 void sxi_kernels_unlink_image_named(const sxi_image *im, struct sxi_kernel_slot **retired);
 void sxi_kernels_free_retired(struct sxi_kernel_slot *retired);
 void sxi_kernels_drop_all(void);
+/* Free the argument arrays sx_args_release retired (ffk.c), after a grace
+ * period unless the caller just waited for one. */
+void sxi_args_reclaim(bool synchronize);
 
 /* ------------------------------------------ lock-free readers (epoch.c) */
 

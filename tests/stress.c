@@ -212,6 +212,11 @@ static void *contexts(void *arg)
  * gets success, or INVALID_HANDLE once it is released (or, while the image
  * is away, KERNEL_NOT_SUPPORTED), never freed memory. */
 static _Atomic(sx_queue) doomed;
+/* The same for an event (in a wait list, waited on, asked its status) and
+ * an argument set (launched with), each released while in use (issue 26:
+ * the cases left after finding 3). */
+static _Atomic(sx_event) doomed_ev;
+static _Atomic(sx_args) doomed_args;
 
 static void *queue_release_race(void *arg)
 {
@@ -219,15 +224,31 @@ static void *queue_release_race(void *arg)
     while (!atomic_load(&stop)) {
         sx_context c;
         sx_queue cq;
+        sx_event ev = NULL;
+        sx_args a;
+        int three = 3;
         OK(sx_context_create(1, &dev, &c));
         OK(sx_queue_create(c, dev, 0, &cq));
         OK(sx_context_release(c));
+        sx_result r;
+        OK_OR(r, launch_empty(q, empty_k, &ev), SX_ERROR_KERNEL_NOT_SUPPORTED);
+        if (r != SX_SUCCESS)
+            ev = NULL;
+        OK(sx_args_create(empty_k, &a));
+        OK(sx_args_set(a, 0, sizeof(three), &three));
         atomic_store(&doomed, cq);
+        atomic_store(&doomed_ev, ev);
+        atomic_store(&doomed_args, a);
         pause_ms(2);
         OK(sx_queue_release(cq));
+        if (ev)
+            OK(sx_event_release(ev));
+        OK(sx_args_release(a));
         st->ops++;
     }
     atomic_store(&doomed, NULL);
+    atomic_store(&doomed_ev, NULL);
+    atomic_store(&doomed_args, NULL);
     return NULL;
 }
 
@@ -245,6 +266,19 @@ static void *queue_user(void *arg)
         st->unsupported += r != SX_SUCCESS;
         OK_OR(r, sx_queue_barrier(on, 0, NULL, NULL), SX_ERROR_INVALID_HANDLE);
         OK_OR(r, sx_queue_wait(on), SX_ERROR_INVALID_HANDLE);
+        sx_event ev = atomic_load(&doomed_ev);
+        if (ev) {
+            sx_event_status status;
+            OK_OR2(r, sx_queue_barrier(q, 1, &ev, NULL), SX_ERROR_INVALID_HANDLE, SX_ERROR_INVALID_EVENT_WAIT_LIST);
+            OK_OR(r, sx_event_wait(1, &ev), SX_ERROR_INVALID_HANDLE);
+            OK_OR(r, sx_event_get_status(ev, &status), SX_ERROR_INVALID_HANDLE);
+        }
+        sx_args a = atomic_load(&doomed_args);
+        if (a) {
+            size_t g = 1;
+            OK_OR2(r, sx_nd_launch(q, a, 1, &g, &g, NULL, 0, NULL, NULL), SX_ERROR_INVALID_HANDLE,
+                   SX_ERROR_KERNEL_NOT_SUPPORTED);
+        }
         st->ops++;
     }
     return NULL;

@@ -414,9 +414,12 @@ sx_result sxn_check_wait_list(uint32_t num_events, const sxa_event *wait_list)
     if (num_events && !wait_list)
         return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST,
                          "native: %u events to wait for but the wait list is NULL", num_events);
-    for (uint32_t i = 0; i < num_events; i++)
+    for (uint32_t i = 0; i < num_events; i++) {
         if (!wait_list[i])
             return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "native: wait list entry %u is NULL", i);
+        if (wait_list[i]->obj.dispatch != sxn_services->dispatch)
+            return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "native: wait list entry %u is not a native event", i);
+    }
     return SX_SUCCESS;
 }
 
@@ -424,7 +427,11 @@ static sx_result event_wait(uint32_t count, const sxa_event *events)
 {
     if (count && !events)
         return sxn_error(SX_ERROR_INVALID_NULL_POINTER, "native: event.wait: events is NULL");
-    /* Every native command completes before its enqueue returns. */
+    /* Every native command completes before its enqueue returns: only
+     * what is waited for is checked. */
+    for (uint32_t i = 0; i < count; i++)
+        if (!events[i] || events[i]->obj.dispatch != sxn_services->dispatch)
+            return sxn_error(SX_ERROR_INVALID_EVENT_WAIT_LIST, "native: event.wait: entry %u is not a native event", i);
     return SX_SUCCESS;
 }
 

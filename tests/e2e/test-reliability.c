@@ -233,6 +233,146 @@ START_TEST(launch_races_queue_release)
 }
 END_TEST
 
+/* ------------------------------------------------ launch vs args and event release */
+
+/* What a racing thread does with the shared args or event (kind), and
+ * what it saw: success, a dead handle (INVALID_HANDLE, or for a wait
+ * list INVALID_EVENT_WAIT_LIST), anything else. */
+typedef struct {
+    sx_queue q;
+    sx_kernel k;
+    sx_args args;
+    sx_event ev;
+    int kind;            /* 0: sx_nd_launch with args; 1: launch with ev in the wait list;
+                            2: sx_event_wait(ev); 3: barrier on ev, its status and profiling */
+    _Atomic int *stop;
+    _Atomic long *ok;
+    long dead, other;
+    sx_result bad;
+    char msg[256];
+} racer;
+
+static sx_result race_once(racer *u)
+{
+    size_t g = 1;
+    sx_result r;
+    switch (u->kind) {
+    case 0:
+        return sx_nd_launch(u->q, u->args, 1, &g, &g, NULL, 0, NULL, NULL);
+    case 1: {
+        int x = 3;
+        sx_arg a = {SX_ARG_VALUE, 0, sizeof(x), &x};
+        return sx_queue_launch(u->q, u->k, 1, NULL, &g, &g, 1, &a, 1, &u->ev, NULL);
+    }
+    case 2:
+        return sx_event_wait(1, &u->ev);
+    default: {
+        sx_event_status st;
+        uint64_t t;
+        if ((r = sx_queue_barrier(u->q, 1, &u->ev, NULL)) != SX_SUCCESS ||
+            (r = sx_event_get_status(u->ev, &st)) != SX_SUCCESS)
+            return r;
+        return sx_event_get_profiling(u->ev, SX_PROFILING_QUEUED, &t);
+    }
+    }
+}
+
+static void *race_loop(void *arg)
+{
+    racer *u = arg;
+    while (!atomic_load(u->stop)) {
+        sx_result r = race_once(u);
+        if (r == SX_SUCCESS)
+            atomic_fetch_add(u->ok, 1);
+        else if (r == SX_ERROR_INVALID_HANDLE || (r == SX_ERROR_INVALID_EVENT_WAIT_LIST && u->kind != 0))
+            u->dead++;
+        else if (!u->other++) {
+            u->bad = r;
+            snprintf(u->msg, sizeof(u->msg), "%s", sx_last_error());
+        }
+    }
+    return NULL;
+}
+
+/* n racers of the given kinds on one args or event until the main thread
+ * released it (after each did some work) and they ran into it. */
+static void race_release(racer *u, int n, bool args)
+{
+    _Atomic int stop = 0;
+    _Atomic long ok = 0;
+    pthread_t th[4];
+    for (int i = 0; i < n; i++) {
+        u[i].stop = &stop;
+        u[i].ok = &ok;
+        ck_assert_int_eq(pthread_create(&th[i], NULL, race_loop, &u[i]), 0);
+    }
+    while (atomic_load(&ok) < 20)
+        sched_yield();
+    if (args)
+        CK_OK(sx_args_release(u[0].args));
+    else
+        CK_OK(sx_event_release(u[0].ev));
+    for (int i = 0; i < 50; i++)
+        sched_yield();
+    atomic_store(&stop, 1);
+    for (int i = 0; i < n; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_msg(u[i].other == 0, "racer %d (kind %d): %ld unexpected results: %s: %s", i, u[i].kind,
+                      u[i].other, sx_result_name(u[i].bad), u[i].msg);
+    }
+}
+
+/* Two threads launch with one sx_args while this one releases it: each
+ * launch succeeds or says SX_ERROR_INVALID_HANDLE (before: the argument
+ * array and signature were freed under the launch, ASan heap-use-after-free
+ * in map_args). */
+START_TEST(args_release_races_launches)
+{
+    e2e t;
+    sx_kernel k = open_empty(&t);
+    for (int round = 0, n = rounds(60); round < n; round++) {
+        sx_args a;
+        CK_OK(sx_args_create(k, &a));
+        int x = 5;
+        CK_OK(sx_args_set(a, 0, sizeof(x), &x));
+        racer u[2];
+        for (int i = 0; i < 2; i++)
+            u[i] = (racer){.q = t.q, .k = k, .args = a, .kind = 0};
+        race_release(u, 2, true);
+    }
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
+/* One command's event, released while other threads launch with it in
+ * the wait list, wait on it, and enqueue a barrier on it and ask its
+ * status and profiling: each call succeeds or says the handle is dead
+ * (before: the adapter event was freed under the call, ASan
+ * heap-use-after-free in the native adapter's event_get_profiling or
+ * event_wait). The released event is no longer waited for by anyone
+ * once they stopped: the leak checker sees every adapter event freed. */
+START_TEST(event_release_races_waits)
+{
+    e2e t;
+    sx_kernel k = open_empty(&t);
+    for (int round = 0, n = rounds(60); round < n; round++) {
+        int x = 1;
+        sx_arg arg = {SX_ARG_VALUE, 0, sizeof(x), &x};
+        size_t g = 1;
+        sx_event ev;
+        CK_OK(sx_queue_launch(t.q, k, 1, NULL, &g, &g, 1, &arg, 0, NULL, &ev));
+        racer u[3];
+        for (int i = 0; i < 3; i++)
+            u[i] = (racer){.q = t.q, .k = k, .ev = ev, .kind = 1 + i};
+        race_release(u, 3, false);
+    }
+    CK_OK(sx_queue_wait(t.q));
+    CK_OK(sx_kernel_release(k));
+    e2e_close(&t);
+}
+END_TEST
+
 /* The last sx_fini while two threads launch a kept handle (the
  * application's error, but no crash): each launch succeeds or says
  * SX_ERROR_UNINITIALIZED (or SX_ERROR_INVALID_HANDLE: its queue, which
@@ -513,6 +653,8 @@ static Suite *suite(void)
     tcase_add_test(tc, launch_races_image_release);
     tcase_add_test(tc, launch_races_other_context_release);
     tcase_add_test(tc, launch_races_queue_release);
+    tcase_add_test(tc, args_release_races_launches);
+    tcase_add_test(tc, event_release_races_waits);
     tcase_add_test(tc, launch_races_last_fini);
     suite_add_tcase(s, tc);
     tc = tcase_create("handles");
