@@ -2,7 +2,8 @@
 /* app.c: the newcomer's application (README, doc/device-header.md): a
  * device_global the host reads and writes, an image-scope one it may only
  * write, a 2-D free-function kernel taking a struct and local memory, two
- * virtual-function sets in a module of their own (shapes.clcpp) and an
+ * virtual-function sets in a library module of their own (shapes-lib.clcpp,
+ * built apart from shapes.clcpp, whose kernels use them) and an
  * if_device function, every name shared with the device sources through
  * app.h. Runs on the default device or SX_DEVICE_SELECTOR's first; prints
  * "OK" when every result is right, exit 1 otherwise. */

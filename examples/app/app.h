@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* app.h: what the host (app.c) and the device sources (kernels.cl,
- * shapes.clcpp) share, each name written once (sycl-ext/device.h). */
+ * shapes.clcpp, shapes-lib.clcpp) share, each name written once
+ * (sycl-ext/device.h). */
 #ifndef APP_H
 #define APP_H
 #include <sycl-ext/device.h>
@@ -21,7 +22,7 @@ SX_SHARED_KERNEL(where_am_i);
 SX_SHARED_KERNEL(make_shapes);
 SX_SHARED_KERNEL(shape_areas);
 SX_SHARED_KERNEL(shape_perims);
-/* The two virtual-function sets of shapes.clcpp. */
+/* The two virtual-function sets (shapes-lib.clcpp defines them). */
 SX_SHARED_VF_SET(set_area);
 SX_SHARED_VF_SET(set_perim);
 
