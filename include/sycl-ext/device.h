@@ -15,6 +15,8 @@
  *   #include "shared.h"
  *   SX_ND_RANGE_KERNEL(2, scale2d, SX_P_CALLS_INDIRECTLY(shapes))
  *   (global float *p, struct params prm, local float *tmp) { *counter += 1; ... }
+ *   SX_ND_RANGE_KERNEL(1, sum, SX_P_WORK_GROUP_SCRATCH)
+ *   (global int *out, local int *scratch) { ... }   // scratch: the launch's size
  *
  *   // main.c (host)
  *   #include "shared.h"
@@ -51,6 +53,14 @@
 #define SX_P_WORK_GROUP_SIZE(...) "sycl-work-group-size=" #__VA_ARGS__ ";"
 /* Aspects beyond what the capabilities say: names (fp64, fp16, atomic64, ...). */
 #define SX_P_USES_ASPECTS(...) "sycl-used-aspects=" #__VA_ARGS__ ";"
+/* Work-group scratch memory (sycl_ext_oneapi_work_group_scratch_memory):
+ * the kernel's last parameter, a `local T *`, is what
+ * get_work_group_scratch_memory() returns. The host sets no argument for
+ * it: its size is the launch's sx_launch_properties.work_group_scratch_size
+ * (proptool writes "SYCL/implicit local arg"). _ARG(index) names another
+ * parameter (0 first). */
+#define SX_P_WORK_GROUP_SCRATCH "sycl-work-group-scratch;"
+#define SX_P_WORK_GROUP_SCRATCH_ARG(index) "sycl-work-group-scratch=" #index ";"
 /* Virtual-function sets a kernel calls / creates objects of. */
 #define SX_P_CALLS_INDIRECTLY(...) "calls-indirectly=" #__VA_ARGS__ ";"
 #define SX_P_CREATES_INDIRECTLY(...) "creates-indirectly=" #__VA_ARGS__ ";"

@@ -5,7 +5,8 @@
 # proptool: the dump shows what each wrote (device globals with id, size
 # from the type, host_access, scope; nd_range dims and single_task; the
 # required work-group size; aspects; the sets a kernel calls and each set's
-# image; if_device). The host side compiles as C and C++ with warnings as
+# image; if_device; the work-group scratch parameter as "SYCL/implicit local
+# arg"). The host side compiles as C and C++ with warnings as
 # errors, with the shared header included from two files.
 set -u
 B=${SX_TEST_BUILDDIR:?} S=${SX_TEST_SRCDIR:?}
@@ -43,6 +44,16 @@ expect "calls-virtual-functions-set: bytes(96 bits) \"_ZTSv,dh_set\"" "SX_P_CALL
 expect "virtual-functions-set: bytes(48 bits) \"dh_set\"" "SX_INDIRECTLY_CALLABLE(dh_set): its own image"
 expect "virtual-functions-set: bytes(40 bits) \"_ZTSv\"" "SX_INDIRECTLY_CALLABLE_DEFAULT"
 expect "dh_plain: .* plain" "SX_KERNEL: a plain kernel"
+# SX_P_WORK_GROUP_SCRATCH: "SYCL/implicit local arg" names the scratch
+# parameter, which belongs to no source parameter.
+sed -n '/\[SYCL\/implicit local arg\]/,/^  \[/p' dump.txt >implicit.txt
+grep -q "__sycl_kernel_dh_scratch: uint32 2" implicit.txt ||
+    { cat dump.txt; fail "no \"SYCL/implicit local arg\" __sycl_kernel_dh_scratch: uint32 2 (SX_P_WORK_GROUP_SCRATCH)"; }
+grep -q "__sycl_kernel_dh_scratch_at: uint32 1" implicit.txt ||
+    { cat dump.txt; fail "no \"SYCL/implicit local arg\" __sycl_kernel_dh_scratch_at: uint32 1 (SX_P_WORK_GROUP_SCRATCH_ARG(1))"; }
+grep -q "__sycl_kernel_dh_nd2: uint32" implicit.txt && fail "a kernel without the scratch key has an implicit local arg"
+expect "__sycl_kernel_dh_scratch: .* nd_range 1-d, 2 source params, 3 params" "the scratch parameter is no source parameter"
+expect "__sycl_kernel_dh_scratch_at: .* nd_range 1-d, 2 source params, 3 params" "SX_P_WORK_GROUP_SCRATCH_ARG: no source parameter"
 # if_device: the host-only body (4242) is gone from the device image, the
 # device-only one (7) stays.
 spv=$(grep -l . x/*.spv | xargs grep -l dh_host_only | head -n 1)
