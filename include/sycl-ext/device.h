@@ -153,6 +153,8 @@
  * definition (the linker keeps one) registered once by a weak constructor
  * whose guard is shared too. */
 #define SX_SHARED_DG_REGISTER_(name, size, flags, access)                                          \
+    void SX_CAT(sx_shared_dg_add_, name)(void);    /* declared: no -Wmissing-prototypes warning */ \
+    void SX_CAT(sx_shared_dg_remove_, name)(void);                                                 \
     __attribute__((constructor, weak, visibility("hidden"))) void SX_CAT(sx_shared_dg_add_, name)(void) \
     {                                                                                              \
         static int done;                                                                           \

@@ -95,11 +95,11 @@ int main(void)
 EOT
 printf '#include "shared.h"\nvoid *other(void);\nvoid *other(void) { return &counter; }\n' >b.c
 CC=${CC:-cc}
-$CC -Wall -Wextra -Werror -I"$S/include" -I"$B/include" a.c b.c -o shared-c -L"$B/lib/.libs" -lsycl-ext \
+$CC -Wall -Wextra -Wmissing-prototypes -Werror -I"$S/include" -I"$B/include" a.c b.c -o shared-c -L"$B/lib/.libs" -lsycl-ext \
     -Wl,-rpath,"$B/lib/.libs" || fail "the shared header on the host (C)"
 ./shared-c >out.txt 2>&1 && grep -q OK out.txt || { cat out.txt; fail "the shared header's host objects"; }
 if command -v c++ >/dev/null 2>&1; then
-    c++ -x c++ -Wall -Wextra -Werror -I"$S/include" -I"$B/include" -c a.c -o a-cxx.o || fail "the shared header on the host (C++)"
+    c++ -x c++ -Wall -Wextra -Wmissing-declarations -Werror -I"$S/include" -I"$B/include" -c a.c -o a-cxx.o || fail "the shared header on the host (C++)"
 fi
 echo "PASS: the shared declarations compile and register once from C (and compile as C++)"
 rm -rf "$W"
