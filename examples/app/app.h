@@ -10,6 +10,9 @@
 SX_SHARED_DEVICE_GLOBAL(int, launches, read_write);
 /* device_global<float, device_image_scope> the host writes only: the scale. */
 SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(float, scale, write);
+/* device_global<int>: Square::area's calls, counted in the library's set
+ * (shapes-lib.clcpp), the same instance the host reads. */
+SX_SHARED_DEVICE_GLOBAL(int, area_calls, read_write);
 
 /* The 2-D free-function kernel's struct argument, the same layout on both sides. */
 struct params {

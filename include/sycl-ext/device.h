@@ -118,11 +118,23 @@
     SX_ANNOTATE(SX_P_UNIQUE_ID(id) SX_P_DEVICE_GLOBAL SX_P_HOST_ACCESS(access) SX_P_DEVICE_IMAGE_SCOPE) \
     global T name __VA_ARGS__
 
-/* Shared declarations, device side. A device source that is linked with
- * another one defining the same device globals (a virtual-function module
- * beside its kernels) defines SX_DEVICE_GLOBALS_EXTERN before including the
- * shared header: its device globals are then declarations. */
-#ifdef SX_DEVICE_GLOBALS_EXTERN
+/* Shared declarations, device side. Every module including the shared
+ * header defines its device globals, unless:
+ * - SX_DEVICE_GLOBALS_EXTERN (defined before including it): they are
+ *   declarations, for a module linked (llvm-link) with the one defining them;
+ * - SX_DEVICE_GLOBALS_AS_USED: for a module built apart (a library of
+ *   virtual-function sets) that uses some of another module's device
+ *   globals: it defines the ordinary ones it uses (static: unused ones
+ *   vanish), each image holding its own variable and the runtime giving
+ *   all of them the one instance of the unique id; image-scope ones, which
+ *   exactly one image may hold, are declarations. Where the sources are
+ *   linked into one module after all (the CMake helper's ONE_IMAGE defines
+ *   SX_DEVICE_ONE_IMAGE), it means SX_DEVICE_GLOBALS_EXTERN. */
+#if defined(SX_DEVICE_GLOBALS_AS_USED) && !defined(SX_DEVICE_GLOBALS_EXTERN) && !defined(SX_DEVICE_ONE_IMAGE)
+#define SX_SHARED_DEVICE_GLOBAL(T, name, access) static SX_DEVICE_GLOBAL_DEFINE(T, name, name, access)
+#define SX_SHARED_DEVICE_GLOBAL_INIT(T, name, access, ...) static SX_DEVICE_GLOBAL_DEFINE(T, name, name, access)
+#define SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, access) extern global T name
+#elif defined(SX_DEVICE_GLOBALS_EXTERN) || defined(SX_DEVICE_GLOBALS_AS_USED)
 #define SX_SHARED_DEVICE_GLOBAL(T, name, access) extern global T *global name
 #define SX_SHARED_DEVICE_GLOBAL_INIT(T, name, access, ...) extern global T *global name
 #define SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, access) extern global T name

@@ -65,6 +65,26 @@ if command -v spirv-dis >/dev/null 2>&1; then
 fi
 echo "PASS: every device.h macro writes what proptool reads"
 
+# SX_DEVICE_GLOBALS_AS_USED (a library module built apart): the ordinary
+# device global it uses is its own, with the shared unique id and access;
+# the unused one and the image-scope one are not in its images.
+cat >asused.h <<'EOT'
+#include <sycl-ext/device.h>
+SX_SHARED_DEVICE_GLOBAL(int, used_dg, read_write);
+SX_SHARED_DEVICE_GLOBAL(int, unused_dg, read);
+SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(int, tile_dg, write);
+EOT
+printf '#define SX_DEVICE_GLOBALS_AS_USED 1\n#include "asused.h"\nSX_INDIRECTLY_CALLABLE(lib_set) int lib_f(int x) { return x + *used_dg; }\n' >asused.cl
+"$CLANG" -target spir64 -cl-std=CL2.0 -O1 -Xclang -disable-llvm-passes -c -emit-llvm -Xclang -finclude-default-header \
+    -I"$S/include" -I. asused.cl -o asused.in.bc &&
+    "$B/proptool/sx-spir-opt" -O1 asused.in.bc -o asused.bc &&
+    "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers asused.bc -o asused.spv &&
+    "$P" --no-native -o asused.sximg asused.spv 2>asused.err && "$P" --dump asused.sximg >asused.txt ||
+    { cat asused.err; fail "a SX_DEVICE_GLOBALS_AS_USED module"; }
+grep -q "used_dg: uint32 2 (read_write)" asused.txt && ! grep -q "unused_dg\|tile_dg" asused.txt ||
+    { cat asused.txt; fail "SX_DEVICE_GLOBALS_AS_USED: not just the used device global, with its id and access"; }
+echo "PASS: SX_DEVICE_GLOBALS_AS_USED defines the device globals the module uses, nothing else"
+
 # The shared declarations on the host: C and C++, two files including them.
 cat >shared.h <<'EOT'
 #include <sycl-ext/device.h>
