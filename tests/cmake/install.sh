@@ -85,10 +85,12 @@ grep -q 'calls-virtual-functions-set: .*"set_area"' "$w/app.dump" && grep -q '_Z
 echo "app's sets come from app-shapes, a module and proptool run of their own"
 # ... and on Intel's CPU OpenCL runtime, where tools/intel-opencl.sh put one.
 if [ -f "$b/intel-opencl/vendors/intel-cpu.icd" ]; then
-    OCL_ICD_VENDORS="$b/intel-opencl/vendors" SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$b/adapters/opencl/.libs" \
-        SX_DEVICE_SELECTOR='opencl:*' SX_CACHE=0 "$w/bld/app/app" >"$w/app-intel.out" 2>&1 &&
-        grep -q "^OK: " "$w/app-intel.out" || { cat "$w/app-intel.out"; fail "app built with CMake on Intel's CPU runtime"; }
-    echo "app (CMake) on Intel's CPU OpenCL runtime: OK"
+    for a in app app-one-image; do
+        OCL_ICD_VENDORS="$b/intel-opencl/vendors" SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$b/adapters/opencl/.libs" \
+            SX_DEVICE_SELECTOR='opencl:*' SX_CACHE=0 "$w/bld/app/$a" >"$w/$a-intel.out" 2>&1 &&
+            grep -q "^OK: " "$w/$a-intel.out" || { cat "$w/$a-intel.out"; fail "$a built with CMake on Intel's CPU runtime"; }
+    done
+    echo "app, app-one-image (CMake) on Intel's CPU OpenCL runtime: OK"
 else
     echo "app (CMake) on Intel's CPU OpenCL runtime: not run (tools/intel-opencl.sh installed none)"
 fi
