@@ -302,7 +302,7 @@ SX_API sx_result sx_queue_launch(sx_queue queue, sx_kernel kernel, uint32_t work
  * "__sycl_kernel_foo" (extern "C") or the one C++ entry for foo
  * ("_Z17__sycl_kernel_foo..."), "ns::foo" a namespaced one, also through
  * inline and anonymous namespaces the name leaves out ("ns::f" finds
- * ns::v1::f, "g" finds (anonymous)::g; the outermost named namespace must
+ * ns::v1::f, "g" finds a g in an anonymous namespace; the outermost named namespace must
  * be given; a name as written wins over one with namespaces left out); a
  * full entry name is taken as is. Overloads and template instances share a name:
  * ask for them by full entry name (SX_ERROR_INVALID_KERNEL_NAME lists the
