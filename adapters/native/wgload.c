@@ -98,7 +98,7 @@ static bool string_ok(const struct sxn_wg_image *im, const char *s)
 /* The highest table level to run: 4 (x86-64-v4: AVX-512 F/BW/CD/DQ/VL
  * with the OS's ZMM state), 3 (x86-64-v3: AVX2, FMA, BMI2) or 0 (baseline),
  * the best the CPU runs unless SX_NATIVE_WG_TABLE caps it: `base` (or
- * `x86-64`) the baseline table, `v3` (or `x86-64-v3`) at most that one,
+ * `x86-64`; `v2`, `x86-64-v2`, which has no table of its own) the baseline table, `v3` (or `x86-64-v3`) at most that one,
  * `v4`, `x86-64-v4` or `auto` the CPU's best; never above what the CPU has,
  * so tests run each table in turn whatever the CPU's best. */
 static int table_level(void)
@@ -114,7 +114,8 @@ static int table_level(void)
         level = 4;
 #endif
     const char *env = sxn_getenv("SX_NATIVE_WG_TABLE");
-    if (env && (strcmp(env, "base") == 0 || strcmp(env, "x86-64") == 0))
+    if (env && (strcmp(env, "base") == 0 || strcmp(env, "x86-64") == 0 || strcmp(env, "v2") == 0 ||
+                strcmp(env, "x86-64-v2") == 0))
         level = 0;
     else if (env && (strcmp(env, "v3") == 0 || strcmp(env, "x86-64-v3") == 0) && level > 3)
         level = 3;
