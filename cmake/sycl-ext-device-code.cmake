@@ -22,7 +22,8 @@
 # recipe of doc/producer.md:
 #   k.cl -clang-14 -O<n> -disable-llvm-passes-> k.in.bc -sx-spir-opt -O<n>-> k.bc
 #        -llvm-spirv-14 --spirv-ext=+SPV_INTEL_function_pointers-> k.spv
-# (ONE_IMAGE: the k.bc are linked by llvm-link-14 first), then proptool
+# (ONE_IMAGE: the k.bc are linked by llvm-link-14 first, and every source
+# is compiled with -DSX_DEVICE_ONE_IMAGE=1, see sycl-ext/device.h), then proptool
 # makes the images exactly as `proptool -o NAME.sximg k.spv` does: the
 # if_device pass, the virtual-function split, and for `native` the native
 # variant from that SPIR-V (proptool --native: sx-wgc, which an install of
@@ -165,6 +166,11 @@ function(sycl_ext_add_device_code target)
   set(_sx_clang_flags ${_sx_CLANG_FLAGS})
   if(SYCL_EXT_INCLUDE_DIRS)
     list(APPEND _sx_clang_flags "-I${SYCL_EXT_INCLUDE_DIRS}")
+  endif()
+  # sycl-ext/device.h: a source that defines SX_DEVICE_GLOBALS_AS_USED (a
+  # library built apart) declares its device globals when linked into one.
+  if(_sx_ONE_IMAGE)
+    list(APPEND _sx_clang_flags -DSX_DEVICE_ONE_IMAGE=1)
   endif()
   set(_args)
   set(_deps)

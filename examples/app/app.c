@@ -2,7 +2,8 @@
 /* app.c: the newcomer's application (README, doc/device-header.md): a
  * device_global the host reads and writes, an image-scope one it may only
  * write, a 2-D free-function kernel taking a struct and local memory, two
- * virtual-function sets in a module of their own (shapes.clcpp) and an
+ * virtual-function sets in a library module of their own (shapes-lib.clcpp,
+ * built apart from shapes.clcpp, whose kernels use them) and an
  * if_device function, every name shared with the device sources through
  * app.h. Runs on the default device or SX_DEVICE_SELECTOR's first; prints
  * "OK" when every result is right, exit 1 otherwise. */
@@ -122,6 +123,7 @@ int main(void)
     sx_args aa = args_for(SX_KERNEL_NAME(shape_areas), &ka);
     sx_args ap = args_for(SX_KERNEL_NAME(shape_perims), &kp);
     int n = NSHAPES;
+    CHECK(sx_queue_device_global_write(q, &area_calls, &zero, sizeof(zero), 0, 1, 0, NULL, NULL));
     CHECK(sx_args_set_pointer(am, 0, objs));
     CHECK(sx_args_set(am, 1, sizeof(n), &n));
     CHECK(sx_single_task(q, am, NULL, 0, NULL, NULL));
@@ -145,6 +147,12 @@ int main(void)
         snprintf(what, sizeof(what), "Square(%d).perim() (set %s)", i + 1, SX_VF_SET_NAME(set_perim));
         expect(what, perims[i], 4.0 * (i + 1));
     }
+
+    /* area_calls: counted by the library's set, read through the app's name. */
+    CHECK(sx_queue_device_global_read(q, &count, &area_calls, sizeof(count), 0, 1, 0, NULL, NULL));
+    expect("area_calls (device_global used by set_area in the library module)", count, NSHAPES);
+    CHECK(sx_queue_device_global_read(q, &count, &launches, sizeof(count), 0, 1, 0, NULL, NULL));
+    expect("launches at the end", count, 2);
 
     sx_args handles[] = {ab, aw, am, aa, ap};
     for (size_t i = 0; i < sizeof(handles) / sizeof(*handles); i++)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* app.h: what the host (app.c) and the device sources (kernels.cl,
- * shapes.clcpp) share, each name written once (sycl-ext/device.h). */
+ * shapes.clcpp, shapes-lib.clcpp) share, each name written once
+ * (sycl-ext/device.h). */
 #ifndef APP_H
 #define APP_H
 #include <sycl-ext/device.h>
@@ -9,6 +10,9 @@
 SX_SHARED_DEVICE_GLOBAL(int, launches, read_write);
 /* device_global<float, device_image_scope> the host writes only: the scale. */
 SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(float, scale, write);
+/* device_global<int>: Square::area's calls, counted in the library's set
+ * (shapes-lib.clcpp), the same instance the host reads. */
+SX_SHARED_DEVICE_GLOBAL(int, area_calls, read_write);
 
 /* The 2-D free-function kernel's struct argument, the same layout on both sides. */
 struct params {
@@ -21,7 +25,7 @@ SX_SHARED_KERNEL(where_am_i);
 SX_SHARED_KERNEL(make_shapes);
 SX_SHARED_KERNEL(shape_areas);
 SX_SHARED_KERNEL(shape_perims);
-/* The two virtual-function sets of shapes.clcpp. */
+/* The two virtual-function sets (shapes-lib.clcpp defines them). */
 SX_SHARED_VF_SET(set_area);
 SX_SHARED_VF_SET(set_perim);
 

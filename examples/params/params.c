@@ -2,8 +2,9 @@
 /* params.c: every kind of kernel parameter set from the host (params.cl):
  * sx_args_set_pointer for buffers, sx_args_set for scalars, vectors and
  * structs (the value's bytes, its size checked against the signature),
- * sx_args_set_local for work_group_memory. Prints OK when the kernels saw
- * what was set. */
+ * sx_args_set_local for work_group_memory, and the launch property
+ * work_group_scratch_size for work-group scratch memory (no argument set).
+ * Prints OK when the kernels saw what was set. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -100,6 +101,29 @@ int main(void)
     }
     CHECK(sx_args_release(a));
     CHECK(sx_kernel_release(k));
+
+    /* Work-group scratch memory: 3 arguments set (the scratch parameter
+     * has no source index), 16 ints of scratch per group from the launch. */
+    CHECK(sx_kernel_get_free_function(SX_KERNEL_NAME(scratch_sums), &k));
+    CHECK(sx_args_create(k, &a));
+    int bias = 1000;
+    CHECK(sx_args_set_pointer(a, 0, in));
+    CHECK(sx_args_set_pointer(a, 1, sums));
+    CHECK(sx_args_set(a, 2, sizeof(bias), &bias));
+    const sx_launch_properties scratch = {sizeof(scratch), 0, 16 * sizeof(int)};
+    CHECK(sx_nd_launch(q, a, 1, global, local, &scratch, 0, NULL, NULL));
+    CHECK(sx_queue_wait(q));
+    for (int g = 0; g < 4; g++) {
+        int w = bias;
+        for (int j = 0; j < 16; j++)
+            w += 16 * g + j;
+        if (sums[g] != w) {
+            fprintf(stderr, "params: scratch_sums[%d] = %d, expected %d\n", g, sums[g], w);
+            wrong++;
+        }
+    }
+    CHECK(sx_args_release(a));
+    CHECK(sx_kernel_release(k));
     CHECK(sx_usm_free(ctx, out));
     CHECK(sx_usm_free(ctx, in));
     CHECK(sx_usm_free(ctx, sums));
@@ -108,6 +132,6 @@ int main(void)
     CHECK(sx_fini());
     if (wrong)
         return 1;
-    printf("OK: every parameter kind (pointers, scalars, vectors, a struct, work_group_memory) arrived\n");
+    printf("OK: every parameter kind (pointers, scalars, vectors, a struct, work_group_memory, work-group scratch) arrived\n");
     return 0;
 }

@@ -3,7 +3,10 @@
  * set from the host by its position (params.c): buffers (global, const
  * global), scalars of every size, vectors, a struct by value, and
  * work_group_memory (in OpenCL C a `local T *` parameter: the host gives
- * its size with sx_args_set_local, each work-group gets its own). */
+ * its size with sx_args_set_local, each work-group gets its own), and work-
+ * group scratch memory (get_work_group_scratch_memory(): a `local T *`
+ * parameter the kernel's SX_P_WORK_GROUP_SCRATCH names, sized by the
+ * launch's work_group_scratch_size; the host sets no argument for it). */
 #include "params.h"
 
 SX_SINGLE_TASK_KERNEL(every_kind)
@@ -35,4 +38,20 @@ SX_ND_RANGE_KERNEL(1, group_sums)(global const int *in, global int *sums, local 
     }
     if (l == 0)
         sums[get_group_id(0)] = scratch[0];
+}
+
+/* Work-group scratch memory: sums[g] = bias + the sum of group g's inputs,
+ * through the scratch block the launch sizes (work_group_scratch_size). */
+SX_ND_RANGE_KERNEL(1, scratch_sums, SX_P_WORK_GROUP_SCRATCH)
+(global const int *in, global int *sums, int bias, local int *scratch)
+{
+    size_t l = get_local_id(0), n = get_local_size(0);
+    scratch[l] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        int s = bias;
+        for (size_t i = 0; i < n; i++)
+            s += scratch[i];
+        sums[get_group_id(0)] = s;
+    }
 }

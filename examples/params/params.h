@@ -13,4 +13,5 @@ struct mixed {
 
 SX_SHARED_KERNEL(every_kind);
 SX_SHARED_KERNEL(group_sums);
+SX_SHARED_KERNEL(scratch_sums);
 #endif

@@ -15,6 +15,8 @@
  *   #include "shared.h"
  *   SX_ND_RANGE_KERNEL(2, scale2d, SX_P_CALLS_INDIRECTLY(shapes))
  *   (global float *p, struct params prm, local float *tmp) { *counter += 1; ... }
+ *   SX_ND_RANGE_KERNEL(1, sum, SX_P_WORK_GROUP_SCRATCH)
+ *   (global int *out, local int *scratch) { ... }   // scratch: the launch's size
  *
  *   // main.c (host)
  *   #include "shared.h"
@@ -51,6 +53,14 @@
 #define SX_P_WORK_GROUP_SIZE(...) "sycl-work-group-size=" #__VA_ARGS__ ";"
 /* Aspects beyond what the capabilities say: names (fp64, fp16, atomic64, ...). */
 #define SX_P_USES_ASPECTS(...) "sycl-used-aspects=" #__VA_ARGS__ ";"
+/* Work-group scratch memory (sycl_ext_oneapi_work_group_scratch_memory):
+ * the kernel's last parameter, a `local T *`, is what
+ * get_work_group_scratch_memory() returns. The host sets no argument for
+ * it: its size is the launch's sx_launch_properties.work_group_scratch_size
+ * (proptool writes "SYCL/implicit local arg"). _ARG(index) names another
+ * parameter (0 first). */
+#define SX_P_WORK_GROUP_SCRATCH "sycl-work-group-scratch;"
+#define SX_P_WORK_GROUP_SCRATCH_ARG(index) "sycl-work-group-scratch=" #index ";"
 /* Virtual-function sets a kernel calls / creates objects of. */
 #define SX_P_CALLS_INDIRECTLY(...) "calls-indirectly=" #__VA_ARGS__ ";"
 #define SX_P_CREATES_INDIRECTLY(...) "creates-indirectly=" #__VA_ARGS__ ";"
@@ -108,11 +118,23 @@
     SX_ANNOTATE(SX_P_UNIQUE_ID(id) SX_P_DEVICE_GLOBAL SX_P_HOST_ACCESS(access) SX_P_DEVICE_IMAGE_SCOPE) \
     global T name __VA_ARGS__
 
-/* Shared declarations, device side. A device source that is linked with
- * another one defining the same device globals (a virtual-function module
- * beside its kernels) defines SX_DEVICE_GLOBALS_EXTERN before including the
- * shared header: its device globals are then declarations. */
-#ifdef SX_DEVICE_GLOBALS_EXTERN
+/* Shared declarations, device side. Every module including the shared
+ * header defines its device globals, unless:
+ * - SX_DEVICE_GLOBALS_EXTERN (defined before including it): they are
+ *   declarations, for a module linked (llvm-link) with the one defining them;
+ * - SX_DEVICE_GLOBALS_AS_USED: for a module built apart (a library of
+ *   virtual-function sets) that uses some of another module's device
+ *   globals: it defines the ordinary ones it uses (static: unused ones
+ *   vanish), each image holding its own variable and the runtime giving
+ *   all of them the one instance of the unique id; image-scope ones, which
+ *   exactly one image may hold, are declarations. Where the sources are
+ *   linked into one module after all (the CMake helper's ONE_IMAGE defines
+ *   SX_DEVICE_ONE_IMAGE), it means SX_DEVICE_GLOBALS_EXTERN. */
+#if defined(SX_DEVICE_GLOBALS_AS_USED) && !defined(SX_DEVICE_GLOBALS_EXTERN) && !defined(SX_DEVICE_ONE_IMAGE)
+#define SX_SHARED_DEVICE_GLOBAL(T, name, access) static SX_DEVICE_GLOBAL_DEFINE(T, name, name, access)
+#define SX_SHARED_DEVICE_GLOBAL_INIT(T, name, access, ...) static SX_DEVICE_GLOBAL_DEFINE(T, name, name, access)
+#define SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, access) extern global T name
+#elif defined(SX_DEVICE_GLOBALS_EXTERN) || defined(SX_DEVICE_GLOBALS_AS_USED)
 #define SX_SHARED_DEVICE_GLOBAL(T, name, access) extern global T *global name
 #define SX_SHARED_DEVICE_GLOBAL_INIT(T, name, access, ...) extern global T *global name
 #define SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(T, name, access) extern global T name
@@ -143,6 +165,8 @@
  * definition (the linker keeps one) registered once by a weak constructor
  * whose guard is shared too. */
 #define SX_SHARED_DG_REGISTER_(name, size, flags, access)                                          \
+    void SX_CAT(sx_shared_dg_add_, name)(void);    /* declared: no -Wmissing-prototypes warning */ \
+    void SX_CAT(sx_shared_dg_remove_, name)(void);                                                 \
     __attribute__((constructor, weak, visibility("hidden"))) void SX_CAT(sx_shared_dg_add_, name)(void) \
     {                                                                                              \
         static int done;                                                                           \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # tests/app/app.sh: the newcomer's application (examples/app, written with
-# sycl-ext/device.h, built by hand with the producer recipe) runs right on
+# sycl-ext/device.h, built by hand with the producer recipe; its two
+# virtual-function sets in a library module built apart) runs right on
 # the native device and on Intel's CPU OpenCL runtime (skipped, saying why,
 # where tools/intel-opencl.sh installed none); on native once more with
 # SX_TRACE=FILE.json, and the timeline is checked (check-trace.py): valid
@@ -14,6 +15,21 @@ fail() { echo "FAIL: $*"; exit 1; }
 unset SX_TRACE SX_LOG SX_DEVICE_SELECTOR SX_ADAPTERS OCL_ICD_VENDORS OCL_ICD_FILENAMES
 export SX_CACHE_DIR="$W/cache"
 app=$B/examples/app/app
+
+# The virtual-function sets live in a module of their own (shapes-lib.clcpp,
+# its own proptool run: shapes-lib.sximg): its images are the two sets and
+# the vtables' exporter, no kernel; the kernels' images (app.sximg) call
+# them and import the vtables, and define no set.
+P=$B/proptool/proptool
+"$P" --dump "$B/examples/app/shapes-lib.sximg" >"$W/lib.dump" && "$P" --dump "$B/examples/app/app.sximg" >"$W/app.dump" ||
+    fail "proptool --dump of the app's images"
+grep -q '^    virtual-functions-set: .*"set_area"' "$W/lib.dump" && grep -q '^    virtual-functions-set: .*"set_perim"' "$W/lib.dump" &&
+    grep -q '_ZTV6Square: uint32 1' "$W/lib.dump" && ! grep -q '^  entries ([1-9]' "$W/lib.dump" ||
+    { cat "$W/lib.dump"; fail "shapes-lib.sximg is not the two sets and the vtables' exporter"; }
+grep -q '^    virtual-functions-set:' "$W/app.dump" && { cat "$W/app.dump"; fail "app.sximg defines a virtual-function set"; }
+grep -q 'calls-virtual-functions-set: .*"set_perim"' "$W/app.dump" && grep -q '_ZTV6Square: uint32 1' "$W/app.dump" ||
+    { cat "$W/app.dump"; fail "app.sximg's kernels do not call the library's sets"; }
+echo "PASS: the sets are shapes-lib.clcpp's images, apart from the kernels that use them"
 
 SX_DEVICE_SELECTOR='native:*' "$app" >"$W/native.out" 2>&1 || { cat "$W/native.out"; fail "app on native"; }
 grep -q '^OK: ' "$W/native.out" || { cat "$W/native.out"; fail "app on native: no OK"; }

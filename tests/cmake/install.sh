@@ -44,7 +44,8 @@ grep -q "proptool: $prefix/bin/proptool" "$w/configure.log" || { cat "$w/configu
 # It says what it runs: the producer recipe and proptool's native variant.
 grep -q "sycl_ext_add_device_code(demo): saxpy: .*clang.* -O1 -Xclang -disable-llvm-passes | sx-spir-opt -O1 | .*llvm-spirv" "$w/configure.log" &&
     grep -q "sycl_ext_add_device_code(demo): demo_device: proptool .*--native" "$w/configure.log" &&
-    grep -q "sycl_ext_add_device_code(app-one-image): app_one_image_device: .*llvm-link.* of 2 sources" "$w/configure.log" ||
+    grep -q "sycl_ext_add_device_code(app-one-image): app_one_image_device: .*llvm-link.* of 3 sources" "$w/configure.log" &&
+    grep -q "sycl_ext_add_device_code(app-shapes): shapes-lib: .*sx-spir-opt" "$w/configure.log" ||
     { cat "$w/configure.log"; fail "configure does not say the commands sycl_ext_add_device_code runs"; }
 cmake --build "$w/bld" >"$w/build.log" 2>&1 || { cat "$w/build.log"; fail "cmake --build"; }
 ldd "$w/bld/demo" | grep -q "$w/root.*libsycl-ext.so.1" || { ldd "$w/bld/demo"; fail "demo does not use the installed libsycl-ext"; }
@@ -59,8 +60,9 @@ cat "$w/demo.out"
 SX_ADAPTERS=native SX_NATIVE_BUILTINS="$builtins" SX_CACHE=0 "$w/bld/demo-host-build" >"$w/demo-host.out" 2>&1 &&
     grep -q "^OK: 0 of 1024 elements wrong" "$w/demo-host.out" || { cat "$w/demo-host.out"; fail "demo-host-build (HOST_BUILD)"; }
 [ -f "$w/bld/demo_host_build_device.sx/saxpy-host.so" ] || fail "HOST_BUILD made no host object"
-# The newcomer's app (sycl-ext/device.h; a .cl and a .clcpp source, two
-# virtual-function sets, if_device: its where_am_i checks that the
+# The newcomer's app (sycl-ext/device.h; a .cl and a .clcpp source whose
+# kernels use two virtual-function sets of a library module, app-shapes'
+# shapes-lib.clcpp, built apart; if_device: its where_am_i checks that the
 # sycl-call-if-on-host body does not run on the device), per image and as
 # ONE_IMAGE, on native.
 for a in app app-one-image; do
@@ -68,12 +70,27 @@ for a in app app-one-image; do
         grep -q "^OK: " "$w/$a.out" || { cat "$w/$a.out"; fail "$a built with CMake"; }
 done
 echo "app, app-one-image (CMake, proptool's native variant): OK"
+# The virtual-function sets are the library's (app-shapes: its own module
+# and proptool run): its images are the sets and the vtables' exporter,
+# with no kernel; the app's images have kernels that call or create the
+# sets and import the vtables, and no set of their own.
+"$prefix/bin/proptool" --dump "$w/bld/app/app_shapes_device.sx/app_shapes_device.sximg" >"$w/lib.dump" || fail "dump of app-shapes' images"
+"$prefix/bin/proptool" --dump "$w/bld/app/app_device.sx/app_device.sximg" >"$w/app.dump" || fail "dump of app's images"
+grep -q '^    virtual-functions-set: .*"set_area"' "$w/lib.dump" && grep -q '^    virtual-functions-set: .*"set_perim"' "$w/lib.dump" &&
+    grep -q '_ZTV6Square: uint32 1' "$w/lib.dump" && ! grep -q '^  entries ([1-9]' "$w/lib.dump" ||
+    { cat "$w/lib.dump"; fail "app-shapes' images are not the two sets and the vtables' exporter"; }
+grep -q '^    virtual-functions-set:' "$w/app.dump" && { cat "$w/app.dump"; fail "app's own images define a virtual-function set"; }
+grep -q 'calls-virtual-functions-set: .*"set_area"' "$w/app.dump" && grep -q '_ZTV6Square: uint32 1' "$w/app.dump" ||
+    { cat "$w/app.dump"; fail "app's images do not call the library's sets"; }
+echo "app's sets come from app-shapes, a module and proptool run of their own"
 # ... and on Intel's CPU OpenCL runtime, where tools/intel-opencl.sh put one.
 if [ -f "$b/intel-opencl/vendors/intel-cpu.icd" ]; then
-    OCL_ICD_VENDORS="$b/intel-opencl/vendors" SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$b/adapters/opencl/.libs" \
-        SX_DEVICE_SELECTOR='opencl:*' SX_CACHE=0 "$w/bld/app/app" >"$w/app-intel.out" 2>&1 &&
-        grep -q "^OK: " "$w/app-intel.out" || { cat "$w/app-intel.out"; fail "app built with CMake on Intel's CPU runtime"; }
-    echo "app (CMake) on Intel's CPU OpenCL runtime: OK"
+    for a in app app-one-image; do
+        OCL_ICD_VENDORS="$b/intel-opencl/vendors" SX_OPENCL_PLATFORM=Intel SX_ADAPTERS_PATH="$b/adapters/opencl/.libs" \
+            SX_DEVICE_SELECTOR='opencl:*' SX_CACHE=0 "$w/bld/app/$a" >"$w/$a-intel.out" 2>&1 &&
+            grep -q "^OK: " "$w/$a-intel.out" || { cat "$w/$a-intel.out"; fail "$a built with CMake on Intel's CPU runtime"; }
+    done
+    echo "app, app-one-image (CMake) on Intel's CPU OpenCL runtime: OK"
 else
     echo "app (CMake) on Intel's CPU OpenCL runtime: not run (tools/intel-opencl.sh installed none)"
 fi

@@ -35,3 +35,17 @@ SX_SINGLE_TASK_KERNEL(dh_task)(global int *r)
 
 SX_SINGLE_TASK_KERNEL(dh_calls, SX_P_CALLS_INDIRECTLY(dh_set))(global int *r) { r[0] = dh_vf(r[0]); }
 SX_KERNEL(SX_P_CALLS_INDIRECTLY_DEFAULT) void dh_plain(global int *r) { r[0] = dh_vf0(r[0]); }
+
+/* Work-group scratch memory: the last parameter, and one named by index. */
+SX_ND_RANGE_KERNEL(1, dh_scratch, SX_P_WORK_GROUP_SCRATCH)(global int *o, int bias, local int *scratch)
+{
+    scratch[get_local_id(0)] = bias;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    o[get_global_id(0)] = scratch[0];
+}
+SX_ND_RANGE_KERNEL(1, dh_scratch_at, SX_P_WORK_GROUP_SCRATCH_ARG(1))(global int *o, local int *scratch, int bias)
+{
+    scratch[get_local_id(0)] = bias;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    o[get_global_id(0)] = scratch[0];
+}

@@ -5,7 +5,8 @@
 # proptool: the dump shows what each wrote (device globals with id, size
 # from the type, host_access, scope; nd_range dims and single_task; the
 # required work-group size; aspects; the sets a kernel calls and each set's
-# image; if_device). The host side compiles as C and C++ with warnings as
+# image; if_device; the work-group scratch parameter as "SYCL/implicit local
+# arg"). The host side compiles as C and C++ with warnings as
 # errors, with the shared header included from two files.
 set -u
 B=${SX_TEST_BUILDDIR:?} S=${SX_TEST_SRCDIR:?}
@@ -43,6 +44,16 @@ expect "calls-virtual-functions-set: bytes(96 bits) \"_ZTSv,dh_set\"" "SX_P_CALL
 expect "virtual-functions-set: bytes(48 bits) \"dh_set\"" "SX_INDIRECTLY_CALLABLE(dh_set): its own image"
 expect "virtual-functions-set: bytes(40 bits) \"_ZTSv\"" "SX_INDIRECTLY_CALLABLE_DEFAULT"
 expect "dh_plain: .* plain" "SX_KERNEL: a plain kernel"
+# SX_P_WORK_GROUP_SCRATCH: "SYCL/implicit local arg" names the scratch
+# parameter, which belongs to no source parameter.
+sed -n '/\[SYCL\/implicit local arg\]/,/^  \[/p' dump.txt >implicit.txt
+grep -q "__sycl_kernel_dh_scratch: uint32 2" implicit.txt ||
+    { cat dump.txt; fail "no \"SYCL/implicit local arg\" __sycl_kernel_dh_scratch: uint32 2 (SX_P_WORK_GROUP_SCRATCH)"; }
+grep -q "__sycl_kernel_dh_scratch_at: uint32 1" implicit.txt ||
+    { cat dump.txt; fail "no \"SYCL/implicit local arg\" __sycl_kernel_dh_scratch_at: uint32 1 (SX_P_WORK_GROUP_SCRATCH_ARG(1))"; }
+grep -q "__sycl_kernel_dh_nd2: uint32" implicit.txt && fail "a kernel without the scratch key has an implicit local arg"
+expect "__sycl_kernel_dh_scratch: .* nd_range 1-d, 2 source params, 3 params" "the scratch parameter is no source parameter"
+expect "__sycl_kernel_dh_scratch_at: .* nd_range 1-d, 2 source params, 3 params" "SX_P_WORK_GROUP_SCRATCH_ARG: no source parameter"
 # if_device: the host-only body (4242) is gone from the device image, the
 # device-only one (7) stays.
 spv=$(grep -l . x/*.spv | xargs grep -l dh_host_only | head -n 1)
@@ -53,6 +64,26 @@ if command -v spirv-dis >/dev/null 2>&1; then
     grep -q "OpConstant %uint 7" task.spvasm || fail "the sycl-call-if-on-device body is gone"
 fi
 echo "PASS: every device.h macro writes what proptool reads"
+
+# SX_DEVICE_GLOBALS_AS_USED (a library module built apart): the ordinary
+# device global it uses is its own, with the shared unique id and access;
+# the unused one and the image-scope one are not in its images.
+cat >asused.h <<'EOT'
+#include <sycl-ext/device.h>
+SX_SHARED_DEVICE_GLOBAL(int, used_dg, read_write);
+SX_SHARED_DEVICE_GLOBAL(int, unused_dg, read);
+SX_SHARED_DEVICE_GLOBAL_IMAGE_SCOPE(int, tile_dg, write);
+EOT
+printf '#define SX_DEVICE_GLOBALS_AS_USED 1\n#include "asused.h"\nSX_INDIRECTLY_CALLABLE(lib_set) int lib_f(int x) { return x + *used_dg; }\n' >asused.cl
+"$CLANG" -target spir64 -cl-std=CL2.0 -O1 -Xclang -disable-llvm-passes -c -emit-llvm -Xclang -finclude-default-header \
+    -I"$S/include" -I. asused.cl -o asused.in.bc &&
+    "$B/proptool/sx-spir-opt" -O1 asused.in.bc -o asused.bc &&
+    "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_function_pointers asused.bc -o asused.spv &&
+    "$P" --no-native -o asused.sximg asused.spv 2>asused.err && "$P" --dump asused.sximg >asused.txt ||
+    { cat asused.err; fail "a SX_DEVICE_GLOBALS_AS_USED module"; }
+grep -q "used_dg: uint32 2 (read_write)" asused.txt && ! grep -q "unused_dg\|tile_dg" asused.txt ||
+    { cat asused.txt; fail "SX_DEVICE_GLOBALS_AS_USED: not just the used device global, with its id and access"; }
+echo "PASS: SX_DEVICE_GLOBALS_AS_USED defines the device globals the module uses, nothing else"
 
 # The shared declarations on the host: C and C++, two files including them.
 cat >shared.h <<'EOT'
@@ -84,11 +115,11 @@ int main(void)
 EOT
 printf '#include "shared.h"\nvoid *other(void);\nvoid *other(void) { return &counter; }\n' >b.c
 CC=${CC:-cc}
-$CC -Wall -Wextra -Werror -I"$S/include" -I"$B/include" a.c b.c -o shared-c -L"$B/lib/.libs" -lsycl-ext \
+$CC -Wall -Wextra -Wmissing-prototypes -Werror -I"$S/include" -I"$B/include" a.c b.c -o shared-c -L"$B/lib/.libs" -lsycl-ext \
     -Wl,-rpath,"$B/lib/.libs" || fail "the shared header on the host (C)"
 ./shared-c >out.txt 2>&1 && grep -q OK out.txt || { cat out.txt; fail "the shared header's host objects"; }
 if command -v c++ >/dev/null 2>&1; then
-    c++ -x c++ -Wall -Wextra -Werror -I"$S/include" -I"$B/include" -c a.c -o a-cxx.o || fail "the shared header on the host (C++)"
+    c++ -x c++ -Wall -Wextra -Wmissing-declarations -Werror -I"$S/include" -I"$B/include" -c a.c -o a-cxx.o || fail "the shared header on the host (C++)"
 fi
 echo "PASS: the shared declarations compile and register once from C (and compile as C++)"
 rm -rf "$W"
