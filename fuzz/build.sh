@@ -35,12 +35,9 @@ $CC $FLAGS -o "$O/fuzz-image-file" "$S/fuzz/fuzz-image-file.c" "$S/proptool/util
 # The OpenCL adapter's bitcode reader alone.
 $CC $FLAGS -DCL_TARGET_OPENCL_VERSION=300 -o "$O/fuzz-bitcode" "$S/fuzz/fuzz-bitcode.c" "$S/adapters/opencl/bitcode.c"
 # Registration with the whole core and the native adapter (built in).
-CORE=$(ls "$S"/lib/*.c)
-NATIVE="$S/adapters/native/native.c $S/adapters/native/program.c $S/adapters/native/launch.c \
-    $S/adapters/native/pool.c $S/adapters/native/fiber.c $S/adapters/native/link.c"
 # No installed adapter directory (the header make writes from configure's paths).
 printf '#define SX_ADAPTER_DIR "/nonexistent"\n' >"$O/sx-paths.h"
-$CC -I"$O" $FLAGS -include "$B/config.h" -DSX_BUILDING_LIBRARY -DSXN_BUILTIN \
+$CC -I"$O" -I"$S/adapters/native" $FLAGS -include "$B/config.h" -DSX_BUILDING_LIBRARY -DSXN_BUILTIN \
     $(pkg-config --cflags libffi) -o "$O/fuzz-register" "$S/fuzz/fuzz-register.c" $CORE $NATIVE \
     $(pkg-config --libs libffi) $NETTLE $(pkg-config --libs libzstd 2>/dev/null) -ldl -lpthread -lm
 echo "built $O/fuzz-spirv $O/fuzz-image-file $O/fuzz-bitcode $O/fuzz-register"

@@ -1052,7 +1052,8 @@ bool sxp_vf_plan_make(sxp_module *m, const sxp_analysis *a, const sxp_options *o
     /* Sets, sorted by name. */
     for (uint32_t i = 0; i < a->nvfuncs; i++)
         list_add(&p->sets, &p->nsets, a->vfuncs[i].set);
-    qsort(p->sets, p->nsets, sizeof(char *), cmp_str);
+    if (p->nsets) /* none where the kernels only call sets of other modules */
+        qsort(p->sets, p->nsets, sizeof(char *), cmp_str);
     p->fn_set = sxp_xmalloc((m->nfns + 1) * sizeof *p->fn_set);
     memset(p->fn_set, 0xff, (m->nfns + 1) * sizeof *p->fn_set);
     for (uint32_t i = 0; i < a->nvfuncs; i++) {
