@@ -4,7 +4,8 @@
 # clang-14, ASan + UBSan) and run each for SX_FUZZ_SECONDS (60 by
 # default) from the committed corpus, an input over 10 s a failure (a hang
 # is a bug: work is bounded by the input). New corpus entries go to a
-# scratch directory, not into the tree. Prints runs and seconds per target.
+# scratch directory, not into the tree, and a failing input to
+# BUILDDIR/fuzz-artifacts. Prints runs and seconds per target.
 #   sh fuzz/ci.sh BUILDDIR
 set -eu
 S=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,8 +19,9 @@ status=0
 run() { # TARGET CORPUS...
     t=$1
     shift
-    mkdir -p "$work/$t"
+    mkdir -p "$work/$t" "$B/fuzz-artifacts"
     if "$B/fuzz-bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 \
+        -artifact_prefix="$B/fuzz-artifacts/$t-" \
         "$work/$t" "$@" > "$work/$t.log" 2>&1; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$t.log")
         echo "PASS: $t: ${runs:-?} runs in $secs s"
