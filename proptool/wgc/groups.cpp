@@ -277,7 +277,7 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
             res.fallback = "uses the work-group function '" + b + "' with operands in memory or an image";
             return false;
         }
-        needUniform |= g.sub && (g.what == What::STEP || g.what == What::BARRIER);
+        needUniform |= g.sub && (g.what == What::STEP || g.what == What::BARRIER || g.what == What::ELECT);
         calls.push_back({CB, g});
     }
     if (calls.empty())
@@ -301,31 +301,105 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
         cg.first = nullptr;
     }
     // A sub-group collective under a branch that depends on the local id
-    // falls back; where the branch depends on the sub-group size only (a
-    // loop over log2 of it, as DPC++'s scans have), the kernel is compiled
-    // for full sub-groups instead: sizes are all S, and the adapter refuses
-    // local sizes in x that S does not divide.
+    // (as LLVM's divergence analysis sees it): where the branch depends on
+    // the sub-group size only (a loop over log2 of it, as DPC++'s scans
+    // have), the kernel is compiled for full sub-groups: sizes are all S,
+    // and the adapter refuses local sizes in x that S does not divide.
+    // Otherwise (a branch on the sub-group id, a loop whose trip count
+    // differs between work-items, a value the analysis cannot follow
+    // through memory) the work-group function runs the regions per
+    // work-item state (emitDivergentRegions): each collective takes the
+    // work-items of the sub-group that reached it, as the SPIR-V
+    // non-uniform group instructions and cl_intel_subgroups' shuffles
+    // define it, and a sub-group collective every work-item of the
+    // sub-group reaches (a branch uniform per sub-group) is exact.
     auto divergentCollective = [&]() -> CallBase * {
         std::set<BasicBlock *> div = divergentBlocks(R);
         for (auto &cg : calls)
-            if (cg.first && cg.second.sub && (cg.second.what == What::STEP || cg.second.what == What::BARRIER) &&
+            if (cg.first && cg.second.sub &&
+                (cg.second.what == What::STEP || cg.second.what == What::BARRIER || cg.second.what == What::ELECT) &&
                 div.count(cg.first->getParent()))
                 return cg.first;
         return nullptr;
     };
-    if (CallBase *bad = needUniform ? divergentCollective() : nullptr) {
+    if (needUniform && divergentCollective()) {
+        std::vector<std::pair<Use *, Value *>> undo;
         for (Instruction *I : sizes)
-            I->replaceAllUsesWith(ConstantInt::get(I->getType(), S));
+            for (Use &U : make_early_inc_range(I->uses())) {
+                undo.push_back({&U, I});
+                U.set(ConstantInt::get(I->getType(), S));
+            }
         if (!sizes.empty() && !divergentCollective()) {
             res.fullSubGroups = true;
         } else {
-            res.fallback = "uses '" + demangledBase(bad->getCalledFunction()->getName()) + "' in divergent control flow";
-            return false;
+            for (auto &u : undo)
+                u.first->set(u.second);
+            res.divergent = true;
         }
     }
     FunctionCallee stepFn = M.getOrInsertFunction("__sx_group_step", Type::getVoidTy(C), Type::getInt32Ty(C));
     FunctionCallee barrierFn = M.getOrInsertFunction("_Z7barrierj", Type::getVoidTy(C), Type::getInt32Ty(C));
     IRBuilder<> E(&*R.getEntryBlock().getFirstInsertionPt());
+    Type *i32 = Type::getInt32Ty(C);
+    // One collective: operands to their slots, the step, the result (null
+    // with res.fallback set if not handled). CB gives the index operands
+    // and the numeric kind (null: none, an int).
+    auto emitStep = [&](IRBuilder<> &B, const Group &g, Value *x, CallBase *CB, const std::string &b,
+                        const SubGroup &sg) -> Value * {
+        GroupStep st;
+        st.kind = g.kind;
+        st.op = g.op;
+        st.subGroup = g.sub;
+        st.first = g.idx == Group::FIRST;
+        st.num = g.op == GroupStep::COPY || g.logical || !CB ? GroupStep::INT : paramNum(CB->getCalledFunction()->getName(), b);
+        st.type = g.logical ? i32 : CB ? CB->getType() : x->getType();
+        if (g.logical)
+            x = toBool(B, x, i32);
+        st.otype = g.kind == GroupStep::BALLOT ? CB->getType() : st.type;
+        if (g.kind == GroupStep::BALLOT && !(st.otype->isVectorTy() && st.otype->getScalarType()->isIntegerTy(32) &&
+                                             cast<FixedVectorType>(st.otype)->getNumElements() == 4)) {
+            res.fallback = "uses the work-group function '" + b + "' with a result other than uint4";
+            return nullptr;
+        }
+        st.a = E.CreateAlloca(st.type, nullptr, "coll.a");
+        st.o = E.CreateAlloca(st.otype, nullptr, "coll.o");
+        B.CreateStore(x, st.a);
+        Value *idx = nullptr;
+        auto arg32 = [&](unsigned i) { return B.CreateZExtOrTrunc(CB->getArgOperand(i), i32); };
+        Value *lid32 = B.CreateTrunc(sg.lid, i32);
+        switch (g.idx) {
+        case Group::NOIDX: break;
+        case Group::FIRST: idx = B.getInt32(0); break;
+        case Group::IDX: idx = arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1); break;
+        case Group::XOR: idx = B.CreateXor(lid32, arg32(1)); break;
+        case Group::DOWN: idx = B.CreateAdd(lid32, arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1)); break;
+        case Group::UP:
+            idx = B.CreateSub(lid32, arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1));
+            if (g.kind == GroupStep::SHUFFLE2)
+                idx = B.CreateAdd(idx, B.getInt32(S));
+            break;
+        case Group::LINEAR: {  // work_group_broadcast(x, local_id...)
+            Value *l = B.getInt64(0);
+            for (unsigned d = (unsigned)CB->arg_size() - 1; d >= 1; d--) {
+                Value *id = B.CreateZExtOrTrunc(CB->getArgOperand(d), B.getInt64Ty());
+                l = d == CB->arg_size() - 1 ? id : B.CreateAdd(B.CreateMul(l, R.getArg(ENV_LSIZE0 + d - 1)), id);
+            }
+            idx = B.CreateTrunc(l, i32);
+            break;
+        }
+        }
+        if (g.kind == GroupStep::SHUFFLE2) {
+            st.a2 = E.CreateAlloca(st.type, nullptr, "coll.a2");
+            B.CreateStore(CB->getArgOperand(1), st.a2);
+        }
+        if (idx) {
+            st.x = E.CreateAlloca(i32, nullptr, "coll.x");
+            B.CreateStore(idx, st.x);
+        }
+        B.CreateCall(stepFn, {B.getInt32((uint32_t)res.steps.size())});
+        res.steps.push_back(st);
+        return B.CreateLoad(st.otype, st.o);
+    };
     for (auto &cg : calls) {
         CallBase *CB = cg.first;
         if (!CB)
@@ -333,15 +407,26 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
         const Group &g = cg.second;
         std::string b = demangledBase(CB->getCalledFunction()->getName());
         IRBuilder<> B(CB);
-        Type *i32 = B.getInt32Ty();
         SubGroup sg = subGroupOf(B, R, S);
         Value *v = nullptr;
         switch (g.what) {
         case What::QUERY:
             break;
-        case What::ELECT:
-            v = B.CreateZExt(B.CreateICmpEQ(sg.lid, B.getInt64(0)), CB->getType());
+        case What::ELECT: {
+            if (!res.divergent) {
+                v = B.CreateZExt(B.CreateICmpEQ(sg.lid, B.getInt64(0)), CB->getType());
+                break;
+            }
+            // the first work-item of the sub-group that reached it
+            Group eg;
+            eg.what = What::STEP;
+            eg.kind = GroupStep::BROADCAST;
+            eg.sub = true;
+            eg.idx = Group::FIRST;
+            Value *lid32 = B.CreateTrunc(sg.lid, i32);
+            v = B.CreateZExt(B.CreateICmpEQ(emitStep(B, eg, lid32, nullptr, b, sg), lid32), CB->getType());
             break;
+        }
         case What::BARRIER:
             B.CreateCall(barrierFn, {CB->arg_size() ? B.CreateZExtOrTrunc(CB->getArgOperand(0), i32) : B.getInt32(0)});
             break;
@@ -367,64 +452,13 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
             v = g.what == What::BLOCK_READ ? acc : nullptr;
             break;
         }
-        case What::STEP: {
-            GroupStep st;
-            st.kind = g.kind;
-            st.op = g.op;
-            st.subGroup = g.sub;
-            st.num = g.op == GroupStep::COPY || g.logical ? GroupStep::INT : paramNum(CB->getCalledFunction()->getName(), b);
-            Value *x = CB->getArgOperand(0);
-            st.type = g.logical ? i32 : CB->getType();
-            if (g.logical)
-                x = toBool(B, x, i32);
-            st.otype = g.kind == GroupStep::BALLOT ? CB->getType() : st.type;
-            if (g.kind == GroupStep::BALLOT && !(st.otype->isVectorTy() && st.otype->getScalarType()->isIntegerTy(32) &&
-                                                 cast<FixedVectorType>(st.otype)->getNumElements() == 4)) {
-                res.fallback = "uses the work-group function '" + b + "' with a result other than uint4";
+        case What::STEP:
+            v = emitStep(B, g, CB->getArgOperand(0), CB, b, sg);
+            if (!v)
                 return false;
-            }
-            st.a = E.CreateAlloca(st.type, nullptr, "coll.a");
-            st.o = E.CreateAlloca(st.otype, nullptr, "coll.o");
-            B.CreateStore(x, st.a);
-            Value *idx = nullptr;
-            auto arg32 = [&](unsigned i) { return B.CreateZExtOrTrunc(CB->getArgOperand(i), i32); };
-            Value *lid32 = B.CreateTrunc(sg.lid, i32);
-            switch (g.idx) {
-            case Group::NOIDX: break;
-            case Group::FIRST: idx = B.getInt32(0); break;
-            case Group::IDX: idx = arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1); break;
-            case Group::XOR: idx = B.CreateXor(lid32, arg32(1)); break;
-            case Group::DOWN: idx = B.CreateAdd(lid32, arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1)); break;
-            case Group::UP:
-                idx = B.CreateSub(lid32, arg32(g.kind == GroupStep::SHUFFLE2 ? 2 : 1));
-                if (g.kind == GroupStep::SHUFFLE2)
-                    idx = B.CreateAdd(idx, B.getInt32(S));
-                break;
-            case Group::LINEAR: {  // work_group_broadcast(x, local_id...)
-                Value *l = B.getInt64(0);
-                for (unsigned d = (unsigned)CB->arg_size() - 1; d >= 1; d--) {
-                    Value *id = B.CreateZExtOrTrunc(CB->getArgOperand(d), B.getInt64Ty());
-                    l = d == CB->arg_size() - 1 ? id : B.CreateAdd(B.CreateMul(l, R.getArg(ENV_LSIZE0 + d - 1)), id);
-                }
-                idx = B.CreateTrunc(l, i32);
-                break;
-            }
-            }
-            if (g.kind == GroupStep::SHUFFLE2) {
-                st.a2 = E.CreateAlloca(st.type, nullptr, "coll.a2");
-                B.CreateStore(CB->getArgOperand(1), st.a2);
-            }
-            if (idx) {
-                st.x = E.CreateAlloca(i32, nullptr, "coll.x");
-                B.CreateStore(idx, st.x);
-            }
-            B.CreateCall(stepFn, {B.getInt32((uint32_t)res.steps.size())});
-            v = B.CreateLoad(st.otype, st.o);
             if (g.logical && g.kind != GroupStep::BALLOT)
                 v = B.CreateZExtOrTrunc(v, CB->getType());
-            res.steps.push_back(st);
             break;
-        }
         case What::NONE:
             break;
         }
@@ -503,13 +537,14 @@ Value *combine(IRBuilder<> &B, const GroupStep &st, Value *a, Value *b)
 }  // namespace
 
 void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize[3], Value *privateMem,
-                    const KernelResult &res)
+                    const KernelResult &res, Value *state)
 {
     LLVMContext &C = W->getContext();
     IRBuilder<> E(&*W->getEntryBlock().getFirstInsertionPt());
     BasicBlock *join = BasicBlock::Create(C, "steps.done", W);
     SwitchInst *sw = B.CreateSwitch(next, join, (unsigned)res.steps.size());
     unsigned S = res.subGroupSize ? res.subGroupSize : DEFAULT_SUB_GROUP_SIZE;
+    Type *i32 = B.getInt32Ty(), *i64 = B.getInt64Ty();
     for (const GroupStep &st : res.steps) {
         BasicBlock *bb = BasicBlock::Create(C, "step", W, join);
         sw->addCase(B.getInt32(st.region), bb);
@@ -517,9 +552,26 @@ void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize
         Value *n = B.CreateMul(B.CreateMul(lsize[0], lsize[1]), lsize[2], "wg.size");
         Value *slots = B.CreateGEP(B.getInt8Ty(), privateMem, B.getInt64(2 * res.uniform_bytes));
         auto el = [&](unsigned role, Value *i) {
-            Type *T = role == 2 ? B.getInt32Ty() : role == 3 && st.otype ? st.otype : st.type;
+            Type *T = role == 2 ? i32 : role == 3 && st.otype ? st.otype : st.type;
             Value *off = B.CreateAdd(B.CreateMul(n, B.getInt64(st.off[role])), B.CreateMul(i, B.getInt64(st.stride[role])));
             return B.CreateBitCast(B.CreateGEP(B.getInt8Ty(), slots, off), T->getPointerTo());
+        };
+        // With `state`: only the work-items waiting at this step take part.
+        auto active = [&](Value *i) -> Value * {
+            return state ? B.CreateICmpEQ(B.CreateLoad(i32, B.CreateGEP(i32, state, i)), B.getInt32(st.region)) : nullptr;
+        };
+        auto ifActive = [&](Value *i, const std::function<void()> &body) {
+            Value *a = active(i);
+            if (!a) {
+                body();
+                return;
+            }
+            BasicBlock *then = BasicBlock::Create(C, "step.active", W, join), *cont = BasicBlock::Create(C, "step.next", W, join);
+            B.CreateCondBr(a, then, cont);
+            B.SetInsertPoint(then);
+            body();
+            B.CreateBr(cont);
+            B.SetInsertPoint(cont);
         };
         AllocaInst *acc = E.CreateAlloca(st.type, nullptr, "step.acc");
         Constant *zero = Constant::getNullValue(st.type);
@@ -531,55 +583,82 @@ void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize
             case GroupStep::SCAN_EXCL:
                 B.CreateStore(identity(st), acc);
                 forLoop(B, start, end, "step.scan", [&](Value *i) {
-                    Value *a = B.CreateLoad(st.type, acc);
-                    Value *r = combine(B, st, a, B.CreateLoad(st.type, el(0, i)));
-                    B.CreateStore(r, acc);
-                    if (st.kind != GroupStep::REDUCE)
-                        B.CreateStore(st.kind == GroupStep::SCAN_INCL ? r : a, el(3, i));
+                    ifActive(i, [&]() {
+                        Value *a = B.CreateLoad(st.type, acc);
+                        Value *r = combine(B, st, a, B.CreateLoad(st.type, el(0, i)));
+                        B.CreateStore(r, acc);
+                        if (st.kind != GroupStep::REDUCE)
+                            B.CreateStore(st.kind == GroupStep::SCAN_INCL ? r : a, el(3, i));
+                    });
                 });
                 if (st.kind == GroupStep::REDUCE) {
                     Value *r = B.CreateLoad(st.type, acc);
-                    forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(r, el(3, i)); });
+                    forLoop(B, start, end, "step.out", [&](Value *i) { ifActive(i, [&]() { B.CreateStore(r, el(3, i)); }); });
                 }
                 break;
             case GroupStep::BROADCAST: {
-                Value *c = B.CreateZExt(B.CreateLoad(B.getInt32Ty(), el(2, start)), B.getInt64Ty());
-                Value *in = B.CreateICmpULT(c, len);
-                Value *r = B.CreateLoad(st.type, el(0, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
-                forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(r, el(3, i)); });
+                if (!state) {
+                    Value *c = B.CreateZExt(B.CreateLoad(i32, el(2, start)), i64);
+                    Value *in = B.CreateICmpULT(c, len);
+                    Value *r = B.CreateLoad(st.type, el(0, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
+                    forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(r, el(3, i)); });
+                    break;
+                }
+                // each work-item taking part reads its own index (the same
+                // in all of them), or the first of them takes part
+                AllocaInst *fa = E.CreateAlloca(i64, nullptr, "step.first");
+                B.CreateStore(len, fa);
+                if (st.first)
+                    forLoop(B, start, end, "step.find", [&](Value *i) {
+                        ifActive(i, [&]() {
+                            Value *f = B.CreateLoad(i64, fa);
+                            B.CreateStore(B.CreateSelect(B.CreateICmpEQ(f, len), B.CreateSub(i, start), f), fa);
+                        });
+                    });
+                forLoop(B, start, end, "step.out", [&](Value *i) {
+                    ifActive(i, [&]() {
+                        Value *c = st.first ? (Value *)B.CreateLoad(i64, fa) : B.CreateZExt(B.CreateLoad(i32, el(2, i)), i64);
+                        Value *in = B.CreateICmpULT(c, len);
+                        B.CreateStore(B.CreateLoad(st.type, el(0, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0))))),
+                                      el(3, i));
+                    });
+                });
                 break;
             }
             case GroupStep::BALLOT: {  // bit j of word j / 32 where a[start + j]
                 AllocaInst *mask = E.CreateAlloca(st.otype, nullptr, "step.mask");
                 B.CreateStore(Constant::getNullValue(st.otype), mask);
                 forLoop(B, start, end, "step.ballot", [&](Value *i) {
-                    Value *j = B.CreateTrunc(B.CreateSub(i, start), B.getInt32Ty());
-                    Value *word = B.CreateLShr(j, 5);
-                    Value *bit = B.CreateShl(B.CreateLoad(B.getInt32Ty(), el(0, i)), B.CreateAnd(j, 31));
-                    Value *m = B.CreateLoad(st.otype, mask);
-                    B.CreateStore(B.CreateInsertElement(m, B.CreateOr(B.CreateExtractElement(m, word), bit), word), mask);
+                    ifActive(i, [&]() {
+                        Value *j = B.CreateTrunc(B.CreateSub(i, start), i32);
+                        Value *word = B.CreateLShr(j, 5);
+                        Value *bit = B.CreateShl(B.CreateLoad(i32, el(0, i)), B.CreateAnd(j, 31));
+                        Value *m = B.CreateLoad(st.otype, mask);
+                        B.CreateStore(B.CreateInsertElement(m, B.CreateOr(B.CreateExtractElement(m, word), bit), word), mask);
+                    });
                 });
                 Value *m = B.CreateLoad(st.otype, mask);
-                forLoop(B, start, end, "step.out", [&](Value *i) { B.CreateStore(m, el(3, i)); });
+                forLoop(B, start, end, "step.out", [&](Value *i) { ifActive(i, [&]() { B.CreateStore(m, el(3, i)); }); });
                 break;
             }
             case GroupStep::SHUFFLE:
             case GroupStep::SHUFFLE2:
                 forLoop(B, start, end, "step.shuffle", [&](Value *i) {
-                    Value *c = B.CreateZExt(B.CreateLoad(B.getInt32Ty(), el(2, i)), B.getInt64Ty());
-                    unsigned role = 0;
-                    if (st.kind == GroupStep::SHUFFLE2) {  // c in [0, 2S): a, then a2
-                        Value *second = B.CreateICmpUGE(c, B.getInt64(S));
-                        Value *c2 = B.CreateSelect(second, B.CreateSub(c, B.getInt64(S)), c);
-                        Value *in = B.CreateICmpULT(c2, len);
-                        Value *k = B.CreateAdd(start, B.CreateSelect(in, c2, B.getInt64(0)));
-                        Value *r = B.CreateSelect(second, B.CreateLoad(st.type, el(1, k)), B.CreateLoad(st.type, el(0, k)));
-                        B.CreateStore(B.CreateSelect(in, r, zero), el(3, i));
-                        return;
-                    }
-                    Value *in = B.CreateICmpULT(c, len);
-                    Value *r = B.CreateLoad(st.type, el(role, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
-                    B.CreateStore(B.CreateSelect(in, r, zero), el(3, i));
+                    ifActive(i, [&]() {
+                        Value *c = B.CreateZExt(B.CreateLoad(i32, el(2, i)), i64);
+                        if (st.kind == GroupStep::SHUFFLE2) {  // c in [0, 2S): a, then a2
+                            Value *second = B.CreateICmpUGE(c, B.getInt64(S));
+                            Value *c2 = B.CreateSelect(second, B.CreateSub(c, B.getInt64(S)), c);
+                            Value *in = B.CreateICmpULT(c2, len);
+                            Value *k = B.CreateAdd(start, B.CreateSelect(in, c2, B.getInt64(0)));
+                            Value *r = B.CreateSelect(second, B.CreateLoad(st.type, el(1, k)), B.CreateLoad(st.type, el(0, k)));
+                            B.CreateStore(B.CreateSelect(in, r, zero), el(3, i));
+                        } else {
+                            Value *in = B.CreateICmpULT(c, len);
+                            Value *r = B.CreateLoad(st.type, el(0, B.CreateAdd(start, B.CreateSelect(in, c, B.getInt64(0)))));
+                            B.CreateStore(B.CreateSelect(in, r, zero), el(3, i));
+                        }
+                    });
                 });
                 break;
             }
@@ -600,6 +679,146 @@ void emitGroupSteps(IRBuilder<> &B, Function *W, Value *next, Value *const lsize
         B.CreateBr(join);
     }
     B.SetInsertPoint(join);
+}
+
+namespace {
+
+// reach[t][k]: a work-item released at barrier t (0: the kernel's entry)
+// can stop at barrier k, directly or through other barriers: from the
+// region function's dispatch to the returns each region entry reaches.
+std::vector<std::vector<bool>> barrierReach(Function &R, unsigned nb)
+{
+    std::vector<std::vector<bool>> reach(nb, std::vector<bool>(nb, false));
+    SwitchInst *disp = nullptr;
+    for (Instruction &I : R.getEntryBlock())
+        if (auto *sw = dyn_cast<SwitchInst>(&I))
+            if (sw->getCondition() == R.getArg(ENV_REGION))
+                disp = sw;
+    std::vector<BasicBlock *> start(nb, nullptr);
+    if (disp) {
+        start[0] = disp->getDefaultDest();
+        for (auto &c : disp->cases())
+            if (c.getCaseValue()->getZExtValue() < nb)
+                start[c.getCaseValue()->getZExtValue()] = c.getCaseSuccessor();
+    }
+    for (unsigned t = 0; t < nb; t++) {
+        if (!start[t]) {  // not found: any barrier
+            reach[t].assign(nb, true);
+            continue;
+        }
+        std::set<BasicBlock *> seen;
+        std::vector<BasicBlock *> work{start[t]};
+        while (!work.empty()) {
+            BasicBlock *X = work.back();
+            work.pop_back();
+            if (!seen.insert(X).second)
+                continue;
+            if (auto *ret = dyn_cast<ReturnInst>(X->getTerminator())) {
+                auto *c = dyn_cast_or_null<ConstantInt>(ret->getReturnValue());
+                if (!c)
+                    reach[t].assign(nb, true);
+                else if (c->getZExtValue() < nb)
+                    reach[t][c->getZExtValue()] = true;
+            }
+            for (BasicBlock *S : successors(X))
+                work.push_back(S);
+        }
+    }
+    for (unsigned m = 0; m < nb; m++)
+        for (unsigned t = 0; t < nb; t++)
+            if (reach[t][m])
+                for (unsigned k = 0; k < nb; k++)
+                    if (reach[m][k])
+                        reach[t][k] = true;
+    return reach;
+}
+
+}  // namespace
+
+// Every work-item has a state: the barrier it waits at (0 at the start,
+// REGION_EXIT when done). Each round releases one barrier k: the
+// collective of k, if any, over the work-items waiting there (per
+// sub-group for a sub-group one), then region k for each of them, which
+// leaves it at its next barrier. k is one that no waiting work-item can
+// still reach from another barrier (so every work-item that takes part
+// in that instance of the collective is there); sub-group collectives
+// before the rest; when none is free (barriers in a loop), the lowest.
+// A work-group barrier is thus released when every work-item reached it,
+// as a sub-group collective under a branch on the sub-group id is when
+// its sub-group did, and one in a loop whose trip count differs between
+// work-items runs each round with the work-items still in the loop.
+void emitDivergentRegions(IRBuilder<> &B, Function *W, Function &R, Value *const lsize[3], Value *privateMem,
+                          const KernelResult &res,
+                          const std::function<Value *(IRBuilder<> &, unsigned, Value *const[3])> &region)
+{
+    LLVMContext &C = W->getContext();
+    Type *i32 = B.getInt32Ty(), *i8 = B.getInt8Ty();
+    unsigned nb = res.barriers + 1;
+    std::vector<std::vector<bool>> reach = barrierReach(R, nb);
+    std::vector<bool> sub(nb, false);
+    for (const GroupStep &st : res.steps)
+        if (st.subGroup && st.region < nb)
+            sub[st.region] = true;
+    Value *n = B.CreateMul(B.CreateMul(lsize[0], lsize[1]), lsize[2], "wg.size");
+    Value *state = B.CreateAlloca(i32, n, "wi.state");
+    Value *wait = B.CreateAlloca(i8, B.getInt32(nb), "waiting");
+    forLoop(B, B.getInt64(0), n, "div.init", [&](Value *i) { B.CreateStore(B.getInt32(0), B.CreateGEP(i32, state, i)); });
+    BasicBlock *head = BasicBlock::Create(C, "div.round", W), *done = BasicBlock::Create(C, "div.done", W);
+    B.CreateBr(head);
+    B.SetInsertPoint(head);
+    B.CreateMemSet(wait, B.getInt8(0), nb, MaybeAlign(1));
+    forLoop(B, B.getInt64(0), n, "div.wait", [&](Value *i) {
+        Value *s = B.CreateLoad(i32, B.CreateGEP(i32, state, i));
+        Value *in = B.CreateICmpULT(s, B.getInt32(nb));
+        Value *at = B.CreateGEP(i8, wait, B.CreateSelect(in, s, B.getInt32(0)));
+        B.CreateStore(B.CreateOr(B.CreateLoad(i8, at), B.CreateZExt(in, i8)), at);
+    });
+    std::vector<Value *> w(nb), ready(nb);
+    for (unsigned k = 0; k < nb; k++)
+        w[k] = B.CreateICmpNE(B.CreateLoad(i8, B.CreateGEP(i8, wait, B.getInt32(k))), B.getInt8(0));
+    for (unsigned k = 0; k < nb; k++) {
+        ready[k] = w[k];
+        for (unsigned t = 0; t < nb; t++)
+            if (t != k && reach[t][k])
+                ready[k] = B.CreateAnd(ready[k], B.CreateNot(w[t]));
+    }
+    // by priority, the last set wins: waiting, waiting sub-group, ready, ready sub-group
+    Value *pick = B.getInt32(REGION_EXIT);
+    for (int pass = 0; pass < 4; pass++)
+        for (int k = (int)nb - 1; k >= 0; k--)
+            if (pass % 2 == 0 || sub[k])
+                pick = B.CreateSelect(pass < 2 ? w[k] : ready[k], B.getInt32(k), pick);
+    BasicBlock *go = BasicBlock::Create(C, "div.release", W);
+    B.CreateCondBr(B.CreateICmpEQ(pick, B.getInt32(REGION_EXIT)), done, go);
+    B.SetInsertPoint(go);
+    if (!res.steps.empty())
+        emitGroupSteps(B, W, pick, lsize, privateMem, res, state);
+    BasicBlock *next = BasicBlock::Create(C, "div.next", W);
+    SwitchInst *sw = B.CreateSwitch(pick, next, nb);
+    for (unsigned k = 0; k < nb; k++) {
+        BasicBlock *bb = BasicBlock::Create(C, "div.region" + Twine(k), W, next);
+        sw->addCase(B.getInt32(k), bb);
+        B.SetInsertPoint(bb);
+        forLoop(B, B.getInt64(0), lsize[2], "div.z", [&](Value *z) {
+            forLoop(B, B.getInt64(0), lsize[1], "div.y", [&](Value *y) {
+                forLoop(B, B.getInt64(0), lsize[0], "div.x", [&](Value *x) {
+                    Value *i = B.CreateAdd(B.CreateMul(B.CreateAdd(B.CreateMul(z, lsize[1]), y), lsize[0]), x);
+                    Value *at = B.CreateGEP(i32, state, i);
+                    BasicBlock *run = BasicBlock::Create(C, "div.run", W, next), *cont = BasicBlock::Create(C, "div.skip", W, next);
+                    B.CreateCondBr(B.CreateICmpEQ(B.CreateLoad(i32, at), B.getInt32(k)), run, cont);
+                    B.SetInsertPoint(run);
+                    Value *lid[3] = {x, y, z};
+                    B.CreateStore(region(B, k, lid), at);
+                    B.CreateBr(cont);
+                    B.SetInsertPoint(cont);
+                });
+            });
+        });
+        B.CreateBr(next);
+    }
+    B.SetInsertPoint(next);
+    B.CreateBr(head);
+    B.SetInsertPoint(done);
 }
 
 }  // namespace wgc

@@ -128,6 +128,7 @@ int main(int argc, char **argv)
             r.implicit_barriers = 0;
             r.steps.clear();
             r.fullSubGroups = false;
+            r.divergent = false;
             for (Instruction &I : instructions(*K))
                 if (auto *CB = dyn_cast<CallBase>(&I))
                     r.barriers += wgc::isBarrier(CB->getCalledFunction());
@@ -184,7 +185,9 @@ int main(int argc, char **argv)
         for (const wgc::KernelResult &r : results)
             rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t'
                << r.barriers - r.implicit_barriers << '\t'
-               << (r.fullSubGroups ? "local size in x a multiple of " + std::to_string(r.subGroupSize) : r.fallback)
+               << (r.fullSubGroups ? "local size in x a multiple of " + std::to_string(r.subGroupSize)
+                   : r.divergent && r.fallback.empty() ? std::string("collectives in divergent control flow")
+                                                       : r.fallback)
                << '\n';
         if (!rf.good())
             return fail(std::string(report) + ": write failed");

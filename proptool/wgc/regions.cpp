@@ -382,7 +382,9 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
         SC.tagKernel(*R);
         return R;
     }
-    std::set<Value *> uniform = uniformValues(*R);
+    // Work-items that wait at different barriers (res.divergent) keep no
+    // value in the one uniform copy: each has its own.
+    std::set<Value *> uniform = res.divergent ? std::set<Value *>() : uniformValues(*R);
 
     // One block per barrier (cut: no successors in the liveness) and the
     // region entry after it.

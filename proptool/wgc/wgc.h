@@ -6,6 +6,7 @@
 #ifndef SX_WGC_H
 #define SX_WGC_H
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +49,7 @@ struct GroupStep {
     enum Op { COPY, ADD, MUL, MIN, MAX, AND, OR, XOR } op = COPY;
     enum Num { INT, UINT, FLOAT } num = INT;
     bool subGroup = false;
+    bool first = false;                               // broadcast from the first work-item taking part
     llvm::Type *type = nullptr;                       // element of a, a2, o (x is i32)
     llvm::Type *otype = nullptr;                      // of o where it differs (BALLOT: <4 x i32>)
     llvm::AllocaInst *a = nullptr, *a2 = nullptr, *x = nullptr, *o = nullptr;
@@ -67,6 +69,8 @@ struct KernelResult {
     std::string fallback;           // why SXN_WG_FIBER, empty otherwise
     unsigned subGroupSize = 0;      // groups.cpp: the sub-group size compiled in
     bool fullSubGroups = false;     // groups.cpp: compiled assuming local size x % subGroupSize == 0
+    bool divergent = false;         // groups.cpp: a collective in divergent control flow: regions run per
+                                    // work-item state (emitDivergentRegions), no uniform slots
     std::vector<GroupStep> steps;   // groups.cpp: the collectives, by the index __sx_group_step takes
 };
 
@@ -111,8 +115,16 @@ bool groupFunctionHandled(const std::string &base);
 unsigned subGroupSize(const llvm::Function &K);
 // The work-group function's part: after the region loop that returned
 // `next`, the step whose region it is. B is at the block the loops meet in.
+// With `state` (res.divergent: an i32 per work-item, the barrier it waits
+// at), only the work-items waiting at `next` take part.
 void emitGroupSteps(llvm::IRBuilder<> &B, llvm::Function *W, llvm::Value *next, llvm::Value *const lsize[3],
-                    llvm::Value *privateMem, const KernelResult &res);
+                    llvm::Value *privateMem, const KernelResult &res, llvm::Value *state = nullptr);
+// res.divergent: the work-group function's region loop where work-items
+// may wait at different barriers (groups.cpp). `region(B, k, lid)` emits
+// one work-item's region k and returns where it stops next.
+void emitDivergentRegions(llvm::IRBuilder<> &B, llvm::Function *W, llvm::Function &R, llvm::Value *const lsize[3],
+                          llvm::Value *privateMem, const KernelResult &res,
+                          const std::function<llvm::Value *(llvm::IRBuilder<> &, unsigned, llvm::Value *const[3])> &region);
 // regions.cpp: the values every work-item of a group computes alike.
 std::set<llvm::Value *> uniformValues(llvm::Function &R);
 

@@ -121,6 +121,10 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
     if (!res.barriers) {
         workItemLoops(B, W, lsize, region(0));
         B.CreateRetVoid();
+    } else if (res.divergent) {  // work-items wait at different barriers (groups.cpp)
+        emitDivergentRegions(B, W, R, lsize, env[ENV_PRIV], res,
+                             [&](IRBuilder<> &IB, unsigned k, Value *const lid[3]) { return region(k)(IB, lid); });
+        B.CreateRetVoid();
     } else {
         // r = 0; do { nr = region r for every work-item } while ((r = nr) != EXIT)
         BasicBlock *head = BasicBlock::Create(C, "region", W), *tail = BasicBlock::Create(C, "region.next", W),

@@ -57,15 +57,17 @@ grep 'note: .* cannot read the SPIR-V' warn.txt | sed 's/^.*cannot read the SPIR
 allowed=$(grep -v '^#' "$D/dpnp-fallbacks.txt" | grep .)
 bad=0
 while IFS= read -r why; do
+    [ -n "$why" ] || continue
     known=0
     while IFS= read -r a; do
+        [ -n "$a" ] || continue
         case $why in *"$a"*) known=1 ;; esac
     done <<EOL
 $allowed
 EOL
     [ $known = 1 ] || { echo "not on dpnp-fallbacks.txt: $why"; bad=$((bad + 1)); }
 done <<EOL
-$(grep '^    [^ ]*: string "fiber: ' dump.txt | sed 's/^[^"]*"fiber: //; s/"$//' | sort -u)
+$(grep '^    [^ ]*: string "fiber: ' dump.txt | sed 's/^[^"]*"fiber: //; s/"$//' | sort -u | grep .)
 EOL
 if [ $bad = 0 ]; then ok "every fallback is on dpnp-fallbacks.txt"; else ko "$bad fallback reasons not on dpnp-fallbacks.txt"; fi
 if grep -q 'no native variant\|proptool failed\|error' warn.txt; then

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // groups-divergent.cl: collectives sx-wgc does not compile (groups.sh
-// checks that --dump names each one and why).
+// checks that --dump names each one and why). Collectives under divergent
+// branches are compiled now (groups-branch.cl).
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
-
-// under a branch on the local id
-kernel void divergent_reduce(global int *out, global const int *in)
-{
-    size_t w = get_global_id(0);
-    if (get_local_id(0) < 4)
-        out[w] = sub_group_reduce_add(in[w]);
-}
 
 // a clustered reduction (cl_khr_subgroup_clustered_reduce)
 int __attribute__((overloadable)) sub_group_clustered_reduce_add(int x, uint clustersize);
