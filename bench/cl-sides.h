@@ -16,7 +16,7 @@
     X(clCreateCommandQueue) X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo) \
     X(clCreateKernel) X(clSetKernelArg) X(clEnqueueNDRangeKernel) X(clFinish) X(clCreateBuffer)     \
     X(clEnqueueMapBuffer) X(clEnqueueUnmapMemObject) X(clReleaseMemObject) X(clReleaseKernel)       \
-    X(clReleaseProgram) X(clReleaseCommandQueue) X(clReleaseContext) X(clGetDeviceInfo)
+    X(clReleaseProgram) X(clReleaseCommandQueue) X(clReleaseContext) X(clGetDeviceInfo) X(clCreateProgramWithIL)
 #define CLS_DECL(name) extern __typeof__(&name) p_##name;
 CLS_FNS(CLS_DECL)
 #undef CLS_DECL

@@ -98,14 +98,48 @@ static bool run(const char *origin, char *const argv[], const char *log)
     return run_tool(origin, argv, log, false);
 }
 
+/* Does the SPIR-V hold an OpControlBarrier of sub-group execution scope
+ * (DPC++'s group_barrier(sub_group), in its sub-group loads and stores)?
+ * llvm-spirv -r reads one as OpenCL 1.2's barrier(), a work-group barrier,
+ * unless it writes OpenCL 2.0's builtins (sub_group_barrier). */
+static bool has_sub_group_barrier(const uint8_t *data, size_t size)
+{
+    size_t n = size / 4;
+    const uint8_t *w = data;
+#define WORD(i) ((uint32_t)w[4 * (i)] | (uint32_t)w[4 * (i) + 1] << 8 | (uint32_t)w[4 * (i) + 2] << 16 | \
+                 (uint32_t)w[4 * (i) + 3] << 24)
+    if (n < 5 || WORD(0) != 0x07230203u)
+        return false;
+    uint32_t bound = WORD(3);
+    if (bound == 0 || bound > (1u << 24))
+        return false;
+    uint8_t *three = calloc(bound, 1);  /* ids of 32-bit integer constants equal to 3 (Subgroup) */
+    bool found = false;
+    for (int pass = 0; pass < 2 && three && !found; pass++)
+        for (size_t p = 5; p < n && !found;) {
+            uint32_t len = WORD(p) >> 16, op = WORD(p) & 0xffff;
+            if (len == 0 || p + len > n)
+                break;
+            if (pass == 0 && op == 43 && len == 4 && WORD(p + 2) < bound && WORD(p + 3) == 3)  /* OpConstant */
+                three[WORD(p + 2)] = 1;
+            else if (pass == 1 && op == 224 && len == 4 && WORD(p + 1) < bound && three[WORD(p + 1)])  /* OpControlBarrier */
+                found = true;
+            p += len;
+        }
+#undef WORD
+    free(three);
+    return found;
+}
+
 /* llvm-spirv -r of the image; where llvm-spirv-14 cannot read what newer
  * producers (DPC++) write (an extension it does not know, ...), the newer
  * reader $SX_WGC_LLVM_SPIRV_NEWER (default llvm-spirv-15, whose IR LLVM 14
  * still reads; "off": none) and a note naming the reason. */
 static bool read_spirv(const sxp_native_tools *t, const char *origin, const char *spvp, const char *bc,
-                       const char *log)
+                       const char *log, bool cl20)
 {
-    char *const a1[] = {(char *)t->llvm_spirv, "-r", (char *)spvp, "-o", (char *)bc, NULL};
+    char *env = cl20 ? "--spirv-target-env=CL2.0" : NULL;
+    char *const a1[] = {(char *)t->llvm_spirv, "-r", (char *)spvp, "-o", (char *)bc, env, NULL};
     const char *newer = getenv("SX_WGC_LLVM_SPIRV_NEWER");
     if (!newer || !*newer)
         newer = "llvm-spirv-15";
@@ -117,7 +151,7 @@ static bool read_spirv(const sxp_native_tools *t, const char *origin, const char
     size_t len = 0;
     while (why && len < n && why[len] != '\n' && len < 300)
         len++;
-    char *const a2[] = {(char *)newer, "-r", (char *)spvp, "-o", (char *)bc, NULL};
+    char *const a2[] = {(char *)newer, "-r", (char *)spvp, "-o", (char *)bc, env, NULL};
     bool ok = run(origin, a2, log);
     if (ok)
         fprintf(stderr, "proptool: note: %s: %s cannot read the SPIR-V (%.*s); read with %s\n", origin,
@@ -212,7 +246,7 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
     bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
     sxp_buf_free(&plain);
     if (ok)
-        ok = read_spirv(t, spv->origin, spvp, bc, log);
+        ok = read_spirv(t, spv->origin, spvp, bc, log, has_sub_group_barrier(spv->data, spv->size));
     if (ok) {
         char **a2 = sxp_xmalloc((8 + 2 * nimports) * sizeof *a2);
         size_t n = 0;

@@ -485,6 +485,19 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
             F.addFnAttr(Attribute::AlwaysInline);
         }
     }
+    // OpenCL 2.0's to_global/to_local/to_private (llvm-spirv's reading of
+    // OpGenericCastToPtrExplicit; DPC++'s sub-group loads test a pointer
+    // with it): one flat address space on the host, the pointer itself.
+    for (const char *tn : {"__to_global", "__to_local", "__to_private"})
+        if (Function *F = M.getFunction(tn))
+            for (User *U : make_early_inc_range(F->users()))
+                if (auto *CB = dyn_cast<CallInst>(U))
+                    if (CB->getCalledFunction() == F && CB->arg_size() == 1 && CB->getType()->isPointerTy() &&
+                        CB->getArgOperand(0)->getType()->isPointerTy()) {
+                        IRBuilder<> B(CB);
+                        CB->replaceAllUsesWith(B.CreatePointerBitCastOrAddrSpaceCast(CB->getArgOperand(0), CB->getType()));
+                        CB->eraseFromParent();
+                    }
     mathToIntrinsics(M);
     renameBuiltins(M);
     lowerBuiltinAbi(M);
