@@ -752,30 +752,40 @@ void emitDivergentRegions(IRBuilder<> &B, Function *W, Function &R, Value *const
                           const std::function<Value *(IRBuilder<> &, unsigned, Value *const[3])> &region)
 {
     LLVMContext &C = W->getContext();
-    Type *i32 = B.getInt32Ty(), *i8 = B.getInt8Ty();
+    Type *i32 = B.getInt32Ty(), *i64 = B.getInt64Ty();
+    const uint32_t NONE = REGION_EXIT - 1;  // `known`: not every work-item waits at one barrier
     unsigned nb = res.barriers + 1;
     std::vector<std::vector<bool>> reach = barrierReach(R, nb);
     std::vector<bool> sub(nb, false);
     for (const GroupStep &st : res.steps)
         if (st.subGroup && st.region < nb)
             sub[st.region] = true;
+    IRBuilder<> E(&*W->getEntryBlock().getFirstInsertionPt());
     Value *n = B.CreateMul(B.CreateMul(lsize[0], lsize[1]), lsize[2], "wg.size");
     Value *state = B.CreateAlloca(i32, n, "wi.state");
-    Value *wait = B.CreateAlloca(i8, B.getInt32(nb), "waiting");
+    Value *wait = B.CreateAlloca(i64, B.getInt32(nb), "waiting");  // work-items per barrier
+    // the barrier every work-item waits at, when the last round left them so
+    AllocaInst *known = E.CreateAlloca(i32, nullptr, "div.known");
+    AllocaInst *lo = E.CreateAlloca(i32, nullptr, "div.lo"), *hi = E.CreateAlloca(i32, nullptr, "div.hi");
+    B.CreateStore(B.getInt32(0), known);
     forLoop(B, B.getInt64(0), n, "div.init", [&](Value *i) { B.CreateStore(B.getInt32(0), B.CreateGEP(i32, state, i)); });
-    BasicBlock *head = BasicBlock::Create(C, "div.round", W), *done = BasicBlock::Create(C, "div.done", W);
+    BasicBlock *head = BasicBlock::Create(C, "div.round", W), *done = BasicBlock::Create(C, "div.done", W),
+               *scan = BasicBlock::Create(C, "div.scan", W), *decide = BasicBlock::Create(C, "div.decide", W);
     B.CreateBr(head);
     B.SetInsertPoint(head);
-    B.CreateMemSet(wait, B.getInt8(0), nb, MaybeAlign(1));
+    Value *kn = B.CreateLoad(i32, known);
+    B.CreateCondBr(B.CreateICmpEQ(kn, B.getInt32(NONE)), scan, decide);
+    B.SetInsertPoint(scan);
+    B.CreateMemSet(wait, B.getInt8(0), (uint64_t)nb * 8, MaybeAlign(8));
     forLoop(B, B.getInt64(0), n, "div.wait", [&](Value *i) {
         Value *s = B.CreateLoad(i32, B.CreateGEP(i32, state, i));
         Value *in = B.CreateICmpULT(s, B.getInt32(nb));
-        Value *at = B.CreateGEP(i8, wait, B.CreateSelect(in, s, B.getInt32(0)));
-        B.CreateStore(B.CreateOr(B.CreateLoad(i8, at), B.CreateZExt(in, i8)), at);
+        Value *at = B.CreateGEP(i64, wait, B.CreateSelect(in, s, B.getInt32(0)));
+        B.CreateStore(B.CreateAdd(B.CreateLoad(i64, at), B.CreateZExt(in, i64)), at);
     });
     std::vector<Value *> w(nb), ready(nb);
     for (unsigned k = 0; k < nb; k++)
-        w[k] = B.CreateICmpNE(B.CreateLoad(i8, B.CreateGEP(i8, wait, B.getInt32(k))), B.getInt8(0));
+        w[k] = B.CreateICmpNE(B.CreateLoad(i64, B.CreateGEP(i64, wait, B.getInt32(k))), B.getInt64(0));
     for (unsigned k = 0; k < nb; k++) {
         ready[k] = w[k];
         for (unsigned t = 0; t < nb; t++)
@@ -788,17 +798,55 @@ void emitDivergentRegions(IRBuilder<> &B, Function *W, Function &R, Value *const
         for (int k = (int)nb - 1; k >= 0; k--)
             if (pass % 2 == 0 || sub[k])
                 pick = B.CreateSelect(pass < 2 ? w[k] : ready[k], B.getInt32(k), pick);
+    Value *cnt = B.CreateLoad(i64, B.CreateGEP(i64, wait, B.CreateSelect(B.CreateICmpULT(pick, B.getInt32(nb)), pick,
+                                                                          B.getInt32(0))));
+    Value *scanAll = B.CreateICmpEQ(cnt, n);
+    BasicBlock *scanEnd = B.GetInsertBlock();
+    B.CreateBr(decide);
+    B.SetInsertPoint(decide);
+    PHINode *p = B.CreatePHI(i32, 2, "div.pick"), *allp = B.CreatePHI(B.getInt1Ty(), 2, "div.every");
+    p->addIncoming(kn, head);
+    p->addIncoming(pick, scanEnd);
+    allp->addIncoming(B.getTrue(), head);
+    allp->addIncoming(scanAll, scanEnd);
     BasicBlock *go = BasicBlock::Create(C, "div.release", W);
-    B.CreateCondBr(B.CreateICmpEQ(pick, B.getInt32(REGION_EXIT)), done, go);
+    B.CreateCondBr(B.CreateICmpEQ(p, B.getInt32(REGION_EXIT)), done, go);
     B.SetInsertPoint(go);
     if (!res.steps.empty())
-        emitGroupSteps(B, W, pick, lsize, privateMem, res, state);
+        emitGroupSteps(B, W, p, lsize, privateMem, res, state);
     BasicBlock *next = BasicBlock::Create(C, "div.next", W);
-    SwitchInst *sw = B.CreateSwitch(pick, next, nb);
+    SwitchInst *sw = B.CreateSwitch(p, next, nb);
     for (unsigned k = 0; k < nb; k++) {
         BasicBlock *bb = BasicBlock::Create(C, "div.region" + Twine(k), W, next);
         sw->addCase(B.getInt32(k), bb);
         B.SetInsertPoint(bb);
+        // every work-item waits here (the usual case): the plain work-item
+        // loops, which sx-wgc may run in SIMD lanes (markParallelLoops
+        // takes loops named wi.x); where they all stop next is known when
+        // the lowest and the highest agree
+        BasicBlock *all = BasicBlock::Create(C, "div.all", W, next), *some = BasicBlock::Create(C, "div.some", W, next);
+        B.CreateCondBr(allp, all, some);
+        B.SetInsertPoint(all);
+        B.CreateStore(B.getInt32(REGION_EXIT), lo);
+        B.CreateStore(B.getInt32(0), hi);
+        forLoop(B, B.getInt64(0), lsize[2], "div.z", [&](Value *z) {
+            forLoop(B, B.getInt64(0), lsize[1], "div.y", [&](Value *y) {
+                Value *row = B.CreateMul(B.CreateAdd(B.CreateMul(z, lsize[1]), y), lsize[0]);
+                forLoop(B, B.getInt64(0), lsize[0], "wi.x.div", [&](Value *x) {
+                    Value *lid[3] = {x, y, z};
+                    Value *r = region(B, k, lid);
+                    B.CreateStore(r, B.CreateGEP(i32, state, B.CreateAdd(row, x)));
+                    Value *l = B.CreateLoad(i32, lo), *h = B.CreateLoad(i32, hi);
+                    B.CreateStore(B.CreateSelect(B.CreateICmpULT(r, l), r, l), lo);
+                    B.CreateStore(B.CreateSelect(B.CreateICmpUGT(r, h), r, h), hi);
+                });
+            });
+        });
+        Value *l = B.CreateLoad(i32, lo);
+        B.CreateStore(B.CreateSelect(B.CreateICmpEQ(l, B.CreateLoad(i32, hi)), l, B.getInt32(NONE)), known);
+        B.CreateBr(next);
+        B.SetInsertPoint(some);
+        B.CreateStore(B.getInt32(NONE), known);
         forLoop(B, B.getInt64(0), lsize[2], "div.z", [&](Value *z) {
             forLoop(B, B.getInt64(0), lsize[1], "div.y", [&](Value *y) {
                 forLoop(B, B.getInt64(0), lsize[0], "div.x", [&](Value *x) {
