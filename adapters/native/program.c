@@ -168,8 +168,10 @@ sx_result sxn_elf_check(const unsigned char *b, size_t size, bool *uses_barrier,
                     *wg = true;
                 continue;
             }
-            /* wait_group_events is a barrier too (async copies) */
-            if (strstr(name, "barrier") || strstr(name, "wait_group_events"))
+            /* wait_group_events is a barrier too (async copies), and so is
+             * a sub-group or work-group collective (groups.c) */
+            if (strstr(name, "barrier") || strstr(name, "wait_group_events") ||
+                ((strstr(name, "sub_group_") || strstr(name, "work_group_")) && !strstr(name, "get_")))
                 barrier = true;
         }
         *uses_barrier = barrier;

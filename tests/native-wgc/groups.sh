@@ -121,6 +121,36 @@ for geo in 60:20 64:32 7:7 20x6:10x3 12x4x2:6x2x2 256:64; do
         o:1300,i:400,g:400,f:400,l:512 br_scan_8 br_scan_16
 done
 
+# --- the fiber path (a kernel sx-wgc leaves to fibers for another reason):
+# sx-native-builtins.so's sub-group and work-group functions, against the
+# same kernel compiled (Intel's runtime gives a kernel with a variable-length
+# array sub-groups of 1, so it is no oracle for that one)
+if "$CLANG" -target spir64 -cl-std=CL2.0 -O2 -c -emit-llvm -Xclang -finclude-default-header "$D/groups-fiber.cl" -o groups-fiber.bc &&
+   "$LLVM_SPIRV" --spirv-ext=+SPV_INTEL_subgroups,+SPV_INTEL_variable_length_array groups-fiber.bc -o groups-fiber.spv &&
+   "$P" --native -o groups-fiber.sximg groups-fiber.spv 2> fiber.err; then
+    "$P" --dump groups-fiber.sximg > fiber.dump
+    if grep -q 'fb_groups: string "fiber: has a variable-size private array"' fiber.dump &&
+       grep -q 'fb_groups_c: string "regions: ' fiber.dump; then
+        ok "groups-fiber.cl: fb_groups runs on fibers, fb_groups_c compiled"
+    else
+        grep 'fb_groups' fiber.dump; ko "groups-fiber.cl's paths"
+    fi
+    for geo in 60:20 64:32 7:7 20x6:10x3 12x4x2:6x2x2; do
+        g=${geo%%:*} l=${geo#*:}
+        if on_native groups-fiber.sximg fiber.txt "$g" "$l" o:2000,i:400,g:400,f:400 fb_groups > fiber.out 2>&1 &&
+           on_native groups-fiber.sximg compiled.txt "$g" "$l" o:2000,i:400,g:400,f:400 fb_groups_c > compiled.out 2>&1 &&
+           sed -i 's/^kernel fb_groups_c$/kernel fb_groups/' compiled.txt &&
+           "$RUN" --compare fiber.txt compiled.txt > cmp.out 2>&1; then
+            ok "fiber path's sub-group and work-group functions $g/$l = the compiled ones"
+        else
+            cat fiber.out compiled.out; head -c 2000 cmp.out; ko "fiber path's collectives $g/$l"
+        fi
+    done
+    differ "groups-fiber.cl compiled 20x6/10x3" groups-fiber.sximg 20x6 10x3 o:2000,i:400,g:400,f:400 fb_groups_c
+else
+    cat fiber.err; ko "groups-fiber.cl"
+fi
+
 # --- under valgrind: the steps' per-work-item arrays sized right (partial
 # sub-groups, 2-D groups), no uninitialised value steering a step
 if [ -n "${VALGRIND:-}" ]; then
