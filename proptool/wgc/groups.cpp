@@ -25,6 +25,7 @@
 #include <functional>
 
 #include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
@@ -224,6 +225,81 @@ Value *toBool(IRBuilder<> &B, Value *v, Type *T)
     return B.CreateZExt(nz, T);
 }
 
+// Does I write memory other work-items may read (not only private arrays)?
+bool writesShared(Instruction &I)
+{
+    auto priv = [](Value *p) { return isa<AllocaInst>(getUnderlyingObject(p, 0)); };
+    if (auto *S = dyn_cast<StoreInst>(&I))
+        return !priv(S->getPointerOperand());
+    if (auto *M = dyn_cast<AnyMemIntrinsic>(&I))
+        return !priv(M->getRawDest());
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (CB->isLifetimeStartOrEnd() || isa<DbgInfoIntrinsic>(CB) || CB->onlyReadsMemory())
+            return false;
+        return true;
+    }
+    return I.mayWriteToMemory();
+}
+
+// A sub-group barrier orders the memory accesses of the work-items of a
+// sub-group. The work-items of a group run one after the other between
+// barriers here, so a barrier between two stretches of code (up to the
+// barriers, collectives or ends around it) that write no memory another
+// work-item reads orders nothing: DPC++'s sub-group loads put one before
+// and after every load. `boundary` tells the calls that end a stretch.
+// kind(call): 1 ends a stretch, 2 writes nothing (a query), 0 other.
+bool barrierNeeded(CallBase *B, const std::function<int(CallBase &)> &kind)
+{
+    // forward from just after B, backward from just before it
+    for (int dir = 0; dir < 2; dir++) {
+        std::set<BasicBlock *> seen;
+        std::vector<std::pair<BasicBlock *, Instruction *>> work;  // block, where to start (null: its end/start)
+        work.push_back({B->getParent(), B});
+        bool first = true;
+        while (!work.empty()) {
+            BasicBlock *BB = work.back().first;
+            Instruction *from = work.back().second;
+            work.pop_back();
+            if (!first && !seen.insert(BB).second)
+                continue;
+            first = false;
+            bool stopped = false;
+            if (dir == 0) {
+                auto it = from ? std::next(from->getIterator()) : BB->begin();
+                for (; it != BB->end() && !stopped; ++it) {
+                    int k = isa<CallBase>(&*it) ? kind(cast<CallBase>(*it)) : 0;
+                    if (k == 1) {
+                        stopped = true;
+                        break;
+                    }
+                    if (k == 0 && writesShared(*it))
+                        return true;
+                }
+                if (!stopped)
+                    for (BasicBlock *S : successors(BB))
+                        work.push_back({S, nullptr});
+            } else {
+                auto it = from ? from->getReverseIterator() : BB->rbegin();
+                if (from)
+                    ++it;
+                for (; it != BB->rend() && !stopped; ++it) {
+                    int k = isa<CallBase>(&*it) ? kind(cast<CallBase>(*it)) : 0;
+                    if (k == 1) {
+                        stopped = true;
+                        break;
+                    }
+                    if (k == 0 && writesShared(*it))
+                        return true;
+                }
+                if (!stopped)
+                    for (BasicBlock *P : predecessors(BB))
+                        work.push_back({P, nullptr});
+            }
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 bool isGroupStep(const Function *F)
@@ -282,11 +358,36 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
     }
     if (calls.empty())
         return true;
+    // Sub-group barriers that order nothing go (barrierNeeded), one at a
+    // time: the stretches around the others grow.
+    for (auto &cg : calls) {
+        if (cg.second.what != What::BARRIER)
+            continue;
+        auto kind = [&](CallBase &CB) {
+            Function *F = CB.getCalledFunction();
+            if (&CB == cg.first || (F && isQuery(F)))
+                return 2;
+            if (F && isBarrier(F))
+                return 1;
+            for (auto &o : calls)
+                if (o.first == &CB)
+                    return o.second.what == What::QUERY ? 2 : 1;
+            return 0;
+        };
+        if (!barrierNeeded(cg.first, kind)) {
+            cg.first->eraseFromParent();
+            cg.first = nullptr;
+        }
+    }
+    needUniform = false;
+    for (auto &cg : calls)
+        needUniform |= cg.first && cg.second.sub &&
+                       (cg.second.what == What::STEP || cg.second.what == What::BARRIER || cg.second.what == What::ELECT);
     // The queries first: the divergence analysis then sees the uniform
     // ones (maximum size, number of sub-groups) as arithmetic on the geometry.
     std::vector<Instruction *> sizes;  // get_sub_group_size's values
     for (auto &cg : calls) {
-        if (cg.second.what != What::QUERY)
+        if (!cg.first || cg.second.what != What::QUERY)
             continue;
         CallBase *CB = cg.first;
         std::string b = demangledBase(CB->getCalledFunction()->getName());
