@@ -143,9 +143,19 @@ static bool contig(dkernel *k)
     for (int i = 0; i < k->np - 1; i++)
         if (k->pk[i] != 'p')
             return false;
-    const char *s = c;  /* the operation: the letters before, after the length */
-    while (s > k->name && (s[-1] == '_' || (s[-1] >= 'a' && s[-1] <= 'z')))
-        s--;
+    /* the operation: <len>NAME_contig_kernel, the length counting to its end */
+    const char *end = c + strlen("_contig_kernel"), *s = NULL;
+    for (const char *t = c - 1; t > k->name && !s; t--) {
+        if (t[-1] < '0' || t[-1] > '9')
+            continue;
+        const char *d = t - 1;
+        while (d > k->name && d[-1] >= '0' && d[-1] <= '9')
+            d--;
+        if (strtol(d, NULL, 10) == end - t)
+            s = t;
+    }
+    if (!s)
+        return false;
     snprintf(k->op, sizeof k->op, "%.*s", (int)(c - s) < 63 ? (int)(c - s) : 63, s);
     if (strstr(k->name, "disabled_sg_loadstore"))
         strncat(k->op, " (no sg)", sizeof k->op - strlen(k->op) - 1);

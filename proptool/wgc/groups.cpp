@@ -16,10 +16,15 @@
 // work-item loads its result. A later SIMD form can do the same step in
 // registers. A work-group collective is reached by every work-item of
 // the group or none (OpenCL requires it, as of barriers). Sub-groups may
-// take different paths: a sub-group collective under a branch that
-// depends on the local id (LLVM's divergence analysis; some sub-group
-// uniform branches look divergent to it) falls back to fibers, and so
-// does any group function not handled here; --dump names it.
+// take different paths: where a sub-group collective is under a branch
+// that depends on the local id (LLVM's divergence analysis; some sub-group
+// uniform branches look divergent to it), the work-group function runs
+// the regions per work-item state instead (emitDivergentRegions), each
+// collective over the work-items of the sub-group that reached it. A
+// sub-group barrier that orders no memory another work-item reads is
+// dropped (barrierNeeded). A group function not handled here falls back
+// to fibers (sx-native-builtins.so has fiber versions: adapters/native/
+// groups.c); --dump names it.
 #include "wgc.h"
 
 #include <functional>
