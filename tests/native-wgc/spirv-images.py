@@ -3,7 +3,9 @@
 # spirv-images.py: the SPIR-V modules embedded in the shared objects of a
 # wheel (DPC++ puts one module per kernel in its offload sections), found
 # by the SPIR-V magic and walked instruction by instruction to the module's
-# end (the next magic, or the first word that cannot start an instruction).
+# end: its last OpFunctionEnd before the next magic or the first word that
+# cannot start an instruction (the last module of a library is followed by
+# other data, which may read as instructions for a while).
 #
 #   spirv-images.py WHEEL OUTDIR [STEP]
 #
@@ -26,17 +28,18 @@ def module_end(d, off):
     ver, _gen, bound, schema = struct.unpack_from('<4I', d, off + 4)
     if schema != 0 or (ver >> 16) != 1 or not 0 < bound <= 1 << 24:
         return None
-    p, functions = off + 20, False
+    p, end = off + 20, None
     while p + 4 <= len(d):
         w = struct.unpack_from('<I', d, p)[0]
         wc, op = w >> 16, w & 0xffff
         if wc == 0 or p + 4 * wc > len(d) or op > 7000:
             break
-        functions |= op == 56  # OpFunctionEnd
         p += 4 * wc
+        if op == 56:  # OpFunctionEnd: a module ends with its last function
+            end = p
         if d[p:p + 4] == MAGIC:
             break
-    return p if functions else None
+    return end
 
 
 def main():
