@@ -428,7 +428,7 @@ int main(int argc, char **argv)
     static dkernel ks[MAXK], tmp[64];
     int nk = 0;
     size_t scanned = 0;
-    for (size_t f = 0; f < nf && nk < max; f++) {
+    for (size_t f = 0; f < nf; f++) {
         size_t len;
         uint32_t *w = sxt_read_file(files[f], &len);
         if (!w)
@@ -436,14 +436,19 @@ int main(int argc, char **argv)
         int m = spv_kernels(w, len / 4, files[f], tmp, 64);
         scanned += (size_t)m;
         free(w);
-        for (int j = 0; j < m && nk < max; j++) {
+        for (int j = 0; j < m; j++) {
             if (!contig(&tmp[j]) || (only && !strstr(tmp[j].name, only) && !strstr(tmp[j].op, only)))
                 continue;
-            bool dup = false;
-            for (int i = 0; i < nk && !dup; i++)
-                dup = strcmp(ks[i].op, tmp[j].op) == 0;
-            if (!dup)
+            /* one per operation: float first, then double, int, the rest */
+            static const char rank[] = "fdilmjstachxyb";
+            int dup = -1;
+            for (int i = 0; i < nk && dup < 0; i++)
+                if (strcmp(ks[i].op, tmp[j].op) == 0)
+                    dup = i;
+            if (dup < 0 && nk < max)
                 ks[nk++] = tmp[j];
+            else if (dup >= 0 && strchr(rank, tmp[j].in) < strchr(rank, ks[dup].in))
+                ks[dup] = tmp[j];
         }
     }
     for (size_t f = 0; f < nf; f++)

@@ -4,7 +4,7 @@
 # variant (issue 28). The dpnp 0.20.0 wheel (PyPI, built with DPC++) is
 # downloaded once into the build tree; spirv-images.py takes every STEP-th
 # of its one-kernel SPIR-V modules (SX_DPNP_STEP, default 250; 1: all
-# 17685, hours); proptool makes each native variant. Counts compiled
+# 17684, hours); proptool makes each native variant. Counts compiled
 # kernels and fallbacks by reason, and fails on an image proptool cannot
 # take or a fallback whose reason dpnp-fallbacks.txt does not name.
 set -u
