@@ -33,6 +33,8 @@
 #include <llvm/Analysis/SyncDependenceAnalysis.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/IR/CFG.h>
@@ -175,6 +177,122 @@ void derivedPointers(AllocaInst *A, std::vector<Instruction *> &out, bool &escap
             }
         }
     }
+}
+
+// Is V a power of two or zero? ValueTracking's answer, and besides it
+// what ValueTracking of LLVM 14 does not see: a loop's recurrence p = 1;
+// p <<= 1 (or p *= 2, p >>= 1, p /= 2) through its phi; `phis` holds the
+// phis assumed so for now.
+bool pow2OrZero(Value *V, const DataLayout &DL, const std::set<PHINode *> &phis, unsigned depth = 0)
+{
+    if (!V->getType()->isIntegerTy() || depth > 6)
+        return false;
+    if (auto *P = dyn_cast<PHINode>(V))
+        if (phis.count(P))
+            return true;
+    if (isKnownToBeAPowerOfTwo(V, DL, /*OrZero*/ true))
+        return true;
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I)
+        return false;
+    auto pow2Const = [](Value *c) {
+        auto *C = dyn_cast<ConstantInt>(c);
+        return C && C->getValue().isPowerOf2();
+    };
+    switch (I->getOpcode()) {
+    case Instruction::Shl:
+    case Instruction::LShr:  // 2^a shifted: 2^b or zero
+    case Instruction::Trunc:
+    case Instruction::ZExt:
+        return pow2OrZero(I->getOperand(0), DL, phis, depth + 1);
+    case Instruction::UDiv:
+        return pow2Const(I->getOperand(1)) && pow2OrZero(I->getOperand(0), DL, phis, depth + 1);
+    case Instruction::Mul:  // 2^a * 2^b wraps to 2^(a+b) or zero
+        return (pow2Const(I->getOperand(1)) && pow2OrZero(I->getOperand(0), DL, phis, depth + 1)) ||
+               (pow2Const(I->getOperand(0)) && pow2OrZero(I->getOperand(1), DL, phis, depth + 1));
+    case Instruction::And:
+        return pow2OrZero(I->getOperand(0), DL, phis, depth + 1) || pow2OrZero(I->getOperand(1), DL, phis, depth + 1);
+    case Instruction::Select:
+        return pow2OrZero(I->getOperand(1), DL, phis, depth + 1) && pow2OrZero(I->getOperand(2), DL, phis, depth + 1);
+    default:
+        return false;
+    }
+}
+
+// Divisions and remainders by a power of two that is not a constant (a
+// loop's stride p = 1, p *= 2; a uniform 1 << k) become shifts and masks.
+// LLVM does that itself only where it sees the fact; it does not see it
+// through a recurrence, nor once the value is kept in a slot across a
+// barrier and reloaded (issue 28: x % p became a division). Done on R
+// before the regions form, so the rewritten code needs no fact later. A
+// divisor of zero, undefined in OpenCL C, gives some value and no trap.
+unsigned reducePow2Divisions(Function &R)
+{
+    const DataLayout &DL = R.getParent()->getDataLayout();
+    // the phis that are powers of two or zero: the largest set consistent
+    // with their incoming values (optimistic, then pruned to a fixpoint)
+    std::set<PHINode *> phis;
+    for (Instruction &I : instructions(R))
+        if (auto *P = dyn_cast<PHINode>(&I))
+            if (P->getType()->isIntegerTy())
+                phis.insert(P);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (PHINode *P : std::vector<PHINode *>(phis.begin(), phis.end()))
+            for (Value *in : P->incoming_values())
+                if (in != P && !pow2OrZero(in, DL, phis)) {
+                    phis.erase(P);
+                    changed = true;
+                    break;
+                }
+    }
+    std::vector<BinaryOperator *> work;
+    for (Instruction &I : instructions(R))
+        if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+            unsigned op = BO->getOpcode();
+            if ((op == Instruction::UDiv || op == Instruction::URem || op == Instruction::SDiv ||
+                 op == Instruction::SRem) && BO->getType()->isIntegerTy() && !isa<Constant>(BO->getOperand(1)) &&
+                pow2OrZero(BO->getOperand(1), DL, phis))
+                work.push_back(BO);
+        }
+    Module *M = R.getParent();
+    for (BinaryOperator *BO : work) {
+        IRBuilder<> B(BO);
+        Value *x = BO->getOperand(0), *v = BO->getOperand(1);
+        auto *T = cast<IntegerType>(BO->getType());
+        unsigned bw = T->getBitWidth();
+        Function *cttz = Intrinsic::getDeclaration(M, Intrinsic::cttz, {T});
+        // k = log2(v), masked: a shift by the width would be poison (v = 0)
+        Value *k = B.CreateAnd(B.CreateCall(cttz, {v, B.getFalse()}), ConstantInt::get(T, bw - 1));
+        Value *m = B.CreateSub(v, ConstantInt::get(T, 1));  // the low bits
+        Value *r;
+        switch (BO->getOpcode()) {
+        case Instruction::URem:
+            r = B.CreateAnd(x, m);
+            break;
+        case Instruction::UDiv:
+            r = B.CreateLShr(x, k);
+            break;
+        default: {
+            // toward zero: a negative x is biased by v - 1 first; v = 2^(bw-1)
+            // is negative as a signed divisor: x / v is x == v, x % v is x or 0
+            Value *bias = B.CreateAnd(B.CreateAShr(x, ConstantInt::get(T, bw - 1)), m);
+            Value *t = B.CreateAdd(x, bias);
+            Value *minv = ConstantInt::get(T, APInt::getSignedMinValue(bw));
+            Value *isMin = B.CreateICmpEQ(v, minv), *xIsMin = B.CreateICmpEQ(x, minv);
+            if (BO->getOpcode() == Instruction::SDiv)
+                r = B.CreateSelect(isMin, B.CreateZExt(xIsMin, T), B.CreateAShr(t, k));
+            else
+                r = B.CreateSelect(isMin, B.CreateSelect(xIsMin, ConstantInt::get(T, 0), x),
+                                   B.CreateSub(B.CreateAnd(t, m), bias));
+            break;
+        }
+        }
+        r->takeName(BO);
+        BO->replaceAllUsesWith(r);
+        BO->eraseFromParent();
+    }
+    return (unsigned)work.size();
 }
 
 struct Liveness {
@@ -376,6 +494,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
                 barriers.push_back(CB);
             }
     replaceLocals(*R, LL, R->getArg(ENV_LOCAL));
+    reducePow2Divisions(*R);
     res.barriers = (unsigned)barriers.size();
     Scopes SC(C);
     if (barriers.empty()) {
