@@ -183,7 +183,7 @@ unsigned reloadStoredPhis(Loop *L, Instruction *at, const DominatorTree &DT)
 // loops of a few constant iterations (a 16-wide tile) are unrolled instead,
 // which leaves the x loop innermost with the loop's values in registers.
 void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBlock *> &divergentReach,
-                  ScalarEvolution &SE, std::vector<Loop *> &out)
+                  ScalarEvolution &SE, bool shared, std::vector<Loop *> &out)
 {
     if (L->isInnermost() && L->getLoopLatch()) {
         unsigned trip = SE.getSmallConstantTripCount(L);
@@ -192,7 +192,7 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
             return;
         }
     }
-    bool ok = !divergentReach.count(L->getHeader()) && (crossesMemory(L, SE) || serialInWorkItem(L, SE));
+    bool ok = !divergentReach.count(L->getHeader()) && (crossesMemory(L, SE) || (shared && serialInWorkItem(L, SE)));
     SmallVector<BasicBlock *, 8> exiting;
     L->getExitingBlocks(exiting);
     for (BasicBlock *E : exiting) {
@@ -215,7 +215,7 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
     if (ok)
         out.push_back(L);
     for (Loop *S : *L)
-        uniformLoops(S, DA, divergentReach, SE, out);
+        uniformLoops(S, DA, divergentReach, SE, shared, out);
 }
 
 }  // namespace
@@ -481,8 +481,23 @@ unsigned addImplicitLoopBarriers(Function &K)
     TargetLibraryInfo TLI(TLII);
     AssumptionCache AC(K);
     ScalarEvolution SE(K, TLI, AC, DT, LI);
+    // A loop serial in each work-item (serialInWorkItem) that walks a row
+    // per work-item pays as the inner loop over work-items only where the
+    // rows are shared: in a kernel of several dimensions, where the lanes
+    // (x) of every y read the same rows, which stay in cache between the
+    // regions (syrk: 32 rows for a group of 32 x 8). With one row per
+    // work-item (atax, mvt: 1-D) the lanes would gather from as many rows
+    // as the group is wide, out of the prefetcher's reach: each work-item's
+    // own stream runs faster.
+    bool shared = false;
+    for (Instruction &I : instructions(K))
+        if (auto *CB = dyn_cast<CallBase>(&I))
+            if (Function *F = CB->getCalledFunction())
+                if (isQuery(F) && CB->arg_size() == 1 && F->getName().contains("_id"))
+                    if (auto *d = dyn_cast<ConstantInt>(CB->getArgOperand(0)))
+                        shared |= d->getZExtValue() >= 1 && d->getZExtValue() < 3;
     for (Loop *L : LI)
-        uniformLoops(L, DA, reach, SE, loops);
+        uniformLoops(L, DA, reach, SE, shared, loops);
     if (loops.empty() || arrays)
         return 0;
     Module &M = *K.getParent();
