@@ -34,6 +34,8 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/ConstantRange.h>
+#include <llvm/Support/KnownBits.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/ADT/PostOrderIterator.h>
@@ -676,6 +678,22 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
         ReturnInst::Create(C, ConstantInt::get(i32, k + 1), bblk[k]);
     }
     std::vector<std::map<Value *, Value *>> memo(bblk.size());
+    // What is known of an integer's bits before it is kept (x & 255: below
+    // 256, non-negative) goes on its reload as !range: the next region's
+    // code keeps the fact (a signed division by a constant of a value known
+    // non-negative is a shift, a compare with a bound folds). Computed
+    // first: the rewriting below turns operands into reloads.
+    std::map<unsigned, ConstantRange> ranges;
+    for (unsigned vi : across.set_bits()) {
+        Instruction *V = L.values[vi];
+        if (!V->getType()->isIntegerTy() || V->getType()->getIntegerBitWidth() > 64)
+            continue;
+        KnownBits KB = computeKnownBits(V, DL);
+        ConstantRange CR = ConstantRange::fromKnownBits(KB, /*IsSigned*/ false)
+                               .intersectWith(ConstantRange::fromKnownBits(KB, true), ConstantRange::Unsigned);
+        if (!CR.isFullSet() && !CR.isEmptySet() && !CR.isSingleElement())
+            ranges.emplace(vi, CR);
+    }
     for (unsigned vi : across.set_bits()) {
         Instruction *V = L.values[vi];
         unsigned budget = 16;
@@ -706,6 +724,13 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
                     v = cloneTree(V, t, disp, memo[k]);
                 } else {
                     auto *ld = new LoadInst(V->getType(), in, V->getName() + ".ld", t);
+                    auto rit = ranges.find(vi);
+                    if (rit != ranges.end()) {
+                        Type *T = V->getType();
+                        ld->setMetadata(LLVMContext::MD_range,
+                                        MDNode::get(C, {ConstantAsMetadata::get(ConstantInt::get(T, rit->second.getLower())),
+                                                        ConstantAsMetadata::get(ConstantInt::get(T, rit->second.getUpper()))}));
+                    }
                     SC.tag(ld, uni ? SC_UNIFORM_IN : SC_PRIVATE);
                     v = ld;
                 }
