@@ -493,7 +493,7 @@ unsigned addImplicitLoopBarriers(Function &K)
     for (Instruction &I : instructions(K))
         if (auto *CB = dyn_cast<CallBase>(&I))
             if (Function *F = CB->getCalledFunction())
-                if (isQuery(F) && CB->arg_size() == 1 && F->getName().contains("_id"))
+                if (isQuery(F) && CB->arg_size() == 1 && F->getName().contains("_id") && !CB->use_empty())
                     if (auto *d = dyn_cast<ConstantInt>(CB->getArgOperand(0)))
                         shared |= d->getZExtValue() >= 1 && d->getZExtValue() < 3;
     for (Loop *L : LI)
