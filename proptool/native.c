@@ -232,7 +232,13 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
     }
     if (ok) {
         char *march = t->march ? sxp_xasprintf("-march=%s", t->march) : NULL;
+        /* No loop versioned on a run-time stride being 1 (LLVM's
+         * symbolic-stride speculation): in a work-item loop a stride that
+         * is a kernel argument (a[j * n + k] over j) is a row length, never
+         * 1, and the speculation left such loops scalar where a gather
+         * vectorises them (issue 28: syrk). */
         char *const a3[] = {(char *)t->clang, "-O3", "-fPIC", "-shared", "-nostdlib", "-Wno-override-module",
+                            "-mllvm", "-enable-mem-access-versioning=false",
                             "-target", "x86_64-unknown-linux-gnu", (char *)wg, "-o", (char *)so, march, NULL};
         ok = run(spv->origin, a3, log);
         free(march);
