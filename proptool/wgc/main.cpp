@@ -166,6 +166,15 @@ int main(int argc, char **argv)
     // region copies fold their dispatch on the constant region number).
     if (!wgc::runPipeline(M, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)", err))
         return fail(err);
+    // Each table's math builtins to its ISA's vector math (after the
+    // instcombine above, which may rewrite pow into exp2).
+    for (const wgc::KernelResult &r : results) {
+        wgc::vectorMath(*r.wg, 0);
+        if (r.wg_v3 && r.wg_v3 != r.wg)
+            wgc::vectorMath(*r.wg_v3, 3);
+        if (r.wg_v4 && r.wg_v4 != r.wg)
+            wgc::vectorMath(*r.wg_v4, 4);
+    }
     std::string msg;
     raw_string_ostream os(msg);
     if (verifyModule(M, &os))

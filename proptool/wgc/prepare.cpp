@@ -284,6 +284,46 @@ static void lowerBuiltinAbi(Module &M)
     }
 }
 
+// OpenCL C builtins that compute a value from their arguments only (math,
+// common, integer, geometric and relational functions): with no pointer
+// parameter, such a call reads and writes no memory the kernel sees (libm's
+// errno is not OpenCL's), so a uniform one leaves the work-item loop (LICM)
+// and the loop vectoriser may widen it (vmath.cpp).
+static bool isPureBuiltin(const std::string &b)
+{
+    static const std::set<std::string> names = {
+        "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atanh", "atanpi", "atan2pi", "cbrt",
+        "ceil", "copysign", "cos", "cosh", "cospi", "erfc", "erf", "exp", "exp2", "exp10", "expm1", "fabs", "fdim",
+        "floor", "fma", "fmax", "fmin", "fmod", "hypot", "ilogb", "ldexp", "lgamma", "log", "log2", "log10", "log1p",
+        "logb", "mad", "maxmag", "minmag", "nan", "nextafter", "pow", "pown", "powr", "remainder", "rint", "rootn",
+        "round", "rsqrt", "sin", "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi", "tgamma", "trunc",
+        "clamp", "degrees", "max", "min", "mix", "radians", "step", "smoothstep", "sign",
+        "abs", "abs_diff", "add_sat", "hadd", "rhadd", "clz", "ctz", "mad_hi", "mad_sat", "mul_hi", "rotate",
+        "sub_sat", "upsample", "popcount", "mad24", "mul24",
+        "cross", "dot", "distance", "length", "normalize", "fast_distance", "fast_length", "fast_normalize",
+        "isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal", "islessgreater",
+        "isfinite", "isinf", "isnan", "isnormal", "isordered", "isunordered", "signbit", "any", "all",
+        "bitselect", "select"};
+    return names.count(b) || b.rfind("native_", 0) == 0 || b.rfind("half_", 0) == 0;
+}
+
+static void markPureBuiltins(Module &M)
+{
+    for (Function &F : M) {
+        if (!F.isDeclaration() || F.isIntrinsic() || !isPureBuiltin(demangledBase(F.getName())))
+            continue;
+        bool pointers = false;
+        for (Type *t : F.getFunctionType()->params())
+            pointers |= t->isPointerTy();
+        if (pointers || F.getReturnType()->isVoidTy())
+            continue;
+        F.setDoesNotAccessMemory();
+        F.setDoesNotThrow();
+        F.setWillReturn();
+        F.addFnAttr(Attribute::NoSync);
+    }
+}
+
 static void materialize(ConstantExpr *CE)
 {
     for (User *U : SmallVector<User *, 8>(CE->users()))
@@ -488,6 +528,7 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     mathToIntrinsics(M);
     renameBuiltins(M);
     lowerBuiltinAbi(M);
+    markPureBuiltins(M);
     exportProgramScope(M);
 
     return runPipeline(M, "always-inline,function(sroa,early-cse,instcombine,simplifycfg)", err);

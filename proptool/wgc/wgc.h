@@ -141,6 +141,12 @@ unsigned addImplicitLoopBarriers(llvm::Function &K);
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);
 
+// vmath.cpp: the math builtins of a table's work-group function call the
+// builtins module's vector math of that table's ISA (level 0, 3 or 4):
+// scalar calls for the loop vectoriser, vector calls directly. Returns
+// the number of calls seen.
+unsigned vectorMath(llvm::Function &W, int level);
+
 }  // namespace wgc
 
 #endif

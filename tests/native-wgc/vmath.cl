@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// vmath.cl: the math builtins in vectorised work-item loops and on vectors
+// (issue 28: vector math per table), one kernel per function and shape:
+// fN_FN on float, floatN, dN_FN on double, doubleN (vmath-e2e.c checks them).
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+#define K1(fn)                                                                                                         \
+    kernel void f1_##fn(global const float *x, global const float *y, global float *o)                                \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }                                                                  \
+    kernel void f4_##fn(global const float4 *x, global const float4 *y, global float4 *o)                             \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }                                                                  \
+    kernel void f16_##fn(global const float16 *x, global const float16 *y, global float16 *o)                         \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }                                                                  \
+    kernel void d1_##fn(global const double *x, global const double *y, global double *o)                             \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }                                                                  \
+    kernel void d3_##fn(global const double *x, global const double *y, global double *o)                             \
+    { size_t i = get_global_id(0); vstore3(fn(vload3(i, x)), i, o); }                                                  \
+    kernel void d8_##fn(global const double8 *x, global const double8 *y, global double8 *o)                          \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }
+
+#define K2(fn)                                                                                                         \
+    kernel void f1_##fn(global const float *x, global const float *y, global float *o)                                \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], y[i]); }                                                            \
+    kernel void f4_##fn(global const float4 *x, global const float4 *y, global float4 *o)                             \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], y[i]); }                                                            \
+    kernel void f16_##fn(global const float16 *x, global const float16 *y, global float16 *o)                         \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], y[i]); }                                                            \
+    kernel void d1_##fn(global const double *x, global const double *y, global double *o)                             \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], y[i]); }                                                            \
+    kernel void d3_##fn(global const double *x, global const double *y, global double *o)                             \
+    { size_t i = get_global_id(0); vstore3(fn(vload3(i, x), vload3(i, y)), i, o); }                                    \
+    kernel void d8_##fn(global const double8 *x, global const double8 *y, global double8 *o)                          \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], y[i]); }
+
+K1(exp) K1(exp2) K1(exp10) K1(expm1) K1(log) K1(log2) K1(log10) K1(log1p) K1(sin) K1(cos) K1(tan) K1(sinh) K1(cosh)
+K1(tanh) K1(asin) K1(acos) K1(atan) K1(cbrt) K2(atan2) K2(pow)
+
+// pow(2, k): exact powers of two (uniform k hoisted, per-item k vectorised)
+kernel void pow2_uniform(global const float *x, global float *o, int k)
+{ size_t i = get_global_id(0); o[i] = x[i] * pow(2.0f, (float)k); }
+kernel void pow2_item(global const int *k, global float *o, global double *od)
+{ size_t i = get_global_id(0); o[i] = pow(2.0f, (float)k[i]); od[i] = pow(2.0, (double)k[i]); }
