@@ -14,8 +14,9 @@
  * module's ABI with sx-wgc; doc/abi.md lists it.
  *
  * With SLEEF (Debian libsleef-dev) each is SLEEF's 1.0-ulp function for
- * that ISA, well inside the OpenCL C bounds (exp 3 ulp, sin 4, pow 16, ...).
- * Without it each lane calls libm (correct, not faster). */
+ * that ISA, well inside the OpenCL C bounds (exp 3 ulp, sin 4, pow 16, ...),
+ * except float sin, cos and pow: glibc's libmvec where it is (below).
+ * Without SLEEF each lane calls libm (correct, not faster). */
 #include <math.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -40,23 +41,33 @@ typedef long long l8 __attribute__((vector_size(64)));
 
 /* The functions, their libm names and how many arguments they take; the
  * three of SX_VMATH_RANGED need SLEEF's result mended at the ends of
- * their range (below). */
+ * their range (below); SX_VMATH_MVEC's float ones come from glibc's
+ * libmvec where it is there (Intel's SVML code: pow twice as fast as
+ * SLEEF's, within 4 ulp as glibc documents, and the OpenCL bounds of these
+ * are 4 and 16; doubles stay with SLEEF's 1 ulp). */
 #define SX_VMATH_FUNCS(X)                                                                                              \
-    X(exp, 1) X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log, 1) X(log2, 1) X(log10, 1) X(sin, 1) X(cos, 1) X(tan, 1)         \
-    X(tanh, 1) X(asin, 1) X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2) X(pow, 2)
+    X(exp, 1) X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log, 1) X(log2, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
+    X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2)
 #define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1)
+#define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1) X(pow, 2)
 
-/* Every variant: X(fn, arity, T, N, isa, vector type, mask type, SLEEF's suffix). */
-#define SX_VMATH_VARIANTS(X, fn, n)                                                                                    \
-    X(fn, n, f, 4, sse2, f4, i4, sse2) X(fn, n, d, 2, sse2, d2, l2, sse2) X(fn, n, f, 4, avx2, f4, i4, avx2128)        \
-    X(fn, n, d, 2, avx2, d2, l2, avx2128) X(fn, n, f, 8, avx2, f8, i8, avx2) X(fn, n, d, 4, avx2, d4, l4, avx2)        \
-    X(fn, n, f, 16, avx512, f16, i16, avx512f) X(fn, n, d, 8, avx512, d8, l8, avx512f)
+/* Every variant: X(fn, arity, T, N, isa, vector type, mask type, SLEEF's
+ * suffix, libmvec's ISA letter). */
+#define SX_VMATH_FLOAT(X, fn, n)                                                                                       \
+    X(fn, n, f, 4, sse2, f4, i4, sse2, b) X(fn, n, f, 4, avx2, f4, i4, avx2128, b) X(fn, n, f, 8, avx2, f8, i8, avx2, d) \
+    X(fn, n, f, 16, avx512, f16, i16, avx512f, e)
+#define SX_VMATH_DOUBLE(X, fn, n)                                                                                      \
+    X(fn, n, d, 2, sse2, d2, l2, sse2, b) X(fn, n, d, 2, avx2, d2, l2, avx2128, b) X(fn, n, d, 4, avx2, d4, l4, avx2, d) \
+    X(fn, n, d, 8, avx512, d8, l8, avx512f, e)
+#define SX_VMATH_VARIANTS(X, fn, n) SX_VMATH_FLOAT(X, fn, n) SX_VMATH_DOUBLE(X, fn, n)
+
+#define SEL(vt, mt, m, a, b) ((vt)(((mt)(a) & (m)) | ((mt)(b) & ~(m))))
 
 #if HAVE_SLEEF
 /* SLEEF's names: Sleef_expf4_u10sse2, Sleef_expd4_u10avx2, ... Declared
  * here with GCC vector types (sleef.h declares only what the compiler's
  * flags enable, and this file is built for baseline x86-64). */
-#define SL(fn, n, T, N, isa, vt, mt, tag) SL##n(fn, T, N, isa, vt, tag)
+#define SL(fn, n, T, N, isa, vt, mt, tag, L) SL##n(fn, T, N, isa, vt, tag)
 #define SL1(fn, T, N, isa, vt, tag)                                                                                    \
     vt Sleef_##fn##T##N##_u10##tag(vt) T_##isa;                                                                        \
     EXPORT T_##isa vt __sx_vm_##fn##_##T##N##_##isa(vt x);                                                             \
@@ -82,7 +93,6 @@ SX_VMATH_FUNCS(ALL)
             any_ |= m[i_] != 0;                                                                                        \
         any_;                                                                                                          \
     })
-#define SEL(vt, mt, m, a, b) ((vt)(((mt)(a) & (m)) | ((mt)(b) & ~(m))))
 #define BIG_log1p_f 0x1p64f
 #define BIG_log1p_d 0x1p512
 #define BIG_sinh_f 88.0f
@@ -105,7 +115,7 @@ SX_VMATH_FUNCS(ALL)
     }
 #define FIX_sinh(T, N, tag, vt, mt, x, r) FIX_HYP(T, N, tag, vt, mt, x, r, 1)
 #define FIX_cosh(T, N, tag, vt, mt, x, r) FIX_HYP(T, N, tag, vt, mt, x, r, 0)
-#define SLR(fn, n, T, N, isa, vt, mt, tag)                                                                             \
+#define SLR(fn, n, T, N, isa, vt, mt, tag, L)                                                                            \
     vt Sleef_##fn##T##N##_u10##tag(vt) T_##isa;                                                                        \
     EXPORT T_##isa vt __sx_vm_##fn##_##T##N##_##isa(vt x);                                                             \
     vt __sx_vm_##fn##_##T##N##_##isa(vt x)                                                                             \
@@ -115,9 +125,33 @@ SX_VMATH_FUNCS(ALL)
     }
 #define RANGED(fn, n) SX_VMATH_VARIANTS(SLR, fn, n)
 SX_VMATH_RANGED(RANGED)
+#if HAVE_LIBMVEC
+/* glibc's names: _ZGVeN16v_sinf, _ZGVdN8vv_powf, ... (b: SSE, d: AVX2,
+ * e: AVX-512; each picks its code by the CPU at load). libmvec's pow
+ * returns NaN for pow(sNaN, 0); C and OpenCL say 1 for pow(x, 0) and
+ * pow(1, y), whatever the other argument. */
+#define MV(fn, n, T, W, isa, vt, mt, tag, L) MV##n(fn, W, isa, vt, mt, L)
+#define MV1(fn, W, isa, vt, mt, L)                                                                                     \
+    vt _ZGV##L##N##W##v_##fn##f(vt) T_##isa;                                                                           \
+    EXPORT T_##isa vt __sx_vm_##fn##_f##W##_##isa(vt x);                                                               \
+    vt __sx_vm_##fn##_f##W##_##isa(vt x) { return _ZGV##L##N##W##v_##fn##f(x); }
+#define MV2(fn, W, isa, vt, mt, L)                                                                                     \
+    vt _ZGV##L##N##W##vv_##fn##f(vt, vt) T_##isa;                                                                      \
+    EXPORT T_##isa vt __sx_vm_##fn##_f##W##_##isa(vt x, vt y);                                                         \
+    vt __sx_vm_##fn##_f##W##_##isa(vt x, vt y)                                                                         \
+    {                                                                                                                  \
+        vt r = _ZGV##L##N##W##vv_##fn##f(x, y);                                                                        \
+        mt m = (x == 1.0f) | (y == 0.0f);                                                                              \
+        return SEL(vt, mt, m, (vt){0} + 1.0f, r);                                                                      \
+    }
+#define MVEC(fn, n) SX_VMATH_FLOAT(MV, fn, n) SX_VMATH_DOUBLE(SL, fn, n)
+SX_VMATH_MVEC(MVEC)
+#else
+SX_VMATH_MVEC(ALL)
+#endif
 #else
 /* Per lane through libm: float through the f-suffixed function. */
-#define LN(fn, n, T, N, isa, vt, mt, tag) LN##n(fn, T, N, isa, vt, T##_SFX)
+#define LN(fn, n, T, N, isa, vt, mt, tag, L) LN##n(fn, T, N, isa, vt, T##_SFX)
 #define f_SFX f
 #define d_SFX
 #define CAT(a, b) CAT_(a, b)
@@ -143,4 +177,5 @@ SX_VMATH_RANGED(RANGED)
 #define ALL(fn, n) SX_VMATH_VARIANTS(LN, fn, n)
 SX_VMATH_FUNCS(ALL)
 SX_VMATH_RANGED(ALL)
+SX_VMATH_MVEC(ALL)
 #endif
