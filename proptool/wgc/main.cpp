@@ -100,6 +100,7 @@ int main(int argc, char **argv)
         if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL)
             kernels.push_back(&F);
     std::string err;
+    wgc::vectorMathEnabled = vmath;
     if (!wgc::prepare(M, imports, err))
         return fail(err);
     wgc::inlineAtomics(M);
@@ -179,6 +180,8 @@ int main(int argc, char **argv)
         if (r.wg_v4 && r.wg_v4 != r.wg)
             wgc::vectorMath(*r.wg_v4, 4);
     }
+    if (vmath)  // vector math's calls left elsewhere (fibers, kept kernels)
+        wgc::lowerBuiltinAbi(M, false);
     std::string msg;
     raw_string_ostream os(msg);
     if (verifyModule(M, &os))

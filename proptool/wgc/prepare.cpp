@@ -194,8 +194,8 @@ bool usesVectorMemoryAbi(const Function &F)
     for (const Instruction &I : instructions(F))
         if (auto *CB = dyn_cast<CallBase>(&I)) {
             const Function *G = CB->getCalledFunction();
-            if (!G || !G->isDeclaration() || G->isIntrinsic())
-                continue;
+            if (!G || !G->isDeclaration() || G->isIntrinsic() || isVectorMathBuiltin(*G))
+                continue;  // (vector math: vmath.cpp's calls of the table's own ISA)
             if (G->getReturnType()->isVectorTy() && DL.getTypeAllocSize(G->getReturnType()) > 16)
                 return true;
             for (unsigned i = 0; i < G->arg_size(); i++)
@@ -205,13 +205,22 @@ bool usesVectorMemoryAbi(const Function &F)
     return false;
 }
 
-static void lowerBuiltinAbi(Module &M)
+// Math builtins on vectors that vmath.cpp turns into vector-math calls
+// keep their plain vector types until then (vectorMathEnabled); sx-wgc
+// lowers what is left of them at the end (main.cpp: vectorMathLater
+// false), and only those: the vector math's own entry points are called
+// with vectors in registers.
+bool vectorMathEnabled = true;
+
+void lowerBuiltinAbi(Module &M, bool vectorMathLater)
 {
     const DataLayout &DL = M.getDataLayout();
     LLVMContext &C = M.getContext();
     for (Function &F : make_early_inc_range(M)) {
         if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
             continue;
+        if (vectorMathLater == isVectorMathBuiltin(F))
+            continue;  // first all others, then (main.cpp) what vector math left
         std::string base = demangledBase(F.getName());
         if (isGroupFunction(base) && groupFunctionHandled(base))
             continue;  // compiled inline (groups.cpp), never called
@@ -527,7 +536,9 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     }
     mathToIntrinsics(M);
     renameBuiltins(M);
-    lowerBuiltinAbi(M);
+    lowerBuiltinAbi(M, true);
+    if (!vectorMathEnabled)
+        lowerBuiltinAbi(M, false);
     markPureBuiltins(M);
     exportProgramScope(M);
 

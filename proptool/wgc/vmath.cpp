@@ -70,22 +70,23 @@ std::vector<Variant> variants(int level, bool dbl)
     return v;
 }
 
-// The math function a call computes, or null: an intrinsic of the list or
-// a builtin of it (demangled), float or double (scalar or vector), every
+// The math function F computes, or null: an intrinsic of the list or a
+// builtin of it (demangled), float or double (scalar or vector), every
 // argument of the result's type.
-const MathFn *mathOf(const CallInst *CI)
+const MathFn *mathOf(const Function *F)
 {
-    const Function *F = CI->getCalledFunction();
     if (!F || !F->isDeclaration())
         return nullptr;
-    Type *rt = CI->getType();
+    Type *rt = F->getReturnType();
     Type *et = rt->getScalarType();
     if (!et->isFloatTy() && !et->isDoubleTy())
         return nullptr;
     if (rt->isVectorTy() && !isa<FixedVectorType>(rt))
         return nullptr;
-    for (const Use &a : CI->args())
-        if (a->getType() != rt)
+    if (F->isVarArg())
+        return nullptr;
+    for (Type *a : F->getFunctionType()->params())
+        if (a != rt)
             return nullptr;
     std::string base = F->isIntrinsic() ? "" : demangledBase(F->getName());
     if (!F->isIntrinsic()) {  // the mangled parameters must say these types (float2 goes as a double)
@@ -93,13 +94,13 @@ const MathFn *mathOf(const CallInst *CI)
         if (auto *v = dyn_cast<FixedVectorType>(rt))
             t = "Dv" + std::to_string(v->getNumElements()) + "_" + t;
         std::string want = "_Z" + std::to_string(base.size()) + base + t;
-        if (CI->arg_size() == 2)
+        if (F->arg_size() == 2)
             want += rt->isVectorTy() ? "S_" : t;
         if (F->getName() != want)
             return nullptr;
     }
     for (const MathFn &m : FUNCS) {
-        if (m.nargs != CI->arg_size())
+        if (m.nargs != F->arg_size())
             continue;
         if (F->isIntrinsic() ? F->getIntrinsicID() == m.id && m.id != Intrinsic::not_intrinsic : base == m.name)
             return &m;
@@ -264,6 +265,12 @@ unsigned lowerLdexp(Function &F)
 
 }  // namespace
 
+bool isVectorMathBuiltin(const Function &F)
+{
+    const MathFn *m = mathOf(&F);
+    return m && !F.isIntrinsic() && F.getReturnType()->isVectorTy();
+}
+
 unsigned vectorMath(Function &F, int level)
 {
     lowerLdexp(F);
@@ -271,7 +278,7 @@ unsigned vectorMath(Function &F, int level)
     std::vector<std::pair<CallInst *, const MathFn *>> calls;
     for (Instruction &I : instructions(F))
         if (auto *CI = dyn_cast<CallInst>(&I))
-            if (const MathFn *m = mathOf(CI))
+            if (const MathFn *m = mathOf(CI->getCalledFunction()))
                 calls.push_back({CI, m});
     for (auto &c : calls) {
         if (c.first->getType()->isVectorTy())
