@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <llvm/IR/InstIterator.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -180,8 +181,17 @@ int main(int argc, char **argv)
         if (r.wg_v4 && r.wg_v4 != r.wg)
             wgc::vectorMath(*r.wg_v4, 4);
     }
-    if (vmath)  // vector math's calls left elsewhere (fibers, kept kernels)
-        wgc::lowerBuiltinAbi(M, false);
+    // Elsewhere (fiber kernels' bodies, kernels kept, recursive functions),
+    // which clang may inline into any table's functions: the baseline's.
+    if (vmath) {
+        std::set<Function *> tables;
+        for (const wgc::KernelResult &r : results)
+            tables.insert({r.wg, r.wg_v3, r.wg_v4});
+        for (Function &F : M)
+            if (!F.isDeclaration() && !tables.count(&F))
+                wgc::vectorMath(F, 0);
+        wgc::lowerBuiltinAbi(M, false);  // none should be left
+    }
     std::string msg;
     raw_string_ostream os(msg);
     if (verifyModule(M, &os))

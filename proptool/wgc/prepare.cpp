@@ -186,16 +186,21 @@ static Type *abiType(LLVMContext &C, VecAbi a, Type *T)
     }
 }
 
-// Does F call a builtin with a vector over 16 bytes (in memory, or
+// Does F, or a function it calls (clang may inline it: a fiber kernel's
+// body), call a builtin with a vector over 16 bytes (in memory, or
 // returned in several XMM registers)?
-bool usesVectorMemoryAbi(const Function &F)
+static bool usesVectorMemoryAbi(const Function &F, std::set<const Function *> &seen)
 {
+    if (!seen.insert(&F).second)
+        return false;
     const DataLayout &DL = F.getParent()->getDataLayout();
     for (const Instruction &I : instructions(F))
         if (auto *CB = dyn_cast<CallBase>(&I)) {
             const Function *G = CB->getCalledFunction();
+            if (G && !G->isDeclaration() && usesVectorMemoryAbi(*G, seen))
+                return true;
             if (!G || !G->isDeclaration() || G->isIntrinsic() || isVectorMathBuiltin(*G))
-                continue;  // (vector math: vmath.cpp's calls of the table's own ISA)
+                continue;  // (vector math: vmath.cpp's calls of an ISA every table has)
             if (G->getReturnType()->isVectorTy() && DL.getTypeAllocSize(G->getReturnType()) > 16)
                 return true;
             for (unsigned i = 0; i < G->arg_size(); i++)
@@ -203,6 +208,12 @@ bool usesVectorMemoryAbi(const Function &F)
                     return true;
         }
     return false;
+}
+
+bool usesVectorMemoryAbi(const Function &F)
+{
+    std::set<const Function *> seen;
+    return usesVectorMemoryAbi(F, seen);
 }
 
 // Math builtins on vectors that vmath.cpp turns into vector-math calls

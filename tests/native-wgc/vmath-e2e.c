@@ -148,12 +148,13 @@ static int launch(const char *name, size_t g, size_t l, uint32_t n, const sx_arg
 
 static sx_arg ptr(uint32_t i, const void *p) { return (sx_arg){SX_ARG_POINTER, i, sizeof(void *), p}; }
 
-/* One kernel: shape "f1", "f4", "f16", "d1", "d3" or "d8". */
+/* One kernel: shape "f1", "f4", "f16", "d1", "d3" or "d8" (fib8: float8
+ * on fibers). */
 static void run_shape(const struct fn *f, const char *shape, const float *xf, const float *yf, const double *xd,
                       const double *yd)
 {
     int dbl = shape[0] == 'd';
-    size_t lanes = (size_t)atoi(shape + 1), esz = dbl ? 8 : 4;
+    size_t lanes = (size_t)atoi(shape + strcspn(shape, "0123456789")), esz = dbl ? 8 : 4;
     void *x = alloc(N * esz), *y = alloc(N * esz), *o = alloc(N * esz);
     memcpy(x, dbl ? (const void *)xd : (const void *)xf, N * esz);
     memcpy(y, dbl ? (const void *)yd : (const void *)yf, N * esz);
@@ -267,6 +268,8 @@ int main(int argc, char **argv)
         inputs(f, 1, yf, yd);
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
             run_shape(f, shapes[s], xf, yf, xd, yd);
+        if (!strcmp(f->name, "tanh"))
+            run_shape(f, "fib8", xf, yf, xd, yd);
     }
     if (argc <= 2)
         t_pow2();

@@ -40,3 +40,17 @@ kernel void pow2_uniform(global const float *x, global float *o, int k)
 { size_t i = get_global_id(0); o[i] = x[i] * pow(2.0f, (float)k); }
 kernel void pow2_item(global const int *k, global float *o, global double *od)
 { size_t i = get_global_id(0); o[i] = pow(2.0f, (float)k[i]); od[i] = pow(2.0, (double)k[i]); }
+
+// A kernel on fibers (a barrier, and a recursive function that asks for
+// the work-item): its body is a function of its own that every table's
+// entry calls (baseline vector math there).
+int fib_depth(int n) { return n <= 1 ? (int)get_local_id(0) : fib_depth(n - 1) + fib_depth(n - 2); }
+kernel void fib8_tanh(global const float8 *x, global const float8 *y, global float8 *o)
+{
+    size_t i = get_global_id(0);
+    float8 v = tanh(x[i]);
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    if (fib_depth(i & 3) < 0)
+        v.s7 = 0.0f;
+    o[i] = v;
+}
