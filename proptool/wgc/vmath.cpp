@@ -71,8 +71,8 @@ std::vector<Variant> variants(int level, bool dbl)
 }
 
 // The math function F computes, or null: an intrinsic of the list or a
-// builtin of it (demangled), float or double (scalar or vector), every
-// argument of the result's type.
+// builtin of it (demangled; native_ and half_ ones too), float or double
+// (scalar or vector), every argument of the result's type.
 const MathFn *mathOf(const Function *F)
 {
     if (!F || !F->isDeclaration())
@@ -98,6 +98,12 @@ const MathFn *mathOf(const Function *F)
             want += rt->isVectorTy() ? "S_" : t;
         if (F->getName() != want)
             return nullptr;
+        // native_exp, half_sin, ... (float only; their accuracy is the
+        // implementation's, or 8192 ulp): the full-precision function.
+        // (powr is not pow: the builtins module's own in every lane.)
+        for (const char *pre : {"native_", "half_"})
+            if (base.rfind(pre, 0) == 0 && et->isFloatTy())
+                base = base.substr(strlen(pre));
     }
     for (const MathFn &m : FUNCS) {
         if (m.nargs != F->arg_size())

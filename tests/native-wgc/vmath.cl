@@ -32,6 +32,16 @@
     kernel void d8_##fn(global const double8 *x, global const double8 *y, global double8 *o)                          \
     { size_t i = get_global_id(0); o[i] = fn(x[i], y[i]); }
 
+// float only (native_ and half_ functions)
+#define KF1(fn)                                                                                                        \
+    kernel void f1_##fn(global const float *x, global const float *y, global float *o)                                \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }                                                                  \
+    kernel void f4_##fn(global const float4 *x, global const float4 *y, global float4 *o)                             \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }                                                                  \
+    kernel void f16_##fn(global const float16 *x, global const float16 *y, global float16 *o)                         \
+    { size_t i = get_global_id(0); o[i] = fn(x[i]); }
+
+K1(rsqrt) KF1(native_exp) KF1(native_log2) KF1(native_sin) KF1(native_cos) KF1(half_exp)
 K1(exp) K1(exp2) K1(exp10) K1(expm1) K1(log) K1(log2) K1(log10) K1(log1p) K1(sin) K1(cos) K1(tan) K1(sinh) K1(cosh)
 K1(tanh) K1(asin) K1(acos) K1(atan) K1(cbrt) K2(atan2) K2(pow)
 
