@@ -157,6 +157,94 @@ static void inlineRootsAndDivisions(Module &M)
     }
 }
 
+// The signedness an Itanium-mangled OpenCL builtin's first parameter says
+// (_Z3minii, _Z3minDv4_jS_): 's' signed, 'u' unsigned, 'f' floating, 0
+// when it is none of those.
+static char firstParamKind(StringRef n)
+{
+    if (!n.consume_front("_Z"))
+        return 0;
+    size_t len = 0, i = 0;
+    while (i < n.size() && isdigit((unsigned char)n[i]))
+        len = len * 10 + (size_t)(n[i++] - '0');
+    n = n.drop_front(i + len);
+    if (n.consume_front("Dv")) {
+        size_t u = n.find('_');
+        if (u == StringRef::npos)
+            return 0;
+        n = n.drop_front(u + 1);
+    }
+    if (n.empty())
+        return 0;
+    switch (n[0]) {
+    case 'a': case 'c': case 's': case 'i': case 'l': return 's';
+    case 'h': case 't': case 'j': case 'm': return 'u';
+    case 'f': case 'd': return 'f';
+    default: return 0;
+    }
+}
+
+// Common and integer builtins that are one or two instructions, inline
+// (a call per work-item keeps the work-item loop scalar): min, max, clamp
+// (integer: by the signedness the mangling says; floating: minnum/maxnum,
+// OpenCL leaves NaN operands undefined), abs, popcount, clz, ctz, and mix
+// as the specification writes it (x + (y - x) * a). A scalar argument
+// beside vectors (clamp(float4, float, float)) is splat.
+static void inlineCommonBuiltins(Module &M)
+{
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.use_empty() || F.isIntrinsic() || F.isVarArg())
+            continue;
+        Type *rt = F.getReturnType();
+        Type *et = rt->getScalarType();
+        if (!(et->isIntegerTy() || et->isFloatTy() || et->isDoubleTy()) || (rt->isVectorTy() && !isa<FixedVectorType>(rt)))
+            continue;
+        bool fits = true;
+        for (Type *t : F.getFunctionType()->params())
+            fits = fits && (t == rt || t == et);
+        std::string b = demangledBase(F.getName());
+        char kind = firstParamKind(F.getName());
+        unsigned n = F.arg_size();
+        bool fp = et->isFloatingPointTy();
+        if (!fits || !kind || (kind == 'f') != fp)
+            continue;
+        bool ok = ((b == "min" || b == "max") && n == 2) || (b == "clamp" && n == 3) ||
+                  (!fp && (b == "abs" || b == "popcount" || b == "clz" || b == "ctz") && n == 1 &&
+                   F.getFunctionType()->getParamType(0) == rt) ||
+                  (fp && b == "mix" && n == 3);
+        if (!ok)
+            continue;
+        for (User *U : make_early_inc_range(F.users())) {
+            auto *CI = dyn_cast<CallInst>(U);
+            if (!CI || CI->getCalledFunction() != &F)
+                continue;
+            IRBuilder<> B(CI);
+            std::vector<Value *> a;
+            for (Value *v : CI->args())
+                a.push_back(v->getType() == rt ? v : B.CreateVectorSplat(cast<FixedVectorType>(rt)->getNumElements(), v));
+            Intrinsic::ID lo = fp ? Intrinsic::minnum : kind == 's' ? Intrinsic::smin : Intrinsic::umin;
+            Intrinsic::ID hi = fp ? Intrinsic::maxnum : kind == 's' ? Intrinsic::smax : Intrinsic::umax;
+            Value *r;
+            if (b == "min")
+                r = B.CreateBinaryIntrinsic(lo, a[0], a[1]);
+            else if (b == "max")
+                r = B.CreateBinaryIntrinsic(hi, a[0], a[1]);
+            else if (b == "clamp")
+                r = B.CreateBinaryIntrinsic(lo, B.CreateBinaryIntrinsic(hi, a[0], a[1]), a[2]);
+            else if (b == "mix")
+                r = B.CreateFAdd(a[0], B.CreateFMul(B.CreateFSub(a[1], a[0]), a[2]));
+            else if (b == "abs")
+                r = kind == 's' ? B.CreateBinaryIntrinsic(Intrinsic::abs, a[0], B.getFalse()) : a[0];
+            else if (b == "popcount")
+                r = B.CreateUnaryIntrinsic(Intrinsic::ctpop, a[0]);
+            else
+                r = B.CreateBinaryIntrinsic(b == "clz" ? Intrinsic::ctlz : Intrinsic::cttz, a[0], B.getFalse());
+            CI->replaceAllUsesWith(r);
+            CI->eraseFromParent();
+        }
+    }
+}
+
 // The builtins module is compiled by clang-14 for x86-64, whose OpenCL
 // mangling names address spaces (PU8CLglobal, PU9CLprivate, ...) where SPIR
 // has numbers (PU3AS1) and no qualifier for private pointers.
@@ -599,6 +687,7 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     }
     mathToIntrinsics(M);
     inlineRootsAndDivisions(M);
+    inlineCommonBuiltins(M);
     renameBuiltins(M);
     lowerBuiltinAbi(M, true);
     if (!vectorMathEnabled)

@@ -253,6 +253,61 @@ static void t_pow2(void)
     sx_usm_free(ctx, k);
 }
 
+/* common_ops: min, max, clamp, abs, popcount, clz, ctz, mix, exact. */
+static void t_common(void)
+{
+    int *a = alloc(N * 4), *b = alloc(N * 4), *oi = alloc(N * 4), *o4 = alloc(N * 16);
+    unsigned *ou = alloc(N * 4);
+    float *f = alloc(N * 4), *of = alloc(N * 4);
+    for (int i = 0; i < N; i++) {
+        a[i] = (int)(uint32_t)rnd() >> (i % 24);
+        b[i] = (i % 5 == 0) ? a[i] : (int)(uint32_t)rnd() >> (i % 29);
+        if (i % 97 == 0)
+            a[i] = INT32_MIN;
+        f[i] = (float)((int)(rnd() % 2001) - 1000) * 0.005f;
+    }
+    sx_arg args[] = {ptr(0, a), ptr(1, b), ptr(2, f), ptr(3, oi), ptr(4, ou), ptr(5, of), ptr(6, o4)};
+    if (!launch("common_ops", N, 100, 7, args))
+        goto out;
+    for (int i = 0; i < N; i++) {
+        int x = a[i], y = b[i];
+        unsigned ux = (unsigned)x, uy = (unsigned)y;
+#define MIN(p, q) ((p) < (q) ? (p) : (q))
+#define MAX(p, q) ((p) > (q) ? (p) : (q))
+        int wi = MIN(x, y) ^ (int)((unsigned)MAX(x, y) << 1) ^ MIN(MAX(x, -1000), y) ^ (int)(x < 0 ? 0u - (unsigned)x : (unsigned)x);
+        unsigned wu = MIN(ux, uy) ^ (MAX(ux, uy) >> 1) ^ MIN(MAX(ux, 10u), 1u << 30) ^ (unsigned)__builtin_popcount(ux) ^
+                      ((ux ? (unsigned)__builtin_clz(ux) : 32u) << 8) ^ ((uy ? (unsigned)__builtin_ctz(uy) : 32u) << 16);
+        float v[4] = {f[i], -f[i], f[i] * 0.5f, 3.0f}, c[4];
+        for (int k = 0; k < 4; k++) {
+            volatile float m = v[k] + (1.0f - v[k]) * 0.25f;  /* as written, no contraction */
+            c[k] = fminf(fmaxf(v[k], -2.0f), 2.0f) + m + fminf(v[k], 0.5f) + fmaxf(v[k], -0.5f);
+        }
+        float wf = c[0] + c[1] * 2.0f + c[2] * 4.0f + c[3] * 8.0f;
+        int w4[4] = {x, y, (int)((unsigned)x - (unsigned)y), 7};
+        int bad4 = 0;
+        for (int k = 0; k < 4; k++) {
+            int e = (int)((unsigned)MIN(MAX(w4[k], -50), 50) + (unsigned)MAX(w4[k], 3) +
+                          ((w4[k] < 0 ? 0u - (unsigned)w4[k] : (unsigned)w4[k]) & 0xffu));
+            bad4 |= o4[i * 4 + k] != e;
+        }
+        if (oi[i] != wi || ou[i] != wu || of[i] != wf || bad4) {
+            fprintf(stderr, "vmath-e2e: FAIL common_ops [%d] (a %d, b %d, f %g): int %d/%d uint %u/%u float %g/%g int4 %s\n", i,
+                    x, y, f[i], oi[i], wi, ou[i], wu, of[i], wf, bad4 ? "differs" : "ok");
+            failures++;
+            goto out;
+        }
+    }
+    printf("ok common_ops (min, max, clamp, abs, popcount, clz, ctz, mix inline; exact)\n");
+out:
+    sx_usm_free(ctx, a);
+    sx_usm_free(ctx, b);
+    sx_usm_free(ctx, oi);
+    sx_usm_free(ctx, o4);
+    sx_usm_free(ctx, ou);
+    sx_usm_free(ctx, f);
+    sx_usm_free(ctx, of);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -281,8 +336,10 @@ int main(int argc, char **argv)
         if (!strcmp(f->name, "tanh"))
             run_shape(f, "fib8", xf, yf, xd, yd);
     }
-    if (argc <= 2)
+    if (argc <= 2) {
         t_pow2();
+        t_common();
+    }
     sx_queue_release(q);
     sx_context_release(ctx);
     sx_image_file_release(file);

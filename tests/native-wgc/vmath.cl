@@ -64,3 +64,20 @@ kernel void fib8_tanh(global const float8 *x, global const float8 *y, global flo
         v.s7 = 0.0f;
     o[i] = v;
 }
+
+// Common and integer builtins sx-wgc makes inline (min, max, clamp, abs,
+// popcount, clz, ctz, mix): exact against the host (vmath-e2e's t_common).
+kernel void common_ops(global const int *a, global const int *b, global const float *f, global int *oi,
+                       global uint *ou, global float *of, global int4 *o4)
+{
+    size_t i = get_global_id(0);
+    int x = a[i], y = b[i];
+    uint ux = (uint)x, uy = (uint)y;
+    oi[i] = min(x, y) ^ (max(x, y) << 1) ^ clamp(x, -1000, y) ^ (int)abs(x);
+    ou[i] = min(ux, uy) ^ (max(ux, uy) >> 1) ^ clamp(ux, 10u, 1u << 30) ^ popcount(ux) ^ (clz(ux) << 8) ^ (ctz(uy) << 16);
+    float4 v = (float4)(f[i], -f[i], f[i] * 0.5f, 3.0f);
+    float4 c = clamp(v, -2.0f, 2.0f) + mix(v, (float4)(1.0f), 0.25f) + min(v, 0.5f) + max(v, (float4)(-0.5f));
+    of[i] = c.x + c.y * 2.0f + c.z * 4.0f + c.w * 8.0f;
+    int4 w = (int4)(x, y, x - y, 7);
+    o4[i] = clamp(w, -50, 50) + max(w, (int4)(3)) + as_int4(abs(w) & 0xffu);
+}
