@@ -187,9 +187,10 @@ static char firstParamKind(StringRef n)
 // Common and integer builtins that are one or two instructions, inline
 // (a call per work-item keeps the work-item loop scalar): min, max, clamp
 // (integer: by the signedness the mangling says; floating: minnum/maxnum,
-// OpenCL leaves NaN operands undefined), abs, popcount, clz, ctz, and mix
-// as the specification writes it (x + (y - x) * a). A scalar argument
-// beside vectors (clamp(float4, float, float)) is splat.
+// OpenCL leaves NaN operands undefined), abs, popcount, clz, ctz, mul24,
+// mad24, rotate, select, bitselect, and mix as the specification writes it
+// (x + (y - x) * a). A scalar argument beside vectors (clamp(float4,
+// float, float)) is splat.
 static void inlineCommonBuiltins(Module &M)
 {
     for (Function &F : make_early_inc_range(M)) {
@@ -199,19 +200,34 @@ static void inlineCommonBuiltins(Module &M)
         Type *et = rt->getScalarType();
         if (!(et->isIntegerTy() || et->isFloatTy() || et->isDoubleTy()) || (rt->isVectorTy() && !isa<FixedVectorType>(rt)))
             continue;
-        bool fits = true;
-        for (Type *t : F.getFunctionType()->params())
-            fits = fits && (t == rt || t == et);
         std::string b = demangledBase(F.getName());
+        bool fits = true;
+        for (unsigned i = 0; i < F.arg_size(); i++) {
+            Type *t = F.getFunctionType()->getParamType(i);
+            // select(a, b, c): c an integer of a's shape
+            bool cond = b == "select" && i == 2 && t->isIntOrIntVectorTy() &&
+                        t->getScalarSizeInBits() == et->getPrimitiveSizeInBits() &&
+                        (!rt->isVectorTy() || (t->isVectorTy() && cast<FixedVectorType>(t)->getNumElements() ==
+                                                                       cast<FixedVectorType>(rt)->getNumElements()));
+            fits = fits && (t == rt || t == et || cond);
+        }
         char kind = firstParamKind(F.getName());
         unsigned n = F.arg_size();
         bool fp = et->isFloatingPointTy();
         if (!fits || !kind || (kind == 'f') != fp)
             continue;
+        auto allSame = [&] {
+            for (Type *t : F.getFunctionType()->params())
+                if (t != rt)
+                    return false;
+            return true;
+        };
         bool ok = ((b == "min" || b == "max") && n == 2) || (b == "clamp" && n == 3) ||
-                  (!fp && (b == "abs" || b == "popcount" || b == "clz" || b == "ctz") && n == 1 &&
-                   F.getFunctionType()->getParamType(0) == rt) ||
-                  (fp && b == "mix" && n == 3);
+                  (!fp && (b == "abs" || b == "popcount" || b == "clz" || b == "ctz") && n == 1 && allSame()) ||
+                  (fp && b == "mix" && n == 3) ||
+                  (!fp && (b == "mul24" || b == "rotate") && n == 2 && allSame()) ||
+                  (!fp && b == "mad24" && n == 3 && allSame()) || (b == "select" && n == 3) ||
+                  (b == "bitselect" && n == 3 && allSame());
         if (!ok)
             continue;
         for (User *U : make_early_inc_range(F.users())) {
@@ -221,7 +237,9 @@ static void inlineCommonBuiltins(Module &M)
             IRBuilder<> B(CI);
             std::vector<Value *> a;
             for (Value *v : CI->args())
-                a.push_back(v->getType() == rt ? v : B.CreateVectorSplat(cast<FixedVectorType>(rt)->getNumElements(), v));
+                a.push_back(v->getType() == rt || b == "select"
+                                ? v
+                                : B.CreateVectorSplat(cast<FixedVectorType>(rt)->getNumElements(), v));
             Intrinsic::ID lo = fp ? Intrinsic::minnum : kind == 's' ? Intrinsic::smin : Intrinsic::umin;
             Intrinsic::ID hi = fp ? Intrinsic::maxnum : kind == 's' ? Intrinsic::smax : Intrinsic::umax;
             Value *r;
@@ -237,6 +255,21 @@ static void inlineCommonBuiltins(Module &M)
                 r = kind == 's' ? B.CreateBinaryIntrinsic(Intrinsic::abs, a[0], B.getFalse()) : a[0];
             else if (b == "popcount")
                 r = B.CreateUnaryIntrinsic(Intrinsic::ctpop, a[0]);
+            else if (b == "mul24")  // operands outside 24 bits: implementation-defined
+                r = B.CreateMul(a[0], a[1]);
+            else if (b == "mad24")
+                r = B.CreateAdd(B.CreateMul(a[0], a[1]), a[2]);
+            else if (b == "rotate")  // the count modulo the width, as fshl takes it
+                r = B.CreateIntrinsic(Intrinsic::fshl, {rt}, {a[0], a[0], a[1]});
+            else if (b == "select")  // scalar: c != 0; vector: c's most significant bit
+                r = B.CreateSelect(rt->isVectorTy() ? B.CreateICmpSLT(a[2], Constant::getNullValue(a[2]->getType()))
+                                                    : B.CreateICmpNE(a[2], Constant::getNullValue(a[2]->getType())),
+                                   a[1], a[0]);
+            else if (b == "bitselect") {  // (a & ~c) | (b & c), on the bits
+                Type *it = rt->isIntOrIntVectorTy() ? rt : rt->getWithNewType(B.getIntNTy(et->getPrimitiveSizeInBits()));
+                Value *x = B.CreateBitCast(a[0], it), *y = B.CreateBitCast(a[1], it), *c = B.CreateBitCast(a[2], it);
+                r = B.CreateBitCast(B.CreateOr(B.CreateAnd(x, B.CreateNot(c)), B.CreateAnd(y, c)), rt);
+            }
             else
                 r = B.CreateBinaryIntrinsic(b == "clz" ? Intrinsic::ctlz : Intrinsic::cttz, a[0], B.getFalse());
             CI->replaceAllUsesWith(r);

@@ -284,10 +284,28 @@ static void t_common(void)
         }
         float wf = c[0] + c[1] * 2.0f + c[2] * 4.0f + c[3] * 8.0f;
         int w4[4] = {x, y, (int)((unsigned)x - (unsigned)y), 7};
+        int s24 = (int)((unsigned)x << 8) >> 8, t24 = (int)((unsigned)y << 8) >> 8;
+        unsigned r = uy & 31, rot = r ? (ux << r) | (ux >> (32 - r)) : ux;
+        wi ^= (int)((unsigned)((s24 >> 12) * (t24 >> 12)) + (unsigned)((s24 >> 13) * 3 + t24) + rot +
+                    (unsigned)((x & 4) ? y : x) + (unsigned)((x & ~0x0f0f0f0f) | (y & 0x0f0f0f0f)));
+        int c4[4] = {x, -1, 0, y};
         int bad4 = 0;
         for (int k = 0; k < 4; k++) {
             int e = (int)((unsigned)MIN(MAX(w4[k], -50), 50) + (unsigned)MAX(w4[k], 3) +
                           ((w4[k] < 0 ? 0u - (unsigned)w4[k] : (unsigned)w4[k]) & 0xffu));
+            int sel = w4[k] < 0 ? k + 1 : w4[k];
+            uint32_t vb, mb, hb;
+            float sgn = -0.0f, m1 = -1.0f; /* the sign bit: -|v| */
+            memcpy(&vb, &v[k], 4);
+            memcpy(&mb, &m1, 4);
+            memcpy(&hb, &sgn, 4);
+            uint32_t bs = (vb & ~hb) | (mb & hb);
+            float bsf;
+            memcpy(&bsf, &bs, 4);
+            float fs = (c4[k] < 0 ? 9.0f : v[k]) + bsf;
+            e = (int)((unsigned)e + (unsigned)sel + (unsigned)(int)(fs * 16.0f));
+            if (o4[i * 4 + k] != e && !bad4)
+                fprintf(stderr, "vmath-e2e: common_ops [%d] int4 lane %d: %d, expected %d\n", i, k, o4[i * 4 + k], e);
             bad4 |= o4[i * 4 + k] != e;
         }
         if (oi[i] != wi || ou[i] != wu || of[i] != wf || bad4) {
@@ -297,7 +315,8 @@ static void t_common(void)
             goto out;
         }
     }
-    printf("ok common_ops (min, max, clamp, abs, popcount, clz, ctz, mix inline; exact)\n");
+    printf("ok common_ops (min, max, clamp, abs, popcount, clz, ctz, mix, mul24, mad24, rotate, select, bitselect "
+           "inline; exact)\n");
 out:
     sx_usm_free(ctx, a);
     sx_usm_free(ctx, b);

@@ -80,4 +80,11 @@ kernel void common_ops(global const int *a, global const int *b, global const fl
     of[i] = c.x + c.y * 2.0f + c.z * 4.0f + c.w * 8.0f;
     int4 w = (int4)(x, y, x - y, 7);
     o4[i] = clamp(w, -50, 50) + max(w, (int4)(3)) + as_int4(abs(w) & 0xffu);
+    // mul24, mad24, rotate, select, bitselect
+    int s24 = (x << 8) >> 8, t24 = (y << 8) >> 8;
+    oi[i] ^= mul24(s24 >> 12, t24 >> 12) + mad24(s24 >> 13, 3, t24) + (int)rotate(ux, uy) + select(x, y, x & 4) +
+             bitselect(x, y, 0x0f0f0f0f);
+    int4 sel = select(w, (int4)(1, 2, 3, 4), w);
+    float4 fs = select(v, (float4)(9.0f), (int4)(x, -1, 0, y)) + bitselect(v, (float4)(-1.0f), (float4)(-0.0f));  // -|v|
+    o4[i] += sel + convert_int4(fs * 16.0f);
 }

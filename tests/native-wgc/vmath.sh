@@ -42,10 +42,10 @@ if "$P" --dump vmath.sximg | grep -A3 'fib8_tanh' | grep -q fiber; then
 else
     ko "fib8_tanh does not run on fibers: the test no longer covers that path"
 fi
-if grep -E 'call.*<_Z[0-9]+(min|max|clamp|abs|popcount|clz|ctz|mix|rsqrt)[A-Z_a-z]' vmath.s; then
+if grep -E 'call.*<_Z[0-9]+(min|max|clamp|abs|popcount|clz|ctz|mix|rsqrt|mul24|mad24|rotate|select|bitselect)[A-Z_a-z]' vmath.s; then
     ko "common builtins are still calls (above)"
 else
-    ok "min, max, clamp, abs, popcount, clz, ctz, mix and rsqrt are inline"
+    ok "min, max, clamp, abs, popcount, clz, ctz, mix, rsqrt, mul24, mad24, rotate, select and bitselect are inline"
 fi
 if grep -q 'call.*<ldexp' vmath.s; then ko "pow(2, k) still calls ldexp"; else ok "pow(2, k) calls no ldexp"; fi
 
