@@ -141,6 +141,20 @@ unsigned addImplicitLoopBarriers(llvm::Function &K);
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);
 
+// vmath.cpp: the math builtins of a table's work-group function call the
+// builtins module's vector math of that table's ISA (level 0, 3 or 4):
+// scalar calls for the loop vectoriser, vector calls directly. Returns
+// the number of calls seen.
+unsigned vectorMath(llvm::Function &W, int level);
+// A math builtin on a vector that vectorMath replaces (tanh on float8, ...):
+// prepare keeps its calls in plain vector types while vectorMathEnabled.
+bool isVectorMathBuiltin(const llvm::Function &F);
+extern bool vectorMathEnabled;
+// prepare.cpp: the builtins module's ABI for vectors in calls (in memory
+// over 16 bytes, ...): of every builtin but vector math's when
+// vectorMathLater, else of vector math's (isVectorMathBuiltin) only.
+void lowerBuiltinAbi(llvm::Module &M, bool vectorMathLater);
+
 }  // namespace wgc
 
 #endif
