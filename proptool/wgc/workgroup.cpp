@@ -7,10 +7,16 @@
 #include "wgc.h"
 
 #include <functional>
+#include <set>
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 using namespace llvm;
 
@@ -62,7 +68,422 @@ Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
     return r;
 }
 
+
+bool match0(Value *v)
+{
+    auto *c = dyn_cast<ConstantInt>(v);
+    return c && c->isZero();
+}
+
+// Runs a function pass pipeline (opt -passes syntax) on F alone.
+bool runOnFunction(Function &F, const char *pipeline)
+{
+    LoopAnalysisManager LAM;
+    FunctionAnalysisManager FAM;
+    CGSCCAnalysisManager CGAM;
+    ModuleAnalysisManager MAM;
+    PassBuilder PB;
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    FunctionPassManager FPM;
+    if (Error e = PB.parsePassPipeline(FPM, pipeline)) {
+        consumeError(std::move(e));
+        return false;
+    }
+    FPM.run(F, FAM);
+    return true;
+}
+
+// An x work-item loop as workItemLoops builds it, after clean-up:
+// lx = phi [start, preheader], [lx + 1, latch]; the latch, its only
+// exiting block, branches back while lx + 1 < n (start and n invariant,
+// start < n; start is 0 but where splitXLoop made it the split point).
+struct XLoop {
+    Loop *L = nullptr;
+    BasicBlock *pre = nullptr, *head = nullptr, *latch = nullptr, *exit = nullptr;
+    PHINode *iv = nullptr;
+    Instruction *next = nullptr;
+    ICmpInst *cmp = nullptr;
+    Value *n = nullptr, *start = nullptr;
+};
+
+bool matchXLoop(Loop *L, XLoop &x)
+{
+    x.L = L;
+    x.head = L->getHeader();
+    x.pre = L->getLoopPreheader();
+    x.latch = L->getLoopLatch();
+    if (!x.head->getName().startswith("wi.x") || x.head->getName().contains("done") || !x.pre || !x.latch ||
+        L->getExitingBlock() != x.latch || !L->isInnermost())
+        return false;
+    x.exit = L->getExitBlock();
+    auto *Br = dyn_cast<BranchInst>(x.latch->getTerminator());
+    if (!x.exit || x.exit->getSinglePredecessor() != x.latch || !Br || !Br->isConditional() ||
+        Br->getSuccessor(0) != x.head || !isa<BranchInst>(x.pre->getTerminator()))
+        return false;
+    x.cmp = dyn_cast<ICmpInst>(Br->getCondition());
+    if (!x.cmp || x.cmp->getPredicate() != CmpInst::ICMP_ULT || !x.cmp->hasOneUse() ||
+        !L->isLoopInvariant(x.cmp->getOperand(1)))
+        return false;
+    x.n = x.cmp->getOperand(1);
+    auto *add = dyn_cast<BinaryOperator>(x.cmp->getOperand(0));
+    auto *one = add ? dyn_cast<ConstantInt>(add->getOperand(1)) : nullptr;
+    x.iv = add ? dyn_cast<PHINode>(add->getOperand(0)) : nullptr;
+    if (!add || add->getOpcode() != Instruction::Add || !one || !one->isOne() || !x.iv ||
+        x.iv->getParent() != x.head || x.iv->getNumIncomingValues() != 2 ||
+        x.iv->getIncomingValueForBlock(x.latch) != add || !x.L->isLoopInvariant(x.iv->getIncomingValueForBlock(x.pre)))
+        return false;
+    x.next = add;
+    x.start = x.iv->getIncomingValueForBlock(x.pre);
+    return true;
+}
+
+// A branch of L on `lx P u` (u invariant in L, lx the loop's id or its
+// truncation): the ids for which it holds are a prefix or a suffix of
+// [0, n). Returns the split point m in [0, n] (computed at B) and whether
+// the condition holds below it; null when Br is not such a branch.
+Value *splitPoint0(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below);
+Value *splitPoint(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below)
+{
+    Value *m = splitPoint0(B, x, Br, below);
+    if (!m || match0(x.start))
+        return m;
+    return B.CreateSelect(B.CreateICmpULT(m, x.start), x.start, m);  // within [start, n]
+}
+
+Value *splitPoint0(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below)
+{
+    auto *C = dyn_cast<ICmpInst>(Br->getCondition());
+    if (!C)
+        return nullptr;
+    CmpInst::Predicate p = C->getPredicate();
+    Value *a = C->getOperand(0), *u = C->getOperand(1);
+    auto isId = [&](Value *v) {
+        if (auto *T = dyn_cast<TruncInst>(v))  // lx < 1024 (the adapter's largest group): kept by 16 bits
+            return T->getOperand(0) == x.iv && T->getType()->getIntegerBitWidth() >= 16;
+        return v == x.iv;
+    };
+    if (!isId(a)) {
+        std::swap(a, u);
+        p = CmpInst::getSwappedPredicate(p);
+    }
+    if (!isId(a) || !x.L->isLoopInvariant(u) || !u->getType()->isIntegerTy())
+        return nullptr;
+    Type *i64 = B.getInt64Ty();
+    bool isSigned = CmpInst::isSigned(p);
+    Value *u64 = isSigned ? B.CreateSExtOrTrunc(u, i64) : B.CreateZExtOrTrunc(u, i64);
+    Value *n1 = B.CreateSub(x.n, B.getInt64(1));
+    auto umin = [&](Value *l, Value *r) { return B.CreateSelect(B.CreateICmpULT(l, r), l, r); };
+    // first id for which `lx < u` (lt) or `lx <= u` (le) fails
+    auto ltSplit = [&]() {
+        Value *m = umin(u64, x.n);
+        return isSigned ? B.CreateSelect(B.CreateICmpSLT(u64, B.getInt64(0)), B.getInt64(0), m) : m;
+    };
+    auto leSplit = [&]() {
+        Value *m = B.CreateAdd(umin(u64, n1), B.getInt64(1));
+        return isSigned ? B.CreateSelect(B.CreateICmpSLT(u64, B.getInt64(0)), B.getInt64(0), m) : m;
+    };
+    switch (p) {
+    case CmpInst::ICMP_ULT: case CmpInst::ICMP_SLT:
+        below = true;
+        return ltSplit();
+    case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLE:
+        below = true;
+        return leSplit();
+    case CmpInst::ICMP_UGE: case CmpInst::ICMP_SGE:  // !(lx < u)
+        below = false;
+        return ltSplit();
+    case CmpInst::ICMP_UGT: case CmpInst::ICMP_SGT:  // !(lx <= u)
+        below = false;
+        return leSplit();
+    case CmpInst::ICMP_EQ: case CmpInst::ICMP_NE:  // lx == 0: the first work-item
+        if (!match0(u))
+            return nullptr;
+        below = p == CmpInst::ICMP_EQ;
+        return B.getInt64(1);
+    default:
+        return nullptr;
+    }
+}
+
+// Splits x loop x at its first branch on the id against an invariant
+// bound (`if (l < s)` in a tree reduction, `if (l == 0)`): a copy of the
+// loop runs the ids below the split point with the branch folded one way,
+// the loop itself the ids from it with the branch folded the other way.
+// Each copy's x loop then has no divergent branch there, and its trip
+// count is what work is left (s lanes, not the group's). The ids run
+// from start: [start, m) in the copy, [m, n) in the loop.
+bool splitXLoop(Function &F, XLoop &x, DominatorTree &DT, LoopInfo &LI)
+{
+    BranchInst *Br = nullptr;
+    Value *m = nullptr;
+    bool below = true;
+    unsigned size = 0;
+    for (BasicBlock *BB : x.L->blocks())
+        size += BB->size();
+    if (size > 2000)
+        return false;
+    IRBuilder<> B(x.pre->getTerminator());
+    for (BasicBlock *BB : x.L->blocks()) {
+        auto *T = dyn_cast<BranchInst>(BB->getTerminator());
+        if (BB == x.latch || !T || !T->isConditional() || T->getSuccessor(0) == T->getSuccessor(1))
+            continue;
+        if ((m = splitPoint(B, x, T, below))) {
+            Br = T;
+            break;
+        }
+    }
+    if (!Br)
+        return false;
+    formLCSSA(*x.L, DT, &LI, nullptr);
+    LLVMContext &C = F.getContext();
+    // the copy, for ids [0, m)
+    ValueToValueMapTy VM;
+    SmallVector<BasicBlock *, 16> lo;
+    for (BasicBlock *BB : x.L->blocks()) {
+        BasicBlock *BB1 = CloneBasicBlock(BB, VM, ".lo", &F);
+        VM[BB] = BB1;
+        lo.push_back(BB1);
+    }
+    remapInstructionsInBlocks(lo, VM);
+    auto mapped = [&](Value *v) {
+        auto it = VM.find(v);
+        return it != VM.end() ? (Value *)it->second : v;
+    };
+    BasicBlock *head1 = cast<BasicBlock>(VM[x.head]), *latch1 = cast<BasicBlock>(VM[x.latch]);
+    BasicBlock *mid = BasicBlock::Create(C, x.head->getName() + ".mid", &F, x.head);
+    cast<ICmpInst>(VM[x.cmp])->setOperand(1, m);
+    cast<BranchInst>(VM[Br])->setCondition(ConstantInt::getBool(C, below));
+    Br->setCondition(ConstantInt::getBool(C, !below));
+    latch1->getTerminator()->replaceSuccessorWith(x.exit, mid);
+    // preheader: the copy when m > start, else straight to the loop
+    x.pre->getTerminator()->eraseFromParent();
+    B.SetInsertPoint(x.pre);
+    B.CreateCondBr(B.CreateICmpEQ(m, x.start), mid, head1);
+    // mid: the header's values as the copy leaves them; the loop when m < n
+    B.SetInsertPoint(mid);
+    for (PHINode &P : x.head->phis()) {
+        Value *start;
+        if (&P == x.iv) {
+            start = m;
+        } else {
+            PHINode *Q = B.CreatePHI(P.getType(), 2, P.getName() + ".mid");
+            Q->addIncoming(mapped(P.getIncomingValueForBlock(x.latch)), latch1);
+            Q->addIncoming(P.getIncomingValueForBlock(x.pre), x.pre);
+            start = Q;
+        }
+        int i = P.getBasicBlockIndex(x.pre);
+        P.setIncomingBlock(i, mid);
+        P.setIncomingValue(i, start);
+    }
+    // the exit's (LCSSA) values when the loop does not run: the copy's
+    std::vector<std::pair<PHINode *, Value *>> outs;
+    for (PHINode &P : x.exit->phis()) {
+        Value *v = P.getIncomingValueForBlock(x.latch), *w = mapped(v);
+        if (w != v) {
+            PHINode *Q = B.CreatePHI(P.getType(), 2, P.getName() + ".lo");
+            Q->addIncoming(w, latch1);
+            Q->addIncoming(UndefValue::get(P.getType()), x.pre);
+            w = Q;
+        }
+        outs.push_back({&P, w});
+    }
+    for (auto &o : outs)
+        o.first->addIncoming(o.second, mid);
+    B.CreateCondBr(B.CreateICmpULT(m, x.n), x.head, x.exit);
+    return true;
+}
+
+// Does anything in L but the loop's own count depend on the id, or on a
+// value the loop carries other than an or-ed region result? Is there
+// anything with an effect beyond plain loads and stores? If not, every
+// work-item of the loop does the same thing, and one does it for all: a
+// second work-item storing the same values changes nothing (a program
+// whose work-items race on memory without atomics has no meaning).
+bool sameForAll(const XLoop &x)
+{
+    std::set<const Value *> seeds;
+    for (PHINode &P : x.head->phis())
+        if (&P != x.iv)
+            seeds.insert(&P);
+    seeds.insert(x.iv);
+    // what depends on a seed, within L (the count's add and compare aside)
+    auto dependsOn = [&](Value *v, const Value *seed) {
+        std::vector<Value *> work = {v};
+        std::set<Value *> seen;
+        while (!work.empty()) {
+            Value *w = work.back();
+            work.pop_back();
+            if (w == seed)
+                return true;
+            auto *I = dyn_cast<Instruction>(w);
+            if (!I || !x.L->contains(I) || isa<PHINode>(I) || !seen.insert(w).second)
+                continue;
+            for (Value *op : I->operands())
+                work.push_back(op);
+        }
+        return false;
+    };
+    for (BasicBlock *BB : x.L->blocks())
+        for (Instruction &I : *BB) {
+            if (auto *CB = dyn_cast<CallBase>(&I)) {
+                auto *II = dyn_cast<IntrinsicInst>(CB);
+                if (!II || !(II->doesNotAccessMemory() || II->isAssumeLikeIntrinsic()))
+                    return false;
+            }
+            if (I.isAtomic() || isa<FenceInst>(I) || (isa<LoadInst>(I) && cast<LoadInst>(I).isVolatile()) ||
+                (isa<StoreInst>(I) && cast<StoreInst>(I).isVolatile()))
+                return false;
+            if (&I == x.next || &I == x.cmp || isa<PHINode>(I))
+                continue;
+            for (Value *op : I.operands())
+                if (op == x.iv || op == x.next)
+                    return false;
+        }
+    for (PHINode &P : x.head->phis()) {
+        if (&P == x.iv)
+            continue;
+        Value *v = P.getIncomingValueForBlock(x.latch);
+        auto *Or = dyn_cast<BinaryOperator>(v);
+        if (Or && Or->getOpcode() == Instruction::Or && (Or->getOperand(0) == &P || Or->getOperand(1) == &P))
+            v = Or->getOperand(0) == &P ? Or->getOperand(1) : Or->getOperand(0);
+        for (PHINode &Q : x.head->phis())
+            if (dependsOn(v, &Q))
+                return false;
+    }
+    // a phi inside the body (a join) may carry the id only through its
+    // operands, which the walk above skips: check them directly
+    for (BasicBlock *BB : x.L->blocks())
+        if (BB != x.head)
+            for (PHINode &P : BB->phis())
+                for (Value *op : P.incoming_values())
+                    if (dependsOn(op, x.iv))
+                        return false;
+    return true;
+}
+
+// The work-item loops of W narrowed to the work-items that do something
+// (splitXLoop), and loops whose every work-item does the same run once.
+// Returns how many loops it changed.
+unsigned narrowWorkItemLoops(Function &W)
+{
+    const char *clean = "sroa,early-cse<memssa>,simplifycfg,instcombine,loop-mssa(licm,simple-loop-unswitch<nontrivial>),simplifycfg,instcombine";
+    if (!runOnFunction(W, clean))
+        return 0;
+    unsigned changed = 0;
+    for (unsigned round = 0; round < 8; round++) {
+        runOnFunction(W, "loop-simplify");  // preheaders and exits of their own for the copies
+        DominatorTree DT(W);
+        LoopInfo LI(DT);
+        bool any = false;
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            XLoop x;
+            if (matchXLoop(L, x) && splitXLoop(W, x, DT, LI)) {
+                any = true;
+                break;
+            }
+        }
+        if (!any)
+            break;
+        changed++;
+    }
+    if (changed && !runOnFunction(W, "early-cse<memssa>,simplifycfg,instcombine,simplifycfg"))
+        return changed;
+    runOnFunction(W, "loop-simplify");
+    DominatorTree DT(W);
+    LoopInfo LI(DT);
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        XLoop x;
+        if (!matchXLoop(L, x) || !sameForAll(x))
+            continue;
+        auto *Br = cast<BranchInst>(x.latch->getTerminator());
+        x.head->removePredecessor(x.latch);
+        BranchInst::Create(x.exit, Br);
+        Br->eraseFromParent();
+        changed++;
+    }
+    if (changed)
+        runOnFunction(W, "simplifycfg,instcombine");
+    return changed;
+}
+
+// The uniform values a region wrote (at private_mem + bytes) copied to
+// where the next reads them (private_mem). The region stored them one by
+// one (8 bytes or less each): a wide load of them waits until those stores
+// reach the cache (no store forwarding, ~20 cycles on each of a tree
+// reduction's 9 region changes), so a short block is copied in 8-byte
+// words, volatile so that nothing merges them into vectors again.
+void copyUniforms(IRBuilder<> &B, Value *priv, uint64_t bytes)
+{
+    if (bytes > 256 || bytes % 8) {
+        B.CreateMemCpy(priv, MaybeAlign(64), B.CreateGEP(B.getInt8Ty(), priv, B.getInt64(bytes)), MaybeAlign(64), bytes);
+        return;
+    }
+    Type *i64 = B.getInt64Ty();
+    Value *base = B.CreateBitCast(priv, i64->getPointerTo());
+    for (uint64_t o = 0; o < bytes; o += 8) {
+        Value *v = B.CreateAlignedLoad(i64, B.CreateConstGEP1_64(i64, base, (bytes + o) / 8), Align(8), true);
+        B.CreateAlignedStore(v, B.CreateConstGEP1_64(i64, base, o / 8), Align(8), true);
+    }
+}
+
 }  // namespace
+
+unsigned versionFullVectors(Function &W, unsigned width)
+{
+    runOnFunction(W, "loop-simplify");
+    DominatorTree DT(W);
+    LoopInfo LI(DT);
+    std::vector<XLoop> xs;
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        XLoop x;
+        unsigned size = 0;
+        for (BasicBlock *BB : L->blocks())
+            size += BB->size();
+        if (matchXLoop(L, x) && size <= 2000)
+            xs.push_back(x);
+    }
+    for (XLoop &x : xs)
+        formLCSSA(*x.L, DT, &LI, nullptr);
+    for (XLoop &x : xs) {
+        BasicBlock *heads[2];
+        for (int k = 0; k < 2; k++) {
+            ValueToValueMapTy VM;
+            SmallVector<BasicBlock *, 16> copy;
+            for (BasicBlock *BB : x.L->blocks()) {
+                BasicBlock *BB1 = CloneBasicBlock(BB, VM, k ? ".small" : ".full", &W);
+                VM[BB] = BB1;
+                copy.push_back(BB1);
+            }
+            remapInstructionsInBlocks(copy, VM);
+            heads[k] = cast<BasicBlock>(VM[x.head]);
+            for (PHINode &P : x.exit->phis()) {
+                Value *v = P.getIncomingValueForBlock(x.latch);
+                auto it = VM.find(v);
+                P.addIncoming(it != VM.end() ? (Value *)it->second : v, cast<BasicBlock>(VM[x.latch]));
+            }
+        }
+        IRBuilder<> B(x.pre->getTerminator());
+        Value *trip = B.CreateSub(x.n, x.start);
+        Value *whole = B.CreateICmpEQ(B.CreateAnd(trip, B.getInt64(width - 1)), B.getInt64(0), "full");
+        Value *small = B.CreateICmpULT(trip, B.getInt64(width), "small");
+        B.CreateCondBr(whole, heads[0], x.head);
+        x.pre->getTerminator()->eraseFromParent();
+        // not whole vectors: fewer than one vector in scalar code, else masked
+        BasicBlock *pick = BasicBlock::Create(W.getContext(), x.head->getName() + ".pick", &W, x.head);
+        x.pre->getTerminator()->replaceSuccessorWith(x.head, pick);
+        for (PHINode &P : x.head->phis())
+            P.replaceIncomingBlockWith(x.pre, pick);
+        for (PHINode &P : heads[1]->phis())
+            P.replaceIncomingBlockWith(x.pre, pick);
+        B.SetInsertPoint(pick);
+        B.CreateCondBr(small, heads[1], x.head);
+    }
+    return (unsigned)xs.size();
+}
 
 Value *loadArg(IRBuilder<> &B, Value *args, Argument &A)
 {
@@ -138,8 +559,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
             B.SetInsertPoint(bb);
             Value *v = workItemLoops(B, W, lsize, region(k));
             if (res.uniform_bytes)  // the uniform values as this region left them, for the next
-                B.CreateMemCpy(env[ENV_PRIV], MaybeAlign(64), B.CreateGEP(B.getInt8Ty(), env[ENV_PRIV], B.getInt64(res.uniform_bytes)),
-                               MaybeAlign(64), res.uniform_bytes);
+                copyUniforms(B, env[ENV_PRIV], res.uniform_bytes);
             nr->addIncoming(v, B.GetInsertBlock());
             B.CreateBr(tail);
         }
@@ -157,6 +577,8 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
         InlineFunctionInfo IFI;
         InlineFunction(*c, IFI);
     }
+    if (res.barriers)
+        narrowWorkItemLoops(*W);
     res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }
