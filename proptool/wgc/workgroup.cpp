@@ -141,71 +141,116 @@ bool matchXLoop(Loop *L, XLoop &x)
     return true;
 }
 
-// A branch of L on `lx P u` (u invariant in L, lx the loop's id or its
-// truncation): the ids for which it holds are a prefix or a suffix of
-// [0, n). Returns the split point m in [0, n] (computed at B) and whether
-// the condition holds below it; null when Br is not such a branch.
-Value *splitPoint0(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below);
-Value *splitPoint(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below)
+// Is v the id plus a small constant c (lx + c exactly, |c| <= 64), through
+// adds, subtractions, truncations to 16 bits or more and extensions? lx
+// is below 1024 (the adapter's largest group), so no step wraps, but a
+// zero extension of a negative value would: refused.
+bool idPlus(Value *v, const XLoop &x, int64_t &c, unsigned depth = 0)
 {
-    Value *m = splitPoint0(B, x, Br, below);
-    if (!m || match0(x.start))
-        return m;
-    return B.CreateSelect(B.CreateICmpULT(m, x.start), x.start, m);  // within [start, n]
+    if (v == x.iv) {
+        c = 0;
+        return true;
+    }
+    if (depth > 6)
+        return false;
+    if (auto *T = dyn_cast<TruncInst>(v))
+        return T->getType()->getIntegerBitWidth() >= 16 && idPlus(T->getOperand(0), x, c, depth + 1);
+    if (auto *S = dyn_cast<SExtInst>(v))
+        return idPlus(S->getOperand(0), x, c, depth + 1);
+    if (auto *Z = dyn_cast<ZExtInst>(v))
+        return idPlus(Z->getOperand(0), x, c, depth + 1) && c >= 0;
+    auto *BO = dyn_cast<BinaryOperator>(v);
+    auto *K = BO ? dyn_cast<ConstantInt>(BO->getOperand(1)) : nullptr;
+    if (!K || K->getBitWidth() > 64 || (BO->getOpcode() != Instruction::Add && BO->getOpcode() != Instruction::Sub))
+        return false;
+    int64_t k = K->getSExtValue(), c0;
+    if (k < -64 || k > 64 || !idPlus(BO->getOperand(0), x, c0, depth + 1))
+        return false;
+    c = BO->getOpcode() == Instruction::Add ? c0 + k : c0 - k;
+    return c >= -64 && c <= 64;
 }
 
-Value *splitPoint0(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below)
+// How the ids [start, n) of an x loop divide at a branch on the id.
+struct Split {
+    Value *m = nullptr;   // the split point, in [start, n]
+    bool below = true;    // the condition below m (a constant there)...
+    Value *lowerCmp = nullptr;  // ...unless it is this test on the copy's id, `id >= t` or `id < t`
+    CmpInst::Predicate lowerPred = CmpInst::ICMP_SGE;
+    bool above = false;   // the condition from m on
+};
+
+// A branch (or select) of L on `lx + c P u` (u invariant in L, c a small constant; an
+// integer compare of any width of 16 bits or more): the ids for which it
+// holds are a prefix or a suffix of [start, n), or for == and != one id,
+// which splits off in two steps (the copy below keeps `id >= t` or
+// `id < t`, which the next split takes). False when Br is not such a
+// branch; the split point and the rest computed at B.
+bool splitPoint(IRBuilder<> &B, const XLoop &x, Value *cond, Split &sp)
 {
-    auto *C = dyn_cast<ICmpInst>(Br->getCondition());
+    auto *C = dyn_cast<ICmpInst>(cond);
     if (!C)
-        return nullptr;
+        return false;
     CmpInst::Predicate p = C->getPredicate();
     Value *a = C->getOperand(0), *u = C->getOperand(1);
-    auto isId = [&](Value *v) {
-        if (auto *T = dyn_cast<TruncInst>(v))  // lx < 1024 (the adapter's largest group): kept by 16 bits
-            return T->getOperand(0) == x.iv && T->getType()->getIntegerBitWidth() >= 16;
-        return v == x.iv;
-    };
-    if (!isId(a)) {
+    int64_t c;
+    if (!idPlus(a, x, c)) {
         std::swap(a, u);
         p = CmpInst::getSwappedPredicate(p);
+        if (!idPlus(a, x, c))
+            return false;
     }
-    if (!isId(a) || !x.L->isLoopInvariant(u) || !u->getType()->isIntegerTy())
-        return nullptr;
-    Type *i64 = B.getInt64Ty();
+    if (!x.L->isLoopInvariant(u) || !u->getType()->isIntegerTy() || u->getType()->getIntegerBitWidth() > 64)
+        return false;
     bool isSigned = CmpInst::isSigned(p);
+    if (!isSigned && c < 0)  // lx - 1 as unsigned wraps at lx = 0
+        return false;
+    // t = u - c, with u clamped to +-2^40 first (beyond, every id is on one
+    // side): lx + c P u <=> lx P t, all in exact (small) integers
+    Type *i64 = B.getInt64Ty();
     Value *u64 = isSigned ? B.CreateSExtOrTrunc(u, i64) : B.CreateZExtOrTrunc(u, i64);
-    Value *n1 = B.CreateSub(x.n, B.getInt64(1));
-    auto umin = [&](Value *l, Value *r) { return B.CreateSelect(B.CreateICmpULT(l, r), l, r); };
-    // first id for which `lx < u` (lt) or `lx <= u` (le) fails
-    auto ltSplit = [&]() {
-        Value *m = umin(u64, x.n);
-        return isSigned ? B.CreateSelect(B.CreateICmpSLT(u64, B.getInt64(0)), B.getInt64(0), m) : m;
+    Value *big = B.getInt64(int64_t(1) << 40);
+    if (isSigned) {
+        u64 = B.CreateSelect(B.CreateICmpSGT(u64, big), big, u64);
+        Value *nbig = B.getInt64(-(int64_t(1) << 40));
+        u64 = B.CreateSelect(B.CreateICmpSLT(u64, nbig), nbig, u64);
+    } else {
+        u64 = B.CreateSelect(B.CreateICmpUGT(u64, big), big, u64);
+    }
+    Value *t = B.CreateSub(u64, B.getInt64(c));
+    // clamp a signed point into [start, n]
+    auto clamp = [&](Value *v) {
+        v = B.CreateSelect(B.CreateICmpSLT(v, x.start), x.start, v);
+        return B.CreateSelect(B.CreateICmpSGT(v, x.n), x.n, v);
     };
-    auto leSplit = [&]() {
-        Value *m = B.CreateAdd(umin(u64, n1), B.getInt64(1));
-        return isSigned ? B.CreateSelect(B.CreateICmpSLT(u64, B.getInt64(0)), B.getInt64(0), m) : m;
-    };
+    Value *t1 = B.CreateAdd(t, B.getInt64(1));
     switch (p) {
-    case CmpInst::ICMP_ULT: case CmpInst::ICMP_SLT:
-        below = true;
-        return ltSplit();
-    case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLE:
-        below = true;
-        return leSplit();
-    case CmpInst::ICMP_UGE: case CmpInst::ICMP_SGE:  // !(lx < u)
-        below = false;
-        return ltSplit();
-    case CmpInst::ICMP_UGT: case CmpInst::ICMP_SGT:  // !(lx <= u)
-        below = false;
-        return leSplit();
-    case CmpInst::ICMP_EQ: case CmpInst::ICMP_NE:  // lx == 0: the first work-item
-        if (!match0(u))
-            return nullptr;
-        below = p == CmpInst::ICMP_EQ;
-        return B.getInt64(1);
+    case CmpInst::ICMP_ULT: case CmpInst::ICMP_SLT:  // lx < t
+        sp.m = clamp(t), sp.below = true, sp.above = false;
+        return true;
+    case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLE:  // lx < t + 1
+        sp.m = clamp(t1), sp.below = true, sp.above = false;
+        return true;
+    case CmpInst::ICMP_UGE: case CmpInst::ICMP_SGE:
+        sp.m = clamp(t), sp.below = false, sp.above = true;
+        return true;
+    case CmpInst::ICMP_UGT: case CmpInst::ICMP_SGT:
+        sp.m = clamp(t1), sp.below = false, sp.above = true;
+        return true;
+    case CmpInst::ICMP_EQ: case CmpInst::ICMP_NE: {  // lx == t: below t + 1, it is lx >= t
+        bool eq = p == CmpInst::ICMP_EQ;
+        sp.m = clamp(t1);
+        sp.above = !eq;
+        auto *k = dyn_cast<ConstantInt>(t);
+        if (k && k->isZero() && match0(x.start)) {  // lx == 0: the first work-item alone
+            sp.below = eq;
+            return true;
+        }
+        sp.lowerCmp = t;
+        sp.lowerPred = eq ? CmpInst::ICMP_SGE : CmpInst::ICMP_SLT;
+        return true;
+    }
     default:
-        return nullptr;
+        return false;
     }
 }
 
@@ -218,9 +263,8 @@ Value *splitPoint0(IRBuilder<> &B, const XLoop &x, BranchInst *Br, bool &below)
 // from start: [start, m) in the copy, [m, n) in the loop.
 bool splitXLoop(Function &F, XLoop &x, DominatorTree &DT, LoopInfo &LI)
 {
-    BranchInst *Br = nullptr;
-    Value *m = nullptr;
-    bool below = true;
+    Instruction *Br = nullptr;  // a conditional branch or a select on a scalar condition
+    Split sp;
     unsigned size = 0;
     for (BasicBlock *BB : x.L->blocks())
         size += BB->size();
@@ -228,13 +272,22 @@ bool splitXLoop(Function &F, XLoop &x, DominatorTree &DT, LoopInfo &LI)
         return false;
     IRBuilder<> B(x.pre->getTerminator());
     for (BasicBlock *BB : x.L->blocks()) {
-        auto *T = dyn_cast<BranchInst>(BB->getTerminator());
-        if (BB == x.latch || !T || !T->isConditional() || T->getSuccessor(0) == T->getSuccessor(1))
-            continue;
-        if ((m = splitPoint(B, x, T, below))) {
-            Br = T;
-            break;
+        for (Instruction &I : *BB) {
+            Value *cond = nullptr;
+            if (auto *T = dyn_cast<BranchInst>(&I)) {
+                if (BB != x.latch && T->isConditional() && T->getSuccessor(0) != T->getSuccessor(1))
+                    cond = T->getCondition();
+            } else if (auto *S = dyn_cast<SelectInst>(&I)) {
+                if (S->getCondition()->getType()->isIntegerTy(1))
+                    cond = S->getCondition();
+            }
+            if (cond && splitPoint(B, x, cond, sp)) {
+                Br = &I;
+                break;
+            }
         }
+        if (Br)
+            break;
     }
     if (!Br)
         return false;
@@ -255,9 +308,14 @@ bool splitXLoop(Function &F, XLoop &x, DominatorTree &DT, LoopInfo &LI)
     };
     BasicBlock *head1 = cast<BasicBlock>(VM[x.head]), *latch1 = cast<BasicBlock>(VM[x.latch]);
     BasicBlock *mid = BasicBlock::Create(C, x.head->getName() + ".mid", &F, x.head);
+    Value *m = sp.m;
     cast<ICmpInst>(VM[x.cmp])->setOperand(1, m);
-    cast<BranchInst>(VM[Br])->setCondition(ConstantInt::getBool(C, below));
-    Br->setCondition(ConstantInt::getBool(C, !below));
+    auto *Br1 = cast<Instruction>(VM[Br]);
+    if (sp.lowerCmp)
+        Br1->setOperand(0, new ICmpInst(Br1, sp.lowerPred, VM[x.iv], sp.lowerCmp, "id.split"));
+    else
+        Br1->setOperand(0, ConstantInt::getBool(C, sp.below));
+    Br->setOperand(0, ConstantInt::getBool(C, sp.above));
     latch1->getTerminator()->replaceSuccessorWith(x.exit, mid);
     // preheader: the copy when m > start, else straight to the loop
     x.pre->getTerminator()->eraseFromParent();

@@ -119,3 +119,44 @@ kernel void two_d(global const int *in, global int *out, global int *aux, int n)
         out[get_global_id(1) * get_num_groups(0) + get_group_id(0)] = tmp[i];
     aux[g] = tmp[i];
 }
+
+/* an offset id against the bound, in a select (the wrap-around neighbour
+ * of a ring) and in branches: l + 1 == n, l - 1 (signed), l + 2 < s */
+kernel void neighbours(global const int *in, global int *out, global int *aux, int n)
+{
+    local int tmp[MAXL];
+    size_t l = get_local_id(0), ls = get_local_size(0), g = get_global_id(0);
+    int il = get_local_id(0);
+    tmp[l] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int v = tmp[l + 1 == ls ? 0 : l + 1] * 2 + tmp[l];
+    if (il - 1 >= n - 3)
+        v += tmp[il - 1 < 0 ? 0 : il - 1];
+    if (l + 2 < (size_t)(n + 8))
+        v ^= 0x55;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[l] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[g] = tmp[(l + ls - 1) % ls] - v;
+    aux[g] = v;
+}
+
+/* one id picked by a bound the group shares: == and != at any point,
+ * inside, at the ends of and outside the group */
+kernel void points(global const int *in, global int *out, global int *aux, int n)
+{
+    local int tmp[MAXL];
+    int l = get_local_id(0), g = get_global_id(0);
+    tmp[l] = in[g];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int r = 0;
+    for (int k = n - 3; k < n + 40; k += 5) {
+        if (l == k)
+            r += tmp[0] + k;
+        if (l + 1 != k)
+            r ^= tmp[l] & 0xff;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[g] = r;
+    aux[g] = tmp[l];
+}

@@ -16,7 +16,7 @@ mkdir -p "$W"
 cd "$W" || exit 1
 if build "$D/narrow.cl" 2> narrow.err; then ok "narrow.cl builds"; else cat narrow.err; ko "narrow.cl"; finish; fi
 if "$P" --dump narrow.sximg | grep 'string "fiber'; then ko "a narrow.cl kernel fell back to fibers"; fi
-K="tree_ult tree_int bounds unsigned_wrap uniform_work"
+K="tree_ult tree_int bounds unsigned_wrap uniform_work neighbours points"
 for table in base v3 v4; do
     export SX_NATIVE_WG_TABLE=$table
     for l in 16 24 13 64 1; do
