@@ -428,7 +428,10 @@ bool sameForAll(const XLoop &x)
 // Returns how many loops it changed.
 unsigned narrowWorkItemLoops(Function &W)
 {
-    const char *clean = "sroa,early-cse<memssa>,simplifycfg,instcombine,loop-mssa(licm,simple-loop-unswitch<nontrivial>),simplifycfg,instcombine";
+    // the short constant loops uniformLoops marked (a 16-wide tile) unrolled
+    // first, so that the x loops around them are innermost
+    const char *clean = "sroa,early-cse<memssa>,simplifycfg,instcombine,loop(loop-unroll-full),simplifycfg,instcombine,"
+                        "loop-mssa(licm,simple-loop-unswitch<nontrivial>),simplifycfg,instcombine";
     if (!runOnFunction(W, clean))
         return 0;
     unsigned changed = 0;
@@ -495,20 +498,23 @@ unsigned versionFullVectors(Function &W, unsigned width)
     runOnFunction(W, "loop-simplify");
     DominatorTree DT(W);
     LoopInfo LI(DT);
-    std::vector<XLoop> xs;
+    std::vector<std::pair<XLoop, bool>> xs;  // the loop, and whether a scalar copy pays
     for (Loop *L : LI.getLoopsInPreorder()) {
         XLoop x;
         unsigned size = 0;
         for (BasicBlock *BB : L->blocks())
             size += BB->size();
+        // scalar under one vector only for a short body (a reduction level):
+        // where each work-item does more, masked lanes win anyway
         if (matchXLoop(L, x) && size <= 2000)
-            xs.push_back(x);
+            xs.push_back({x, size <= 24});
     }
-    for (XLoop &x : xs)
-        formLCSSA(*x.L, DT, &LI, nullptr);
-    for (XLoop &x : xs) {
-        BasicBlock *heads[2];
-        for (int k = 0; k < 2; k++) {
+    for (auto &xp : xs)
+        formLCSSA(*xp.first.L, DT, &LI, nullptr);
+    for (auto &xp : xs) {
+        XLoop &x = xp.first;
+        BasicBlock *heads[2] = {};
+        for (int k = 0; k < (xp.second ? 2 : 1); k++) {
             ValueToValueMapTy VM;
             SmallVector<BasicBlock *, 16> copy;
             for (BasicBlock *BB : x.L->blocks()) {
@@ -530,6 +536,8 @@ unsigned versionFullVectors(Function &W, unsigned width)
         Value *small = B.CreateICmpULT(trip, B.getInt64(width), "small");
         B.CreateCondBr(whole, heads[0], x.head);
         x.pre->getTerminator()->eraseFromParent();
+        if (!heads[1])
+            continue;
         // not whole vectors: fewer than one vector in scalar code, else masked
         BasicBlock *pick = BasicBlock::Create(W.getContext(), x.head->getName() + ".pick", &W, x.head);
         x.pre->getTerminator()->replaceSuccessorWith(x.head, pick);
