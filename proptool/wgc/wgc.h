@@ -126,6 +126,11 @@ llvm::Function *cloneForV3(llvm::Function &W);
 llvm::Function *cloneForV4(llvm::Function &W);
 void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports);
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
+// Copies of each x work-item loop of W, chosen per run by its trip count:
+// a multiple of `width` runs the copy whose header ends in ".full" (whole
+// vectors, no masks), fewer than `width` the one ending in ".small"
+// (scalar; only for a short body), any other the original (masked lanes).
+unsigned versionFullVectors(llvm::Function &W, unsigned width);
 
 // atomics.cpp: integer atomic builtins as atomicrmw/cmpxchg; how many calls.
 unsigned inlineAtomics(llvm::Module &M);
