@@ -13,7 +13,7 @@
  * kernel, written from PolyBench's own sequential code). Inputs are small
  * integers, so most results are exact whatever the order of operations.
  *
- *   bench/corpus [--rounds N] [--polybench DIR] [--only KERNEL] [--platform NAME]...
+ *   bench/corpus [--rounds N] [--polybench DIR] [--only KERNEL[,KERNEL]...] [--platform NAME]...
  *
  * Prints per kernel the median of the per-round ratios native/side with
  * their range, then the geometric means. Run from the build tree
@@ -390,6 +390,22 @@ static void *host_alloc(size_t size)
     return p;
 }
 
+/* Is NAME one of the comma-separated LIST? */
+static bool listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return false;
+}
+
 /* The native variant of DIR/OpenCL/FILE: built once into the build tree. */
 static char *native_image(const char *dir, const char *file)
 {
@@ -552,7 +568,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
         else
-            DIE("usage: %s [--rounds N] [--polybench DIR] [--only KERNEL] [--platform NAME]...", argv[0]);
+            DIE("usage: %s [--rounds N] [--polybench DIR] [--only KERNEL[,KERNEL]...] [--platform NAME]...", argv[0]);
     }
     if (rounds < 1 || rounds > 256)
         DIE("--rounds: 1 to 256");
@@ -588,7 +604,7 @@ int main(int argc, char **argv)
     size_t ran = 0;
     bool did[NCASES] = {false};
     for (size_t i = 0; i < NCASES; i++) {
-        if (only && strcmp(only, corpus[i].kernel) != 0)
+        if (only && !listed(only, corpus[i].kernel))
             continue;
         run_case(&corpus[i], i, dir);
         did[i] = true;

@@ -226,24 +226,24 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
     if (!sxp_plain_spirv(spv, &plain, &imports, &nimports))
         return NULL;
 
-    const char *tmpdir = getenv("TMPDIR");
-    char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    sxp_scratch sc;
+    char *why = NULL;
     sxp_image *v = NULL;
-    if (!mkdtemp(dir)) {
-        fail(spv->origin, "cannot make a temporary directory: %s", strerror(errno));
-        free(dir);
-        dir = NULL;
+    bool ok = sxp_scratch_open(&sc, &why);
+    if (!ok) {
+        fail(spv->origin, "%s", why);
+        free(why);
     }
-    char *spvp = NULL, *bc = NULL, *wg = NULL, *so = NULL, *rep = NULL, *log = NULL;
-    if (dir) {
-        spvp = sxp_xasprintf("%s/image.spv", dir);
-        bc = sxp_xasprintf("%s/image.bc", dir);
-        wg = sxp_xasprintf("%s/wg.bc", dir);
-        so = sxp_xasprintf("%s/image.so", dir);
-        rep = sxp_xasprintf("%s/report.txt", dir);
-        log = sxp_xasprintf("%s/stderr.txt", dir);
+    const char *spvp = NULL, *bc = NULL, *wg = NULL, *so = NULL, *rep = NULL, *log = NULL;
+    if (ok) {
+        spvp = sxp_scratch_path(&sc, "image.spv");
+        bc = sxp_scratch_path(&sc, "image.bc");
+        wg = sxp_scratch_path(&sc, "wg.bc");
+        so = sxp_scratch_path(&sc, "image.so");
+        rep = sxp_scratch_path(&sc, "report.txt");
+        log = sxp_scratch_path(&sc, "stderr.txt");
+        ok = sxp_write_file_atomic(spvp, plain.data, plain.len);
     }
-    bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
     sxp_buf_free(&plain);
     if (ok)
         ok = read_spirv(t, spv->origin, spvp, bc, log, has_sub_group_barrier(spv->data, spv->size));
@@ -256,18 +256,24 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
             a2[n++] = imports[i];
         }
         a2[n++] = "--report";
-        a2[n++] = rep;
+        a2[n++] = (char *)rep;
         a2[n++] = "-o";
-        a2[n++] = wg;
-        a2[n++] = bc;
+        a2[n++] = (char *)wg;
+        a2[n++] = (char *)bc;
         a2[n] = NULL;
         ok = run(spv->origin, a2, log);
         free(a2);
     }
     if (ok) {
         char *march = t->march ? sxp_xasprintf("-march=%s", t->march) : NULL;
+        /* No loop versioned on a run-time stride being 1 (LLVM's
+         * symbolic-stride speculation): in a work-item loop a stride that
+         * is a kernel argument (a[j * n + k] over j) is a row length, never
+         * 1, and the speculation left such loops scalar where a gather
+         * vectorises them (issue 28: syrk). */
         char *const a3[] = {(char *)t->clang, "-O3", "-fPIC", "-shared", "-nostdlib", "-Wno-override-module",
-                            "-target", "x86_64-unknown-linux-gnu", wg, "-o", so, march, NULL};
+                            "-mllvm", "-enable-mem-access-versioning=false",
+                            "-target", "x86_64-unknown-linux-gnu", (char *)wg, "-o", (char *)so, march, NULL};
         ok = run(spv->origin, a3, log);
         free(march);
     }
@@ -275,17 +281,8 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
     uint8_t *bytes = ok ? sxp_read_file(so, &n) : NULL;
     char *report = bytes ? (char *)sxp_read_file(rep, &rn) : NULL;
     if (report) {
-        v = sxp_image_new(spv->origin, SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE);
-        v->data = bytes;
-        v->size = n;
+        v = sxp_variant_image(spv, SX_TARGET_HOST, SX_BINARY_FORMAT_NATIVE, bytes, n);
         bytes = NULL;
-        if (spv->compile_options)
-            v->compile_options = sxp_xstrdup(spv->compile_options);
-        if (spv->link_options)
-            v->link_options = sxp_xstrdup(spv->link_options);
-        sxp_image_copy_props(v, spv);
-        v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
-        v->vf_dummy = spv->vf_dummy;
         char *text = sxp_xmalloc(rn + 1);
         memcpy(text, report, rn);
         text[rn] = 0;
@@ -299,16 +296,7 @@ sxp_image *sxp_native_variant(const sxp_native_tools *t, const sxp_image *spv, b
     }
     free(bytes);
     free(report);
-    const char *files[] = {spvp, bc, wg, so, rep, log};
-    for (size_t i = 0; i < 6; i++)
-        if (files[i]) {
-            unlink(files[i]);
-            free((char *)files[i]);
-        }
-    if (dir) {
-        rmdir(dir);
-        free(dir);
-    }
+    sxp_scratch_close(&sc);
     for (size_t i = 0; i < nimports; i++)
         free(imports[i]);
     free(imports);

@@ -31,6 +31,19 @@ bool sxp_tool_run(char *const argv[], const char *log, char **why);
  * costs that variant, not the run). */
 void sxp_variant_fail(const char *origin, bool required, const char *variant, const char *device,
                       const char *fmt, ...) SXP_PRINTF(5, 6);
+/* tools.c: a private temporary directory for one variant's files; every
+ * path handed out is removed, then the directory, by sxp_scratch_close. */
+typedef struct sxp_scratch {
+    char *dir;
+    char *files[8];
+    size_t n;
+} sxp_scratch;
+bool sxp_scratch_open(sxp_scratch *s, char **why);
+const char *sxp_scratch_path(sxp_scratch *s, const char *name);
+void sxp_scratch_close(sxp_scratch *s);
+/* tools.c: a variant of SPIR-V image `spv` holding `data` (taken), with
+ * spv's options, properties and virtual-function set. */
+sxp_image *sxp_variant_image(const sxp_image *spv, const char *target, uint8_t format, uint8_t *data, size_t size);
 /* The same file beside this proptool (NULL when it is not there). */
 char *sxp_beside_self(const char *file);
 

@@ -76,25 +76,25 @@ sxp_image *sxp_ptx_variant(const sxp_ptx_tools *t, const sxp_image *spv, bool mu
     sxp_buf plain = {0};
     if (!sxp_plain_spirv(spv, &plain, &imports, &nimports))
         return NULL;
-    const char *tmpdir = getenv("TMPDIR");
-    char *dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    sxp_scratch sc;
+    char *why = NULL;
     sxp_image *v = NULL;
-    if (!mkdtemp(dir)) {
-        fail(spv->origin, "cannot make a temporary directory: %s", strerror(errno));
-        free(dir);
-        dir = NULL;
+    bool ok = sxp_scratch_open(&sc, &why);
+    if (!ok) {
+        fail(spv->origin, "%s", why);
+        free(why);
     }
-    char *spvp = NULL, *bc = NULL, *ptx = NULL, *log = NULL;
-    if (dir) {
-        spvp = sxp_xasprintf("%s/image.spv", dir);
-        bc = sxp_xasprintf("%s/image.bc", dir);
-        ptx = sxp_xasprintf("%s/image.ptx", dir);
-        log = sxp_xasprintf("%s/stderr.txt", dir);
+    const char *spvp = NULL, *bc = NULL, *ptx = NULL, *log = NULL;
+    if (ok) {
+        spvp = sxp_scratch_path(&sc, "image.spv");
+        bc = sxp_scratch_path(&sc, "image.bc");
+        ptx = sxp_scratch_path(&sc, "image.ptx");
+        log = sxp_scratch_path(&sc, "stderr.txt");
+        ok = sxp_write_file_atomic(spvp, plain.data, plain.len);
     }
-    bool ok = dir && sxp_write_file_atomic(spvp, plain.data, plain.len);
     sxp_buf_free(&plain);
     if (ok) {
-        char *const a1[] = {(char *)t->llvm_spirv, "-r", spvp, "-o", bc, NULL};
+        char *const a1[] = {(char *)t->llvm_spirv, "-r", (char *)spvp, "-o", (char *)bc, NULL};
         ok = run(spv->origin, a1, log);
     }
     if (ok) {
@@ -114,36 +114,17 @@ sxp_image *sxp_ptx_variant(const sxp_ptx_tools *t, const sxp_image *spv, bool mu
             a[n++] = (char *)t->arch;
         }
         a[n++] = "-o";
-        a[n++] = ptx;
-        a[n++] = bc;
+        a[n++] = (char *)ptx;
+        a[n++] = (char *)bc;
         a[n] = NULL;
         ok = run(spv->origin, a, log);
         free(a);
     }
     size_t n = 0;
     uint8_t *bytes = ok ? sxp_read_file(ptx, &n) : NULL;
-    if (bytes) {
-        v = sxp_image_new(spv->origin, SX_TARGET_NVPTX64, SX_BINARY_FORMAT_NONE);
-        v->data = bytes;
-        v->size = n;
-        if (spv->compile_options)
-            v->compile_options = sxp_xstrdup(spv->compile_options);
-        if (spv->link_options)
-            v->link_options = sxp_xstrdup(spv->link_options);
-        sxp_image_copy_props(v, spv);
-        v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
-        v->vf_dummy = spv->vf_dummy;
-    }
-    const char *files[] = {spvp, bc, ptx, log};
-    for (size_t i = 0; i < 4; i++)
-        if (files[i]) {
-            unlink(files[i]);
-            free((char *)files[i]);
-        }
-    if (dir) {
-        rmdir(dir);
-        free(dir);
-    }
+    if (bytes)
+        v = sxp_variant_image(spv, SX_TARGET_NVPTX64, SX_BINARY_FORMAT_NONE, bytes, n);
+    sxp_scratch_close(&sc);
     for (size_t i = 0; i < nimports; i++)
         free(imports[i]);
     free(imports);

@@ -74,6 +74,53 @@ bool sxp_tool_run(char *const argv[], const char *log, char **why)
 }
 
 
+bool sxp_scratch_open(sxp_scratch *s, char **why)
+{
+    memset(s, 0, sizeof *s);
+    const char *tmpdir = getenv("TMPDIR");
+    s->dir = sxp_xasprintf("%s/proptool-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (mkdtemp(s->dir))
+        return true;
+    *why = sxp_xasprintf("cannot make a temporary directory: %s", strerror(errno));
+    free(s->dir);
+    s->dir = NULL;
+    return false;
+}
+
+const char *sxp_scratch_path(sxp_scratch *s, const char *name)
+{
+    if (s->n == sizeof s->files / sizeof s->files[0])
+        abort();  /* a fixed number of files per variant: a programming error */
+    return s->files[s->n++] = sxp_xasprintf("%s/%s", s->dir, name);
+}
+
+void sxp_scratch_close(sxp_scratch *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        unlink(s->files[i]);
+        free(s->files[i]);
+    }
+    if (s->dir)
+        rmdir(s->dir);
+    free(s->dir);
+    memset(s, 0, sizeof *s);
+}
+
+sxp_image *sxp_variant_image(const sxp_image *spv, const char *target, uint8_t format, uint8_t *data, size_t size)
+{
+    sxp_image *v = sxp_image_new(spv->origin, target, format);
+    v->data = data;
+    v->size = size;
+    if (spv->compile_options)
+        v->compile_options = sxp_xstrdup(spv->compile_options);
+    if (spv->link_options)
+        v->link_options = sxp_xstrdup(spv->link_options);
+    sxp_image_copy_props(v, spv);
+    v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
+    v->vf_dummy = spv->vf_dummy;
+    return v;
+}
+
 char *sxp_beside_self(const char *file)
 {
     char self[4096];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
 //     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4]
-//            [--no-implicit-barriers] -o OUT.bc IN.bc
+//            [--no-implicit-barriers] [--no-vector-math] -o OUT.bc IN.bc
 // IN.bc: `llvm-spirv -r` of the SPIR-V proptool wrote. OUT.bc: host IR
 // with the work-group functions and tables, for `clang -O3 -shared`.
 // The report has one line per kernel:
@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <llvm/IR/InstIterator.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
 {
     std::vector<std::string> imports;
     const char *in = nullptr, *out = nullptr, *report = nullptr;
-    bool v3 = true, v4 = true, implicit = true;
+    bool v3 = true, v4 = true, implicit = true, vmath = true;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--import") && i + 1 < argc)
             imports.push_back(argv[++i]);
@@ -72,18 +73,20 @@ int main(int argc, char **argv)
             v4 = false;
         else if (!strcmp(argv[i], "--no-implicit-barriers"))
             implicit = false;
+        else if (!strcmp(argv[i], "--no-vector-math"))  // libm per lane, as before issue 28 (comparisons)
+            vmath = false;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (argv[i][0] != '-' && !in)
             in = argv[i];
         else
             return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                        "[--no-implicit-barriers] -o OUT.bc IN.bc (at '") +
+                        "[--no-implicit-barriers] [--no-vector-math] -o OUT.bc IN.bc (at '") +
                         argv[i] + "')");
     }
     if (!in || !out)
         return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                    "[--no-implicit-barriers] -o OUT.bc IN.bc");
+                    "[--no-implicit-barriers] [--no-vector-math] -o OUT.bc IN.bc");
     LLVMContext C;
     auto buf = MemoryBuffer::getFile(in);
     if (!buf)
@@ -98,6 +101,7 @@ int main(int argc, char **argv)
         if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL)
             kernels.push_back(&F);
     std::string err;
+    wgc::vectorMathEnabled = vmath;
     if (!wgc::prepare(M, imports, err))
         return fail(err);
     wgc::inlineAtomics(M);
@@ -167,6 +171,28 @@ int main(int argc, char **argv)
     // region copies fold their dispatch on the constant region number).
     if (!wgc::runPipeline(M, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)", err))
         return fail(err);
+    // Each table's math builtins to its ISA's vector math (after the
+    // instcombine above, which may rewrite pow into exp2).
+    for (const wgc::KernelResult &r : results) {
+        if (!vmath)
+            break;
+        wgc::vectorMath(*r.wg, 0);
+        if (r.wg_v3 && r.wg_v3 != r.wg)
+            wgc::vectorMath(*r.wg_v3, 3);
+        if (r.wg_v4 && r.wg_v4 != r.wg)
+            wgc::vectorMath(*r.wg_v4, 4);
+    }
+    // Elsewhere (fiber kernels' bodies, kernels kept, recursive functions),
+    // which clang may inline into any table's functions: the baseline's.
+    if (vmath) {
+        std::set<Function *> tables;
+        for (const wgc::KernelResult &r : results)
+            tables.insert({r.wg, r.wg_v3, r.wg_v4});
+        for (Function &F : M)
+            if (!F.isDeclaration() && !tables.count(&F))
+                wgc::vectorMath(F, 0);
+        wgc::lowerBuiltinAbi(M, false);  // none should be left
+    }
     std::string msg;
     raw_string_ostream os(msg);
     if (verifyModule(M, &os))

@@ -33,6 +33,10 @@
 #include <llvm/Analysis/SyncDependenceAnalysis.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/ConstantRange.h>
+#include <llvm/Support/KnownBits.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/IR/CFG.h>
@@ -175,6 +179,185 @@ void derivedPointers(AllocaInst *A, std::vector<Instruction *> &out, bool &escap
             }
         }
     }
+}
+
+// Is V a power of two or zero? ValueTracking's answer, and besides it
+// what ValueTracking of LLVM 14 does not see: a loop's recurrence p = 1;
+// p <<= 1 (or p *= 2, p >>= 1, p /= 2) through its phi; `phis` holds the
+// phis assumed so for now.
+bool pow2OrZero(Value *V, const DataLayout &DL, const std::set<PHINode *> &phis, unsigned depth = 0)
+{
+    if (!V->getType()->isIntegerTy() || depth > 6)
+        return false;
+    if (auto *P = dyn_cast<PHINode>(V))
+        if (phis.count(P))
+            return true;
+    if (isKnownToBeAPowerOfTwo(V, DL, /*OrZero*/ true))
+        return true;
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I)
+        return false;
+    auto pow2Const = [](Value *c) {
+        auto *C = dyn_cast<ConstantInt>(c);
+        return C && C->getValue().isPowerOf2();
+    };
+    switch (I->getOpcode()) {
+    case Instruction::Shl:
+    case Instruction::LShr:  // 2^a shifted: 2^b or zero
+    case Instruction::Trunc:
+    case Instruction::ZExt:
+        return pow2OrZero(I->getOperand(0), DL, phis, depth + 1);
+    case Instruction::UDiv:
+        return pow2Const(I->getOperand(1)) && pow2OrZero(I->getOperand(0), DL, phis, depth + 1);
+    case Instruction::Mul:  // 2^a * 2^b wraps to 2^(a+b) or zero
+        return (pow2Const(I->getOperand(1)) && pow2OrZero(I->getOperand(0), DL, phis, depth + 1)) ||
+               (pow2Const(I->getOperand(0)) && pow2OrZero(I->getOperand(1), DL, phis, depth + 1));
+    case Instruction::And:
+        return pow2OrZero(I->getOperand(0), DL, phis, depth + 1) || pow2OrZero(I->getOperand(1), DL, phis, depth + 1);
+    case Instruction::Select:
+        return pow2OrZero(I->getOperand(1), DL, phis, depth + 1) && pow2OrZero(I->getOperand(2), DL, phis, depth + 1);
+    default:
+        return false;
+    }
+}
+
+// Divisions and remainders by a power of two that is not a constant (a
+// loop's stride p = 1, p *= 2; a uniform 1 << k) become shifts and masks.
+// LLVM does that itself only where it sees the fact; it does not see it
+// through a recurrence, nor once the value is kept in a slot across a
+// barrier and reloaded (issue 28: x % p became a division). Done on R
+// before the regions form, so the rewritten code needs no fact later. A
+// divisor of zero, undefined in OpenCL C, gives some value and no trap.
+unsigned reducePow2Divisions(Function &R)
+{
+    const DataLayout &DL = R.getParent()->getDataLayout();
+    // the phis that are powers of two or zero: the largest set consistent
+    // with their incoming values (optimistic, then pruned to a fixpoint)
+    std::set<PHINode *> phis;
+    for (Instruction &I : instructions(R))
+        if (auto *P = dyn_cast<PHINode>(&I))
+            if (P->getType()->isIntegerTy())
+                phis.insert(P);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (PHINode *P : std::vector<PHINode *>(phis.begin(), phis.end()))
+            for (Value *in : P->incoming_values())
+                if (in != P && !pow2OrZero(in, DL, phis)) {
+                    phis.erase(P);
+                    changed = true;
+                    break;
+                }
+    }
+    std::vector<BinaryOperator *> work;
+    for (Instruction &I : instructions(R))
+        if (auto *BO = dyn_cast<BinaryOperator>(&I)) {
+            unsigned op = BO->getOpcode();
+            if ((op == Instruction::UDiv || op == Instruction::URem || op == Instruction::SDiv ||
+                 op == Instruction::SRem) && BO->getType()->isIntegerTy() && !isa<Constant>(BO->getOperand(1)) &&
+                pow2OrZero(BO->getOperand(1), DL, phis))
+                work.push_back(BO);
+        }
+    Module *M = R.getParent();
+    for (BinaryOperator *BO : work) {
+        IRBuilder<> B(BO);
+        Value *x = BO->getOperand(0), *v = BO->getOperand(1);
+        auto *T = cast<IntegerType>(BO->getType());
+        unsigned bw = T->getBitWidth();
+        Function *cttz = Intrinsic::getDeclaration(M, Intrinsic::cttz, {T});
+        // k = log2(v), masked: a shift by the width would be poison (v = 0)
+        Value *k = B.CreateAnd(B.CreateCall(cttz, {v, B.getFalse()}), ConstantInt::get(T, bw - 1));
+        Value *m = B.CreateSub(v, ConstantInt::get(T, 1));  // the low bits
+        Value *r;
+        switch (BO->getOpcode()) {
+        case Instruction::URem:
+            r = B.CreateAnd(x, m);
+            break;
+        case Instruction::UDiv:
+            r = B.CreateLShr(x, k);
+            break;
+        default: {
+            // toward zero: a negative x is biased by v - 1 first; v = 2^(bw-1)
+            // is negative as a signed divisor: x / v is x == v, x % v is x or 0
+            Value *bias = B.CreateAnd(B.CreateAShr(x, ConstantInt::get(T, bw - 1)), m);
+            Value *t = B.CreateAdd(x, bias);
+            Value *minv = ConstantInt::get(T, APInt::getSignedMinValue(bw));
+            Value *isMin = B.CreateICmpEQ(v, minv), *xIsMin = B.CreateICmpEQ(x, minv);
+            if (BO->getOpcode() == Instruction::SDiv)
+                r = B.CreateSelect(isMin, B.CreateZExt(xIsMin, T), B.CreateAShr(t, k));
+            else
+                r = B.CreateSelect(isMin, B.CreateSelect(xIsMin, ConstantInt::get(T, 0), x),
+                                   B.CreateSub(B.CreateAnd(t, m), bias));
+            break;
+        }
+        }
+        r->takeName(BO);
+        BO->replaceAllUsesWith(r);
+        BO->eraseFromParent();
+    }
+    return (unsigned)work.size();
+}
+
+// A loop left inside the work-item body (no barrier in it, not unrolled)
+// runs one iteration at a time per work-item, and a floating-point sum in
+// it (acc = mad(a, b, acc): PolyBench's covariance, a row's dot product)
+// is one serial chain: each iteration waits for the previous one's add.
+// llvm.fmuladd (mad, or contraction) may be fused or not, so the chain's
+// link becomes a multiply off the chain and an add on it: an add's latency
+// (3 cycles on AMD's Zen, 4 on Intel's cores) instead of a fused
+// multiply-add's (4). Loops with a barrier are vectorised across the
+// work-items, where the fused form is the cheaper.
+unsigned splitSerialMulAdds(Function &R)
+{
+    DominatorTree DT(R);
+    LoopInfo LI(DT);
+    unsigned n = 0;
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        BasicBlock *latch = L->getLoopLatch();
+        if (!latch)
+            continue;
+        bool skip = false;
+        if (MDNode *md = latch->getTerminator()->getMetadata(LLVMContext::MD_loop))
+            for (unsigned i = 1; i < md->getNumOperands(); i++)
+                if (auto *N = dyn_cast<MDNode>(md->getOperand(i)))
+                    if (N->getNumOperands())
+                        if (auto *S = dyn_cast<MDString>(N->getOperand(0)))
+                            skip |= S->getString() == "llvm.loop.unroll.full";
+        for (BasicBlock *BB : L->blocks())
+            for (Instruction &I : *BB)
+                if (auto *CB = dyn_cast<CallBase>(&I))
+                    skip |= isBarrier(CB->getCalledFunction());
+        if (skip)
+            continue;
+        for (PHINode &P : L->getHeader()->phis()) {
+            if (!P.getType()->isFPOrFPVectorTy() || P.getBasicBlockIndex(latch) < 0)
+                continue;
+            // the chain back from the latch's value to the phi, through adds
+            std::vector<IntrinsicInst *> chain;
+            Value *v = P.getIncomingValueForBlock(latch);
+            for (unsigned d = 0; d < 64 && v != &P; d++) {
+                auto *II = dyn_cast<IntrinsicInst>(v);
+                if (!II || II->getIntrinsicID() != Intrinsic::fmuladd || !L->contains(II)) {
+                    chain.clear();
+                    break;
+                }
+                chain.push_back(II);
+                v = II->getArgOperand(2);
+            }
+            if (v != &P)
+                continue;
+            for (IntrinsicInst *II : chain) {
+                IRBuilder<> B(II);
+                B.setFastMathFlags(II->getFastMathFlags());
+                Value *m = B.CreateFMul(II->getArgOperand(0), II->getArgOperand(1));
+                Value *a = B.CreateFAdd(m, II->getArgOperand(2));
+                a->takeName(II);
+                II->replaceAllUsesWith(a);
+                II->eraseFromParent();
+                n++;
+            }
+        }
+    }
+    return n;
 }
 
 struct Liveness {
@@ -376,6 +559,8 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
                 barriers.push_back(CB);
             }
     replaceLocals(*R, LL, R->getArg(ENV_LOCAL));
+    reducePow2Divisions(*R);
+    splitSerialMulAdds(*R);
     res.barriers = (unsigned)barriers.size();
     Scopes SC(C);
     if (barriers.empty()) {
@@ -495,6 +680,22 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
         ReturnInst::Create(C, ConstantInt::get(i32, k + 1), bblk[k]);
     }
     std::vector<std::map<Value *, Value *>> memo(bblk.size());
+    // What is known of an integer's bits before it is kept (x & 255: below
+    // 256, non-negative) goes on its reload as !range: the next region's
+    // code keeps the fact (a signed division by a constant of a value known
+    // non-negative is a shift, a compare with a bound folds). Computed
+    // first: the rewriting below turns operands into reloads.
+    std::map<unsigned, ConstantRange> ranges;
+    for (unsigned vi : across.set_bits()) {
+        Instruction *V = L.values[vi];
+        if (!V->getType()->isIntegerTy() || V->getType()->getIntegerBitWidth() > 64)
+            continue;
+        KnownBits KB = computeKnownBits(V, DL);
+        ConstantRange CR = ConstantRange::fromKnownBits(KB, /*IsSigned*/ false)
+                               .intersectWith(ConstantRange::fromKnownBits(KB, true), ConstantRange::Unsigned);
+        if (!CR.isFullSet() && !CR.isEmptySet() && !CR.isSingleElement())
+            ranges.emplace(vi, CR);
+    }
     for (unsigned vi : across.set_bits()) {
         Instruction *V = L.values[vi];
         unsigned budget = 16;
@@ -525,6 +726,13 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
                     v = cloneTree(V, t, disp, memo[k]);
                 } else {
                     auto *ld = new LoadInst(V->getType(), in, V->getName() + ".ld", t);
+                    auto rit = ranges.find(vi);
+                    if (rit != ranges.end()) {
+                        Type *T = V->getType();
+                        ld->setMetadata(LLVMContext::MD_range,
+                                        MDNode::get(C, {ConstantAsMetadata::get(ConstantInt::get(T, rit->second.getLower())),
+                                                        ConstantAsMetadata::get(ConstantInt::get(T, rit->second.getUpper()))}));
+                    }
                     SC.tag(ld, uni ? SC_UNIFORM_IN : SC_PRIVATE);
                     v = ld;
                 }

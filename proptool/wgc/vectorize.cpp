@@ -102,11 +102,88 @@ bool crossesMemory(Loop *L, ScalarEvolution &SE)
     return false;
 }
 
+// Can L not be vectorised in one work-item however its memory is walked?
+// It carries a floating-point recurrence (a sum, a dot product: strict
+// IEEE arithmetic allows no reassociation, so its iterations form one
+// serial chain of adds), or it stores to an address that does not change
+// with the iteration (c[i * n + j] += ... in the loop: a store every
+// iteration to memory the loop's loads may alias). Either way the loop
+// runs one scalar iteration at a time per work-item; with the work-items
+// as the inner loop, 16 of them run in the lanes of one vector instead.
+bool serialInWorkItem(Loop *L, ScalarEvolution &SE)
+{
+    for (PHINode &P : L->getHeader()->phis()) {
+        if (!P.getType()->getScalarType()->isFloatingPointTy())
+            continue;
+        auto *I = dyn_cast<Instruction>(P.getIncomingValueForBlock(L->getLoopLatch()));
+        if (I && L->contains(I) && !(isa<FPMathOperator>(I) && I->hasAllowReassoc()))
+            return true;
+    }
+    for (BasicBlock *BB : L->blocks())
+        for (Instruction &I : *BB)
+            if (auto *S = dyn_cast<StoreInst>(&I))
+                if (SE.isSCEVable(S->getPointerOperandType()) &&
+                    SE.isLoopInvariant(SE.getSCEV(S->getPointerOperand()), L))
+                    return true;
+    return false;
+}
+
+// The last write before control leaves block `from` to its successor,
+// found walking back through single predecessors: a simple store, or null
+// when another write (a call, an atomic, a barrier) or a join comes first.
+StoreInst *lastStore(BasicBlock *from)
+{
+    BasicBlock *BB = from;
+    for (unsigned blocks = 0; BB && blocks < 8; blocks++, BB = BB->getSinglePredecessor())
+        for (Instruction &I : reverse(*BB)) {
+            if (auto *S = dyn_cast<StoreInst>(&I))
+                return S->isSimple() ? S : nullptr;
+            if (I.mayWriteToMemory())
+                return nullptr;
+        }
+    return nullptr;
+}
+
+// A header phi of L that only carries what the loop also keeps in memory
+// (c[i * n + j] = 0; for (k ...) c[i * n + j] += ...: the compiler
+// forwarded the store to the next iteration's load) is read back from
+// memory after the implicit barrier `at` instead: otherwise the region
+// machinery keeps it in a private slot, one more store and load per
+// iteration beside the store to c. Sound because between the store and
+// the header nothing of this work-item writes memory, and another
+// work-item writing c[i * n + j] without a barrier would race with this
+// one's store in the original program.
+unsigned reloadStoredPhis(Loop *L, Instruction *at, const DominatorTree &DT)
+{
+    BasicBlock *H = L->getHeader();
+    unsigned n = 0;
+    for (PHINode &P : make_early_inc_range(H->phis())) {
+        Value *ptr = nullptr;
+        bool ok = P.getNumIncomingValues() > 0;
+        for (unsigned i = 0; ok && i < P.getNumIncomingValues(); i++) {
+            StoreInst *S = lastStore(P.getIncomingBlock(i));
+            ok = S && S->getValueOperand() == P.getIncomingValue(i) && (!ptr || S->getPointerOperand() == ptr);
+            if (ok)
+                ptr = S->getPointerOperand();
+        }
+        if (!ok || P.getType() != cast<PointerType>(ptr->getType())->getPointerElementType())
+            continue;
+        if (auto *PI = dyn_cast<Instruction>(ptr))
+            if (L->contains(PI) || !DT.dominates(PI, H))
+                continue;
+        auto *ld = new LoadInst(P.getType(), ptr, P.getName() + ".mem", at->getNextNode());
+        P.replaceAllUsesWith(ld);
+        P.eraseFromParent();
+        n++;
+    }
+    return n;
+}
+
 // Loops of K that every work-item runs alike, outermost first; innermost
 // loops of a few constant iterations (a 16-wide tile) are unrolled instead,
 // which leaves the x loop innermost with the loop's values in registers.
 void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBlock *> &divergentReach,
-                  ScalarEvolution &SE, std::vector<Loop *> &out)
+                  ScalarEvolution &SE, bool shared, std::vector<Loop *> &out)
 {
     if (L->isInnermost() && L->getLoopLatch()) {
         unsigned trip = SE.getSmallConstantTripCount(L);
@@ -115,7 +192,7 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
             return;
         }
     }
-    bool ok = !divergentReach.count(L->getHeader()) && crossesMemory(L, SE);
+    bool ok = !divergentReach.count(L->getHeader()) && (crossesMemory(L, SE) || (shared && serialInWorkItem(L, SE)));
     SmallVector<BasicBlock *, 8> exiting;
     L->getExitingBlocks(exiting);
     for (BasicBlock *E : exiting) {
@@ -138,7 +215,7 @@ void uniformLoops(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<Basi
     if (ok)
         out.push_back(L);
     for (Loop *S : *L)
-        uniformLoops(S, DA, divergentReach, SE, out);
+        uniformLoops(S, DA, divergentReach, SE, shared, out);
 }
 
 }  // namespace
@@ -404,15 +481,33 @@ unsigned addImplicitLoopBarriers(Function &K)
     TargetLibraryInfo TLI(TLII);
     AssumptionCache AC(K);
     ScalarEvolution SE(K, TLI, AC, DT, LI);
+    // A loop serial in each work-item (serialInWorkItem) that walks a row
+    // per work-item pays as the inner loop over work-items only where the
+    // rows are shared: in a kernel of several dimensions, where the lanes
+    // (x) of every y read the same rows, which stay in cache between the
+    // regions (syrk: 32 rows for a group of 32 x 8). With one row per
+    // work-item (atax, mvt: 1-D) the lanes would gather from as many rows
+    // as the group is wide, out of the prefetcher's reach: each work-item's
+    // own stream runs faster.
+    bool shared = false;
+    for (Instruction &I : instructions(K))
+        if (auto *CB = dyn_cast<CallBase>(&I))
+            if (Function *F = CB->getCalledFunction())
+                if (isQuery(F) && CB->arg_size() == 1 && F->getName().contains("_id") && !CB->use_empty())
+                    if (auto *d = dyn_cast<ConstantInt>(CB->getArgOperand(0)))
+                        shared |= d->getZExtValue() >= 1 && d->getZExtValue() < 3;
     for (Loop *L : LI)
-        uniformLoops(L, DA, reach, SE, loops);
+        uniformLoops(L, DA, reach, SE, shared, loops);
     if (loops.empty() || arrays)
         return 0;
     Module &M = *K.getParent();
     LLVMContext &C = M.getContext();
     FunctionCallee bar = M.getOrInsertFunction("_Z7barrierj", Type::getVoidTy(C), Type::getInt32Ty(C));
-    for (Loop *L : loops)
-        CallInst::Create(bar, {ConstantInt::get(Type::getInt32Ty(C), 1)}, "", &*L->getHeader()->getFirstInsertionPt());
+    for (Loop *L : loops) {
+        auto *CB = CallInst::Create(bar, {ConstantInt::get(Type::getInt32Ty(C), 1)}, "",
+                                    &*L->getHeader()->getFirstInsertionPt());
+        reloadStoredPhis(L, CB, DT);
+    }
     return (unsigned)loops.size();
 }
 
@@ -438,6 +533,14 @@ static bool touchesSharedPrivate(const Loop &L)
 
 unsigned markParallelLoops(Function &W, bool masked)
 {
+    // Masks cost a compare per vector, and a load after a masked store to
+    // the same place (the next region reading local memory) waits for the
+    // store to reach the cache: a trip count of whole vectors, the usual
+    // case (local sizes are multiples of 16), takes a copy of the loop
+    // without masks, and one under a vector (a tree reduction's last
+    // levels) a scalar copy.
+    if (masked)
+        versionFullVectors(W, 16);
     DominatorTree DT(W);
     LoopInfo LI(DT);
     LLVMContext &C = W.getContext();
@@ -465,7 +568,10 @@ unsigned markParallelLoops(Function &W, bool masked)
         // loop as masked lanes.
         ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.interleave.count"),
                                       ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(C), 1))}));
-        if (masked)
+        if (H->getName().endswith(".small"))  // fewer work-items than lanes (versionFullVectors)
+            ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.vectorize.width"),
+                                          ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(C), 1))}));
+        else if (masked && !H->getName().endswith(".full"))
             ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.vectorize.predicate.enable"),
                                           ConstantAsMetadata::get(ConstantInt::getTrue(C))}));
         MDNode *loopID = MDNode::getDistinct(C, ops);
