@@ -340,6 +340,32 @@ static void t_tiles(void)
     free(want);
 }
 
+/* covtri: what it writes (sym[j1][j2] and sym[j2][j1] for j2 >= j1 + off),
+   the rest left at -1; small integers, exact in float whatever the order */
+static void t_covtri(size_t g, size_t l, int m, int n, int off)
+{
+    float *d = alloc((size_t)m * n * 4), *sym = alloc((size_t)m * m * 4), *want = malloc((size_t)m * m * 4);
+    for (int i = 0; i < m * n; i++)
+        d[i] = (float)((i * 7 + 3) % 5) - 2.0f;
+    for (int i = 0; i < m * m; i++)
+        sym[i] = want[i] = -1.0f;
+    for (int j1 = 0; j1 < m && j1 < (int)g; j1++)
+        for (int j2 = j1 + off; j2 < m; j2++) {
+            float s = 0.0f;
+            for (int i = 0; i < n; i++)
+                s += d[i * m + j1] * d[i * m + j2];
+            want[j1 * m + j2] = want[j2 * m + j1] = s;
+        }
+    sx_arg a[] = {ptr(0, sym), ptr(1, d), val(2, &m, 4), val(3, &n, 4), val(4, &off, 4)};
+    char what[96];
+    snprintf(what, sizeof what, "covtri (g %zu, l %zu, m %d, n %d, start j1 + %d)", g, l, m, n, off);
+    if (launch("covtri", 1, &g, &l, 5, a))
+        check_float(what, sym, want, (size_t)m * m, 0.0f);
+    sx_usm_free(ctx, d);
+    sx_usm_free(ctx, sym);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -370,6 +396,10 @@ int main(int argc, char **argv)
     t_atom();
     t_atoms();
     t_tiles();
+    t_covtri(96, 32, 90, 7, 0);
+    t_covtri(96, 32, 96, 5, 0);
+    t_covtri(96, 16, 77, 3, 1);
+    t_covtri(64, 64, 100, 4, 0);
     sx_queue_release(q);
     sx_context_release(ctx);
     sx_image_file_release(file);
