@@ -25,8 +25,9 @@
 //   function of the id (casts of get_global_id / get_local_id, maybe plus a
 //   uniform value) and stepping by one, `add nsw` (`add nuw` for unsigned
 //   compares);
-// - one exit, at the latch, continuing while `j + 1 < u` (or <=; signed or
-//   unsigned as the step's flag allows) with u uniform: that test is
+// - one exit, at the latch, continuing while `j + 1 < u` (or <=, or
+//   `j < u`; signed or unsigned as the step's flag allows) with u
+//   uniform: that test is
 //   monotone in j, so a work-item that started at s runs j exactly when
 //   j == s, or j > s and the test passed for j - 1;
 // - no value of it used after it, no barrier, no other divergent branch
@@ -141,7 +142,9 @@ struct Candidate {
     PHINode *iv;
     BinaryOperator *next;
     Value *bound;
-    CmpInst::Predicate pred;  // continue while `next pred bound`
+    Value *tested;            // next (j + 1) or j itself
+    CmpInst::Predicate pred;  // continue while `tested pred bound`
+    CmpInst::Predicate gpred; // with a guard: enter while `start gpred bound`
     CallBase *id;
     SmallVector<CastInst *, 4> casts;
     Value *add;
@@ -174,12 +177,13 @@ bool examine(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBloc
         return false;
     CmpInst::Predicate pred = IC->getPredicate();
     Value *a = IC->getOperand(0), *b = IC->getOperand(1);
-    if (b == c.next) {
+    if (b == c.next || b == c.iv) {
         std::swap(a, b);
         pred = CmpInst::getSwappedPredicate(pred);
     }
-    if (a != c.next || DA.isDivergent(*b) || (isa<Instruction>(b) && L->contains(cast<Instruction>(b))))
+    if ((a != c.next && a != c.iv) || DA.isDivergent(*b) || (isa<Instruction>(b) && L->contains(cast<Instruction>(b))))
         return false;
+    c.tested = a;
     if (Br->getSuccessor(0) != H)
         pred = CmpInst::getInversePredicate(pred);
     bool sgn = pred == CmpInst::ICMP_SLT || pred == CmpInst::ICMP_SLE;
@@ -209,7 +213,12 @@ bool examine(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBloc
         }
         if (GB->getSuccessor(0) != P)
             gp = CmpInst::getInversePredicate(gp);
-        if (ga != start || gb != c.bound || gp != c.pred)
+        // the guard is the test for the iteration before the start
+        c.gpred = c.pred;
+        if (c.tested == c.iv)
+            c.gpred = c.pred == CmpInst::ICMP_SLT ? CmpInst::ICMP_SLE
+                    : c.pred == CmpInst::ICMP_ULT ? CmpInst::ICMP_ULE : CmpInst::BAD_ICMP_PREDICATE;
+        if (ga != start || gb != c.bound || gp != c.gpred)
             return false;
         c.guard = GB;
     }
@@ -255,7 +264,7 @@ void rewrite(Candidate &c, const DivergenceAnalysisImpl &DA)
     // the test's value for the previous j (true before the first)
     PHINode *prev = PHINode::Create(B.getInt1Ty(), 2, "sx.prevtest", H->getFirstNonPHI());
     B.SetInsertPoint(latch->getTerminator());
-    Value *test = B.CreateICmp(c.pred, c.next, c.bound, "sx.test");
+    Value *test = B.CreateICmp(c.pred, c.tested, c.bound, "sx.test");
     // after j: a work-item runs j + 1 if it ran j and the test passed, or
     // starts there (and, guarded, passes the guard: the same test)
     Value *more = c.guard ? test
@@ -268,9 +277,9 @@ void rewrite(Candidate &c, const DivergenceAnalysisImpl &DA)
     if (c.guard) {
         // every work-item enters when the group's smallest start passes
         B.SetInsertPoint(c.guard);
-        first = B.CreateICmp(c.pred, start, c.bound, "sx.first");
+        first = B.CreateICmp(c.gpred, start, c.bound, "sx.first");
         BasicBlock *G = c.guard->getParent();
-        BranchInst::Create(P, X, B.CreateICmp(c.pred, lo, c.bound, "sx.enter"), G);
+        BranchInst::Create(P, X, B.CreateICmp(c.gpred, lo, c.bound, "sx.enter"), G);
         c.guard->eraseFromParent();
         c.guard = nullptr;
     }

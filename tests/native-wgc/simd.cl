@@ -161,3 +161,17 @@ kernel void covtri(global float *sym, global const float *d, int m, int n, int o
         }
     }
 }
+
+/* the same from the local id, to an inclusive bound, the inner loop
+   reading only from a uniform address (unguarded under
+   --uniformize-loops) and dividing by a uniform value */
+kernel void covtri2(global int *out, global const int *d, int m, int n)
+{
+    int l = get_local_id(0), g = get_global_id(0);
+    for (int j = l; j <= m; j++) {
+        int s = 0;
+        for (int i = 0; i < n; i++)
+            s += d[i * (m + 1) + j] / (i + 1);
+        out[g * (m + 1) + j] = s + l;
+    }
+}
