@@ -39,3 +39,5 @@ kernel void smooth(global float *data, int iters, local float *tmp)
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+kernel void expsin(global const float *x, global const float *w, global float *y)
+{ size_t i = get_global_id(0); float v = x[i]; y[i] = exp(-v) * sin(3.0f * v) + pow(v, w[i]); }

@@ -9,6 +9,9 @@ libze1 libze-dev valgrind python3-pip"
 # DPC++ compressed device images (issue 27).
 SX_PACKAGES="$SX_PACKAGES libzstd-dev"
 
+# Vector math for the native compiled kernels (issue 28).
+SX_PACKAGES="$SX_PACKAGES libsleef-dev"
+
 # CMake package, MPI example and JSON tests (issue 17).
 SX_PACKAGES="$SX_PACKAGES cmake openmpi-bin libopenmpi-dev python3"
 

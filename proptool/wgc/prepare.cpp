@@ -105,6 +105,179 @@ static void mathToIntrinsics(Module &M)
     }
 }
 
+// Builtins that are a square root or a division away, inline so they
+// vectorise: rsqrt (2 ulp in OpenCL; float through double: 0.5 ulp,
+// double: under 1.5 ulp), native_/half_ rsqrt, sqrt, recip and divide
+// (the implementation's accuracy: correctly rounded here). rsqrt(+-0) is
+// +-inf, of a negative NaN, as 1/sqrt gives.
+static void inlineRootsAndDivisions(Module &M)
+{
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.use_empty() || F.isIntrinsic())
+            continue;
+        Type *rt = F.getReturnType();
+        if (!rt->isFPOrFPVectorTy() || (!rt->getScalarType()->isFloatTy() && !rt->getScalarType()->isDoubleTy()))
+            continue;
+        bool same = true;
+        for (Type *t : F.getFunctionType()->params())
+            same = same && t == rt;
+        std::string b = demangledBase(F.getName());
+        for (const char *pre : {"native_", "half_"})
+            if (b.rfind(pre, 0) == 0)
+                b = b.substr(strlen(pre));
+        unsigned n = F.arg_size();
+        bool full = demangledBase(F.getName()) == "rsqrt";
+        bool relaxed = !full && b != demangledBase(F.getName());  // native_ or half_
+        if (!same || !((b == "rsqrt" && n == 1) || (relaxed && ((b == "sqrt" || b == "recip") && n == 1)) ||
+                       (relaxed && b == "divide" && n == 2)))
+            continue;
+        for (User *U : make_early_inc_range(F.users())) {
+            auto *CI = dyn_cast<CallInst>(U);
+            if (!CI || CI->getCalledFunction() != &F)
+                continue;
+            IRBuilder<> B(CI);
+            Value *r;
+            if (b == "divide") {
+                r = B.CreateFDiv(CI->getArgOperand(0), CI->getArgOperand(1));
+            } else if (b == "recip") {
+                r = B.CreateFDiv(ConstantFP::get(rt, 1.0), CI->getArgOperand(0));
+            } else if (b == "sqrt") {
+                r = B.CreateUnaryIntrinsic(Intrinsic::sqrt, CI->getArgOperand(0));
+            } else {  // rsqrt
+                Value *x = CI->getArgOperand(0);
+                Type *wide = rt->getScalarType()->isFloatTy() ? rt->getWithNewType(B.getDoubleTy()) : rt;
+                Value *w = wide == rt ? x : B.CreateFPExt(x, wide);
+                r = B.CreateFDiv(ConstantFP::get(wide, 1.0), B.CreateUnaryIntrinsic(Intrinsic::sqrt, w));
+                if (wide != rt)
+                    r = B.CreateFPTrunc(r, rt);
+            }
+            CI->replaceAllUsesWith(r);
+            CI->eraseFromParent();
+        }
+    }
+}
+
+// The signedness an Itanium-mangled OpenCL builtin's first parameter says
+// (_Z3minii, _Z3minDv4_jS_): 's' signed, 'u' unsigned, 'f' floating, 0
+// when it is none of those.
+static char firstParamKind(StringRef n)
+{
+    if (!n.consume_front("_Z"))
+        return 0;
+    size_t len = 0, i = 0;
+    while (i < n.size() && isdigit((unsigned char)n[i]))
+        len = len * 10 + (size_t)(n[i++] - '0');
+    n = n.drop_front(i + len);
+    if (n.consume_front("Dv")) {
+        size_t u = n.find('_');
+        if (u == StringRef::npos)
+            return 0;
+        n = n.drop_front(u + 1);
+    }
+    if (n.empty())
+        return 0;
+    switch (n[0]) {
+    case 'a': case 'c': case 's': case 'i': case 'l': return 's';
+    case 'h': case 't': case 'j': case 'm': return 'u';
+    case 'f': case 'd': return 'f';
+    default: return 0;
+    }
+}
+
+// Common and integer builtins that are one or two instructions, inline
+// (a call per work-item keeps the work-item loop scalar): min, max, clamp
+// (integer: by the signedness the mangling says; floating: minnum/maxnum,
+// OpenCL leaves NaN operands undefined), abs, popcount, clz, ctz, mul24,
+// mad24, rotate, select, bitselect, and mix as the specification writes it
+// (x + (y - x) * a). A scalar argument beside vectors (clamp(float4,
+// float, float)) is splat.
+static void inlineCommonBuiltins(Module &M)
+{
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.use_empty() || F.isIntrinsic() || F.isVarArg())
+            continue;
+        Type *rt = F.getReturnType();
+        Type *et = rt->getScalarType();
+        if (!(et->isIntegerTy() || et->isFloatTy() || et->isDoubleTy()) || (rt->isVectorTy() && !isa<FixedVectorType>(rt)))
+            continue;
+        std::string b = demangledBase(F.getName());
+        bool fits = true;
+        for (unsigned i = 0; i < F.arg_size(); i++) {
+            Type *t = F.getFunctionType()->getParamType(i);
+            // select(a, b, c): c an integer of a's shape
+            bool cond = b == "select" && i == 2 && t->isIntOrIntVectorTy() &&
+                        t->getScalarSizeInBits() == et->getPrimitiveSizeInBits() &&
+                        (!rt->isVectorTy() || (t->isVectorTy() && cast<FixedVectorType>(t)->getNumElements() ==
+                                                                       cast<FixedVectorType>(rt)->getNumElements()));
+            fits = fits && (t == rt || t == et || cond);
+        }
+        char kind = firstParamKind(F.getName());
+        unsigned n = F.arg_size();
+        bool fp = et->isFloatingPointTy();
+        if (!fits || !kind || (kind == 'f') != fp)
+            continue;
+        auto allSame = [&] {
+            for (Type *t : F.getFunctionType()->params())
+                if (t != rt)
+                    return false;
+            return true;
+        };
+        bool ok = ((b == "min" || b == "max") && n == 2) || (b == "clamp" && n == 3) ||
+                  (!fp && (b == "abs" || b == "popcount" || b == "clz" || b == "ctz") && n == 1 && allSame()) ||
+                  (fp && b == "mix" && n == 3) ||
+                  (!fp && (b == "mul24" || b == "rotate") && n == 2 && allSame()) ||
+                  (!fp && b == "mad24" && n == 3 && allSame()) || (b == "select" && n == 3) ||
+                  (b == "bitselect" && n == 3 && allSame());
+        if (!ok)
+            continue;
+        for (User *U : make_early_inc_range(F.users())) {
+            auto *CI = dyn_cast<CallInst>(U);
+            if (!CI || CI->getCalledFunction() != &F)
+                continue;
+            IRBuilder<> B(CI);
+            std::vector<Value *> a;
+            for (Value *v : CI->args())
+                a.push_back(v->getType() == rt || b == "select"
+                                ? v
+                                : B.CreateVectorSplat(cast<FixedVectorType>(rt)->getNumElements(), v));
+            Intrinsic::ID lo = fp ? Intrinsic::minnum : kind == 's' ? Intrinsic::smin : Intrinsic::umin;
+            Intrinsic::ID hi = fp ? Intrinsic::maxnum : kind == 's' ? Intrinsic::smax : Intrinsic::umax;
+            Value *r;
+            if (b == "min")
+                r = B.CreateBinaryIntrinsic(lo, a[0], a[1]);
+            else if (b == "max")
+                r = B.CreateBinaryIntrinsic(hi, a[0], a[1]);
+            else if (b == "clamp")
+                r = B.CreateBinaryIntrinsic(lo, B.CreateBinaryIntrinsic(hi, a[0], a[1]), a[2]);
+            else if (b == "mix")
+                r = B.CreateFAdd(a[0], B.CreateFMul(B.CreateFSub(a[1], a[0]), a[2]));
+            else if (b == "abs")
+                r = kind == 's' ? B.CreateBinaryIntrinsic(Intrinsic::abs, a[0], B.getFalse()) : a[0];
+            else if (b == "popcount")
+                r = B.CreateUnaryIntrinsic(Intrinsic::ctpop, a[0]);
+            else if (b == "mul24")  // operands outside 24 bits: implementation-defined
+                r = B.CreateMul(a[0], a[1]);
+            else if (b == "mad24")
+                r = B.CreateAdd(B.CreateMul(a[0], a[1]), a[2]);
+            else if (b == "rotate")  // the count modulo the width, as fshl takes it
+                r = B.CreateIntrinsic(Intrinsic::fshl, {rt}, {a[0], a[0], a[1]});
+            else if (b == "select")  // scalar: c != 0; vector: c's most significant bit
+                r = B.CreateSelect(rt->isVectorTy() ? B.CreateICmpSLT(a[2], Constant::getNullValue(a[2]->getType()))
+                                                    : B.CreateICmpNE(a[2], Constant::getNullValue(a[2]->getType())),
+                                   a[1], a[0]);
+            else if (b == "bitselect") {  // (a & ~c) | (b & c), on the bits
+                Type *it = rt->isIntOrIntVectorTy() ? rt : rt->getWithNewType(B.getIntNTy(et->getPrimitiveSizeInBits()));
+                Value *x = B.CreateBitCast(a[0], it), *y = B.CreateBitCast(a[1], it), *c = B.CreateBitCast(a[2], it);
+                r = B.CreateBitCast(B.CreateOr(B.CreateAnd(x, B.CreateNot(c)), B.CreateAnd(y, c)), rt);
+            }
+            else
+                r = B.CreateBinaryIntrinsic(b == "clz" ? Intrinsic::ctlz : Intrinsic::cttz, a[0], B.getFalse());
+            CI->replaceAllUsesWith(r);
+            CI->eraseFromParent();
+        }
+    }
+}
+
 // The builtins module is compiled by clang-14 for x86-64, whose OpenCL
 // mangling names address spaces (PU8CLglobal, PU9CLprivate, ...) where SPIR
 // has numbers (PU3AS1) and no qualifier for private pointers.
@@ -186,16 +359,21 @@ static Type *abiType(LLVMContext &C, VecAbi a, Type *T)
     }
 }
 
-// Does F call a builtin with a vector over 16 bytes (in memory, or
+// Does F, or a function it calls (clang may inline it: a fiber kernel's
+// body), call a builtin with a vector over 16 bytes (in memory, or
 // returned in several XMM registers)?
-bool usesVectorMemoryAbi(const Function &F)
+static bool usesVectorMemoryAbi(const Function &F, std::set<const Function *> &seen)
 {
+    if (!seen.insert(&F).second)
+        return false;
     const DataLayout &DL = F.getParent()->getDataLayout();
     for (const Instruction &I : instructions(F))
         if (auto *CB = dyn_cast<CallBase>(&I)) {
             const Function *G = CB->getCalledFunction();
-            if (!G || !G->isDeclaration() || G->isIntrinsic())
-                continue;
+            if (G && !G->isDeclaration() && usesVectorMemoryAbi(*G, seen))
+                return true;
+            if (!G || !G->isDeclaration() || G->isIntrinsic() || isVectorMathBuiltin(*G))
+                continue;  // (vector math: vmath.cpp's calls of an ISA every table has)
             if (G->getReturnType()->isVectorTy() && DL.getTypeAllocSize(G->getReturnType()) > 16)
                 return true;
             for (unsigned i = 0; i < G->arg_size(); i++)
@@ -205,13 +383,28 @@ bool usesVectorMemoryAbi(const Function &F)
     return false;
 }
 
-static void lowerBuiltinAbi(Module &M)
+bool usesVectorMemoryAbi(const Function &F)
+{
+    std::set<const Function *> seen;
+    return usesVectorMemoryAbi(F, seen);
+}
+
+// Math builtins on vectors that vmath.cpp turns into vector-math calls
+// keep their plain vector types until then (vectorMathEnabled); sx-wgc
+// lowers what is left of them at the end (main.cpp: vectorMathLater
+// false), and only those: the vector math's own entry points are called
+// with vectors in registers.
+bool vectorMathEnabled = true;
+
+void lowerBuiltinAbi(Module &M, bool vectorMathLater)
 {
     const DataLayout &DL = M.getDataLayout();
     LLVMContext &C = M.getContext();
     for (Function &F : make_early_inc_range(M)) {
         if (!F.isDeclaration() || F.isIntrinsic() || F.use_empty())
             continue;
+        if (vectorMathLater == isVectorMathBuiltin(F))
+            continue;  // first all others, then (main.cpp) what vector math left
         std::string base = demangledBase(F.getName());
         if (isGroupFunction(base) && groupFunctionHandled(base))
             continue;  // compiled inline (groups.cpp), never called
@@ -281,6 +474,46 @@ static void lowerBuiltinAbi(Module &M)
         }
         if (F.use_empty())
             F.eraseFromParent();
+    }
+}
+
+// OpenCL C builtins that compute a value from their arguments only (math,
+// common, integer, geometric and relational functions): with no pointer
+// parameter, such a call reads and writes no memory the kernel sees (libm's
+// errno is not OpenCL's), so a uniform one leaves the work-item loop (LICM)
+// and the loop vectoriser may widen it (vmath.cpp).
+static bool isPureBuiltin(const std::string &b)
+{
+    static const std::set<std::string> names = {
+        "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2", "atanh", "atanpi", "atan2pi", "cbrt",
+        "ceil", "copysign", "cos", "cosh", "cospi", "erfc", "erf", "exp", "exp2", "exp10", "expm1", "fabs", "fdim",
+        "floor", "fma", "fmax", "fmin", "fmod", "hypot", "ilogb", "ldexp", "lgamma", "log", "log2", "log10", "log1p",
+        "logb", "mad", "maxmag", "minmag", "nan", "nextafter", "pow", "pown", "powr", "remainder", "rint", "rootn",
+        "round", "rsqrt", "sin", "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi", "tgamma", "trunc",
+        "clamp", "degrees", "max", "min", "mix", "radians", "step", "smoothstep", "sign",
+        "abs", "abs_diff", "add_sat", "hadd", "rhadd", "clz", "ctz", "mad_hi", "mad_sat", "mul_hi", "rotate",
+        "sub_sat", "upsample", "popcount", "mad24", "mul24",
+        "cross", "dot", "distance", "length", "normalize", "fast_distance", "fast_length", "fast_normalize",
+        "isequal", "isnotequal", "isgreater", "isgreaterequal", "isless", "islessequal", "islessgreater",
+        "isfinite", "isinf", "isnan", "isnormal", "isordered", "isunordered", "signbit", "any", "all",
+        "bitselect", "select"};
+    return names.count(b) || b.rfind("native_", 0) == 0 || b.rfind("half_", 0) == 0;
+}
+
+static void markPureBuiltins(Module &M)
+{
+    for (Function &F : M) {
+        if (!F.isDeclaration() || F.isIntrinsic() || !isPureBuiltin(demangledBase(F.getName())))
+            continue;
+        bool pointers = false;
+        for (Type *t : F.getFunctionType()->params())
+            pointers |= t->isPointerTy();
+        if (pointers || F.getReturnType()->isVoidTy())
+            continue;
+        F.setDoesNotAccessMemory();
+        F.setDoesNotThrow();
+        F.setWillReturn();
+        F.addFnAttr(Attribute::NoSync);
     }
 }
 
@@ -486,8 +719,13 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
         }
     }
     mathToIntrinsics(M);
+    inlineRootsAndDivisions(M);
+    inlineCommonBuiltins(M);
     renameBuiltins(M);
-    lowerBuiltinAbi(M);
+    lowerBuiltinAbi(M, true);
+    if (!vectorMathEnabled)
+        lowerBuiltinAbi(M, false);
+    markPureBuiltins(M);
     exportProgramScope(M);
 
     return runPipeline(M, "always-inline,function(sroa,early-cse,instcombine,simplifycfg)", err);

@@ -544,6 +544,14 @@ static bool touchesSharedPrivate(const Loop &L)
 
 unsigned markParallelLoops(Function &W, bool masked)
 {
+    // Masks cost a compare per vector, and a load after a masked store to
+    // the same place (the next region reading local memory) waits for the
+    // store to reach the cache: a trip count of whole vectors, the usual
+    // case (local sizes are multiples of 16), takes a copy of the loop
+    // without masks, and one under a vector (a tree reduction's last
+    // levels) a scalar copy.
+    if (masked)
+        versionFullVectors(W, 16);
     DominatorTree DT(W);
     LoopInfo LI(DT);
     LLVMContext &C = W.getContext();
@@ -571,7 +579,10 @@ unsigned markParallelLoops(Function &W, bool masked)
         // loop as masked lanes.
         ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.interleave.count"),
                                       ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(C), 1))}));
-        if (masked)
+        if (H->getName().endswith(".small"))  // fewer work-items than lanes (versionFullVectors)
+            ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.vectorize.width"),
+                                          ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(C), 1))}));
+        else if (masked && !H->getName().endswith(".full"))
             ops.push_back(MDNode::get(C, {MDString::get(C, "llvm.loop.vectorize.predicate.enable"),
                                           ConstantAsMetadata::get(ConstantInt::getTrue(C))}));
         MDNode *loopID = MDNode::getDistinct(C, ops);

@@ -131,6 +131,11 @@ llvm::Function *cloneForV3(llvm::Function &W);
 llvm::Function *cloneForV4(llvm::Function &W);
 void emitTables(llvm::Module &M, const std::vector<KernelResult> &ks, const std::vector<std::string> &imports);
 llvm::Value *loadArg(llvm::IRBuilder<> &B, llvm::Value *ctx, llvm::Argument &A);
+// Copies of each x work-item loop of W, chosen per run by its trip count:
+// a multiple of `width` runs the copy whose header ends in ".full" (whole
+// vectors, no masks), fewer than `width` the one ending in ".small"
+// (scalar; only for a short body), any other the original (masked lanes).
+unsigned versionFullVectors(llvm::Function &W, unsigned width);
 
 // atomics.cpp: integer atomic builtins as atomicrmw/cmpxchg; how many calls.
 unsigned inlineAtomics(llvm::Module &M);
@@ -157,6 +162,20 @@ unsigned uniformizeLoops(llvm::Function &K);
 // Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);
+
+// vmath.cpp: the math builtins of a table's work-group function call the
+// builtins module's vector math of that table's ISA (level 0, 3 or 4):
+// scalar calls for the loop vectoriser, vector calls directly. Returns
+// the number of calls seen.
+unsigned vectorMath(llvm::Function &W, int level);
+// A math builtin on a vector that vectorMath replaces (tanh on float8, ...):
+// prepare keeps its calls in plain vector types while vectorMathEnabled.
+bool isVectorMathBuiltin(const llvm::Function &F);
+extern bool vectorMathEnabled;
+// prepare.cpp: the builtins module's ABI for vectors in calls (in memory
+// over 16 bytes, ...): of every builtin but vector math's when
+// vectorMathLater, else of vector math's (isVectorMathBuiltin) only.
+void lowerBuiltinAbi(llvm::Module &M, bool vectorMathLater);
 
 }  // namespace wgc
 

@@ -7,10 +7,16 @@
 #include "wgc.h"
 
 #include <functional>
+#include <set>
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 using namespace llvm;
 
@@ -62,7 +68,488 @@ Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
     return r;
 }
 
+
+bool match0(Value *v)
+{
+    auto *c = dyn_cast<ConstantInt>(v);
+    return c && c->isZero();
+}
+
+// Runs a function pass pipeline (opt -passes syntax) on F alone.
+bool runOnFunction(Function &F, const char *pipeline)
+{
+    LoopAnalysisManager LAM;
+    FunctionAnalysisManager FAM;
+    CGSCCAnalysisManager CGAM;
+    ModuleAnalysisManager MAM;
+    PassBuilder PB;
+    PB.registerModuleAnalyses(MAM);
+    PB.registerCGSCCAnalyses(CGAM);
+    PB.registerFunctionAnalyses(FAM);
+    PB.registerLoopAnalyses(LAM);
+    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    FunctionPassManager FPM;
+    if (Error e = PB.parsePassPipeline(FPM, pipeline)) {
+        consumeError(std::move(e));
+        return false;
+    }
+    FPM.run(F, FAM);
+    return true;
+}
+
+// An x work-item loop as workItemLoops builds it, after clean-up:
+// lx = phi [start, preheader], [lx + 1, latch]; the latch, its only
+// exiting block, branches back while lx + 1 < n (start and n invariant,
+// start < n; start is 0 but where splitXLoop made it the split point).
+struct XLoop {
+    Loop *L = nullptr;
+    BasicBlock *pre = nullptr, *head = nullptr, *latch = nullptr, *exit = nullptr;
+    PHINode *iv = nullptr;
+    Instruction *next = nullptr;
+    ICmpInst *cmp = nullptr;
+    Value *n = nullptr, *start = nullptr;
+};
+
+bool matchXLoop(Loop *L, XLoop &x)
+{
+    x.L = L;
+    x.head = L->getHeader();
+    x.pre = L->getLoopPreheader();
+    x.latch = L->getLoopLatch();
+    if (!x.head->getName().startswith("wi.x") || x.head->getName().contains("done") || !x.pre || !x.latch ||
+        L->getExitingBlock() != x.latch || !L->isInnermost())
+        return false;
+    x.exit = L->getExitBlock();
+    auto *Br = dyn_cast<BranchInst>(x.latch->getTerminator());
+    if (!x.exit || x.exit->getSinglePredecessor() != x.latch || !Br || !Br->isConditional() ||
+        Br->getSuccessor(0) != x.head || !isa<BranchInst>(x.pre->getTerminator()))
+        return false;
+    x.cmp = dyn_cast<ICmpInst>(Br->getCondition());
+    if (!x.cmp || x.cmp->getPredicate() != CmpInst::ICMP_ULT || !x.cmp->hasOneUse() ||
+        !L->isLoopInvariant(x.cmp->getOperand(1)))
+        return false;
+    x.n = x.cmp->getOperand(1);
+    auto *add = dyn_cast<BinaryOperator>(x.cmp->getOperand(0));
+    auto *one = add ? dyn_cast<ConstantInt>(add->getOperand(1)) : nullptr;
+    x.iv = add ? dyn_cast<PHINode>(add->getOperand(0)) : nullptr;
+    if (!add || add->getOpcode() != Instruction::Add || !one || !one->isOne() || !x.iv ||
+        x.iv->getParent() != x.head || x.iv->getNumIncomingValues() != 2 ||
+        x.iv->getIncomingValueForBlock(x.latch) != add || !x.L->isLoopInvariant(x.iv->getIncomingValueForBlock(x.pre)))
+        return false;
+    x.next = add;
+    x.start = x.iv->getIncomingValueForBlock(x.pre);
+    return true;
+}
+
+// Is v the id plus a small constant c (lx + c exactly, |c| <= 64), through
+// adds, subtractions, truncations to 16 bits or more and extensions? lx
+// is below 1024 (the adapter's largest group), so no step wraps, but a
+// zero extension of a negative value would: refused.
+bool idPlus(Value *v, const XLoop &x, int64_t &c, unsigned depth = 0)
+{
+    if (v == x.iv) {
+        c = 0;
+        return true;
+    }
+    if (depth > 6)
+        return false;
+    if (auto *T = dyn_cast<TruncInst>(v))
+        return T->getType()->getIntegerBitWidth() >= 16 && idPlus(T->getOperand(0), x, c, depth + 1);
+    if (auto *S = dyn_cast<SExtInst>(v))
+        return idPlus(S->getOperand(0), x, c, depth + 1);
+    if (auto *Z = dyn_cast<ZExtInst>(v))
+        return idPlus(Z->getOperand(0), x, c, depth + 1) && c >= 0;
+    auto *BO = dyn_cast<BinaryOperator>(v);
+    auto *K = BO ? dyn_cast<ConstantInt>(BO->getOperand(1)) : nullptr;
+    if (!K || K->getBitWidth() > 64 || (BO->getOpcode() != Instruction::Add && BO->getOpcode() != Instruction::Sub))
+        return false;
+    int64_t k = K->getSExtValue(), c0;
+    if (k < -64 || k > 64 || !idPlus(BO->getOperand(0), x, c0, depth + 1))
+        return false;
+    c = BO->getOpcode() == Instruction::Add ? c0 + k : c0 - k;
+    return c >= -64 && c <= 64;
+}
+
+// How the ids [start, n) of an x loop divide at a branch on the id.
+struct Split {
+    Value *m = nullptr;   // the split point, in [start, n]
+    bool below = true;    // the condition below m (a constant there)...
+    Value *lowerCmp = nullptr;  // ...unless it is this test on the copy's id, `id >= t` or `id < t`
+    CmpInst::Predicate lowerPred = CmpInst::ICMP_SGE;
+    bool above = false;   // the condition from m on
+};
+
+// A branch (or select) of L on `lx + c P u` (u invariant in L, c a small constant; an
+// integer compare of any width of 16 bits or more): the ids for which it
+// holds are a prefix or a suffix of [start, n), or for == and != one id,
+// which splits off in two steps (the copy below keeps `id >= t` or
+// `id < t`, which the next split takes). False when Br is not such a
+// branch; the split point and the rest computed at B.
+bool splitPoint(IRBuilder<> &B, const XLoop &x, Value *cond, Split &sp)
+{
+    auto *C = dyn_cast<ICmpInst>(cond);
+    if (!C)
+        return false;
+    CmpInst::Predicate p = C->getPredicate();
+    Value *a = C->getOperand(0), *u = C->getOperand(1);
+    int64_t c;
+    if (!idPlus(a, x, c)) {
+        std::swap(a, u);
+        p = CmpInst::getSwappedPredicate(p);
+        if (!idPlus(a, x, c))
+            return false;
+    }
+    if (!x.L->isLoopInvariant(u) || !u->getType()->isIntegerTy() || u->getType()->getIntegerBitWidth() > 64)
+        return false;
+    bool isSigned = CmpInst::isSigned(p);
+    if (!isSigned && c < 0)  // lx - 1 as unsigned wraps at lx = 0
+        return false;
+    // t = u - c, with u clamped to +-2^40 first (beyond, every id is on one
+    // side): lx + c P u <=> lx P t, all in exact (small) integers
+    Type *i64 = B.getInt64Ty();
+    Value *u64 = isSigned ? B.CreateSExtOrTrunc(u, i64) : B.CreateZExtOrTrunc(u, i64);
+    Value *big = B.getInt64(int64_t(1) << 40);
+    if (isSigned) {
+        u64 = B.CreateSelect(B.CreateICmpSGT(u64, big), big, u64);
+        Value *nbig = B.getInt64(-(int64_t(1) << 40));
+        u64 = B.CreateSelect(B.CreateICmpSLT(u64, nbig), nbig, u64);
+    } else {
+        u64 = B.CreateSelect(B.CreateICmpUGT(u64, big), big, u64);
+    }
+    Value *t = B.CreateSub(u64, B.getInt64(c));
+    // clamp a signed point into [start, n]
+    auto clamp = [&](Value *v) {
+        v = B.CreateSelect(B.CreateICmpSLT(v, x.start), x.start, v);
+        return B.CreateSelect(B.CreateICmpSGT(v, x.n), x.n, v);
+    };
+    Value *t1 = B.CreateAdd(t, B.getInt64(1));
+    switch (p) {
+    case CmpInst::ICMP_ULT: case CmpInst::ICMP_SLT:  // lx < t
+        sp.m = clamp(t), sp.below = true, sp.above = false;
+        return true;
+    case CmpInst::ICMP_ULE: case CmpInst::ICMP_SLE:  // lx < t + 1
+        sp.m = clamp(t1), sp.below = true, sp.above = false;
+        return true;
+    case CmpInst::ICMP_UGE: case CmpInst::ICMP_SGE:
+        sp.m = clamp(t), sp.below = false, sp.above = true;
+        return true;
+    case CmpInst::ICMP_UGT: case CmpInst::ICMP_SGT:
+        sp.m = clamp(t1), sp.below = false, sp.above = true;
+        return true;
+    case CmpInst::ICMP_EQ: case CmpInst::ICMP_NE: {  // lx == t: below t + 1, it is lx >= t
+        bool eq = p == CmpInst::ICMP_EQ;
+        sp.m = clamp(t1);
+        sp.above = !eq;
+        auto *k = dyn_cast<ConstantInt>(t);
+        if (k && k->isZero() && match0(x.start)) {  // lx == 0: the first work-item alone
+            sp.below = eq;
+            return true;
+        }
+        sp.lowerCmp = t;
+        sp.lowerPred = eq ? CmpInst::ICMP_SGE : CmpInst::ICMP_SLT;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+// Splits x loop x at its first branch on the id against an invariant
+// bound (`if (l < s)` in a tree reduction, `if (l == 0)`): a copy of the
+// loop runs the ids below the split point with the branch folded one way,
+// the loop itself the ids from it with the branch folded the other way.
+// Each copy's x loop then has no divergent branch there, and its trip
+// count is what work is left (s lanes, not the group's). The ids run
+// from start: [start, m) in the copy, [m, n) in the loop.
+bool splitXLoop(Function &F, XLoop &x, DominatorTree &DT, LoopInfo &LI)
+{
+    Instruction *Br = nullptr;  // a conditional branch or a select on a scalar condition
+    Split sp;
+    unsigned size = 0;
+    for (BasicBlock *BB : x.L->blocks())
+        size += BB->size();
+    if (size > 2000)
+        return false;
+    IRBuilder<> B(x.pre->getTerminator());
+    for (BasicBlock *BB : x.L->blocks()) {
+        for (Instruction &I : *BB) {
+            Value *cond = nullptr;
+            if (auto *T = dyn_cast<BranchInst>(&I)) {
+                if (BB != x.latch && T->isConditional() && T->getSuccessor(0) != T->getSuccessor(1))
+                    cond = T->getCondition();
+            } else if (auto *S = dyn_cast<SelectInst>(&I)) {
+                if (S->getCondition()->getType()->isIntegerTy(1))
+                    cond = S->getCondition();
+            }
+            if (cond && splitPoint(B, x, cond, sp)) {
+                Br = &I;
+                break;
+            }
+        }
+        if (Br)
+            break;
+    }
+    if (!Br)
+        return false;
+    formLCSSA(*x.L, DT, &LI, nullptr);
+    LLVMContext &C = F.getContext();
+    // the copy, for ids [0, m)
+    ValueToValueMapTy VM;
+    SmallVector<BasicBlock *, 16> lo;
+    for (BasicBlock *BB : x.L->blocks()) {
+        BasicBlock *BB1 = CloneBasicBlock(BB, VM, ".lo", &F);
+        VM[BB] = BB1;
+        lo.push_back(BB1);
+    }
+    remapInstructionsInBlocks(lo, VM);
+    auto mapped = [&](Value *v) {
+        auto it = VM.find(v);
+        return it != VM.end() ? (Value *)it->second : v;
+    };
+    BasicBlock *head1 = cast<BasicBlock>(VM[x.head]), *latch1 = cast<BasicBlock>(VM[x.latch]);
+    BasicBlock *mid = BasicBlock::Create(C, x.head->getName() + ".mid", &F, x.head);
+    Value *m = sp.m;
+    cast<ICmpInst>(VM[x.cmp])->setOperand(1, m);
+    auto *Br1 = cast<Instruction>(VM[Br]);
+    if (sp.lowerCmp)
+        Br1->setOperand(0, new ICmpInst(Br1, sp.lowerPred, VM[x.iv], sp.lowerCmp, "id.split"));
+    else
+        Br1->setOperand(0, ConstantInt::getBool(C, sp.below));
+    Br->setOperand(0, ConstantInt::getBool(C, sp.above));
+    latch1->getTerminator()->replaceSuccessorWith(x.exit, mid);
+    // preheader: the copy when m > start, else straight to the loop
+    x.pre->getTerminator()->eraseFromParent();
+    B.SetInsertPoint(x.pre);
+    B.CreateCondBr(B.CreateICmpEQ(m, x.start), mid, head1);
+    // mid: the header's values as the copy leaves them; the loop when m < n
+    B.SetInsertPoint(mid);
+    for (PHINode &P : x.head->phis()) {
+        Value *start;
+        if (&P == x.iv) {
+            start = m;
+        } else {
+            PHINode *Q = B.CreatePHI(P.getType(), 2, P.getName() + ".mid");
+            Q->addIncoming(mapped(P.getIncomingValueForBlock(x.latch)), latch1);
+            Q->addIncoming(P.getIncomingValueForBlock(x.pre), x.pre);
+            start = Q;
+        }
+        int i = P.getBasicBlockIndex(x.pre);
+        P.setIncomingBlock(i, mid);
+        P.setIncomingValue(i, start);
+    }
+    // the exit's (LCSSA) values when the loop does not run: the copy's
+    std::vector<std::pair<PHINode *, Value *>> outs;
+    for (PHINode &P : x.exit->phis()) {
+        Value *v = P.getIncomingValueForBlock(x.latch), *w = mapped(v);
+        if (w != v) {
+            PHINode *Q = B.CreatePHI(P.getType(), 2, P.getName() + ".lo");
+            Q->addIncoming(w, latch1);
+            Q->addIncoming(UndefValue::get(P.getType()), x.pre);
+            w = Q;
+        }
+        outs.push_back({&P, w});
+    }
+    for (auto &o : outs)
+        o.first->addIncoming(o.second, mid);
+    B.CreateCondBr(B.CreateICmpULT(m, x.n), x.head, x.exit);
+    return true;
+}
+
+// Does anything in L but the loop's own count depend on the id, or on a
+// value the loop carries other than an or-ed region result? Is there
+// anything with an effect beyond plain loads and stores? If not, every
+// work-item of the loop does the same thing, and one does it for all: a
+// second work-item storing the same values changes nothing (a program
+// whose work-items race on memory without atomics has no meaning).
+bool sameForAll(const XLoop &x)
+{
+    std::set<const Value *> seeds;
+    for (PHINode &P : x.head->phis())
+        if (&P != x.iv)
+            seeds.insert(&P);
+    seeds.insert(x.iv);
+    // what depends on a seed, within L (the count's add and compare aside)
+    auto dependsOn = [&](Value *v, const Value *seed) {
+        std::vector<Value *> work = {v};
+        std::set<Value *> seen;
+        while (!work.empty()) {
+            Value *w = work.back();
+            work.pop_back();
+            if (w == seed)
+                return true;
+            auto *I = dyn_cast<Instruction>(w);
+            if (!I || !x.L->contains(I) || isa<PHINode>(I) || !seen.insert(w).second)
+                continue;
+            for (Value *op : I->operands())
+                work.push_back(op);
+        }
+        return false;
+    };
+    for (BasicBlock *BB : x.L->blocks())
+        for (Instruction &I : *BB) {
+            if (auto *CB = dyn_cast<CallBase>(&I)) {
+                auto *II = dyn_cast<IntrinsicInst>(CB);
+                if (!II || !(II->doesNotAccessMemory() || II->isAssumeLikeIntrinsic()))
+                    return false;
+            }
+            if (I.isAtomic() || isa<FenceInst>(I) || (isa<LoadInst>(I) && cast<LoadInst>(I).isVolatile()) ||
+                (isa<StoreInst>(I) && cast<StoreInst>(I).isVolatile()))
+                return false;
+            if (&I == x.next || &I == x.cmp || isa<PHINode>(I))
+                continue;
+            for (Value *op : I.operands())
+                if (op == x.iv || op == x.next)
+                    return false;
+        }
+    for (PHINode &P : x.head->phis()) {
+        if (&P == x.iv)
+            continue;
+        Value *v = P.getIncomingValueForBlock(x.latch);
+        auto *Or = dyn_cast<BinaryOperator>(v);
+        if (Or && Or->getOpcode() == Instruction::Or && (Or->getOperand(0) == &P || Or->getOperand(1) == &P))
+            v = Or->getOperand(0) == &P ? Or->getOperand(1) : Or->getOperand(0);
+        for (PHINode &Q : x.head->phis())
+            if (dependsOn(v, &Q))
+                return false;
+    }
+    // a phi inside the body (a join) may carry the id only through its
+    // operands, which the walk above skips: check them directly
+    for (BasicBlock *BB : x.L->blocks())
+        if (BB != x.head)
+            for (PHINode &P : BB->phis())
+                for (Value *op : P.incoming_values())
+                    if (dependsOn(op, x.iv))
+                        return false;
+    return true;
+}
+
+// The work-item loops of W narrowed to the work-items that do something
+// (splitXLoop), and loops whose every work-item does the same run once.
+// Returns how many loops it changed.
+unsigned narrowWorkItemLoops(Function &W)
+{
+    // the short constant loops uniformLoops marked (a 16-wide tile) unrolled
+    // first, so that the x loops around them are innermost
+    const char *clean = "sroa,early-cse<memssa>,simplifycfg,instcombine,loop(loop-unroll-full),simplifycfg,instcombine,"
+                        "loop-mssa(licm,simple-loop-unswitch<nontrivial>),simplifycfg,instcombine";
+    if (!runOnFunction(W, clean))
+        return 0;
+    unsigned changed = 0;
+    for (unsigned round = 0; round < 8; round++) {
+        runOnFunction(W, "loop-simplify");  // preheaders and exits of their own for the copies
+        DominatorTree DT(W);
+        LoopInfo LI(DT);
+        bool any = false;
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            XLoop x;
+            if (matchXLoop(L, x) && splitXLoop(W, x, DT, LI)) {
+                any = true;
+                break;
+            }
+        }
+        if (!any)
+            break;
+        changed++;
+    }
+    if (changed && !runOnFunction(W, "early-cse<memssa>,simplifycfg,instcombine,simplifycfg"))
+        return changed;
+    runOnFunction(W, "loop-simplify");
+    DominatorTree DT(W);
+    LoopInfo LI(DT);
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        XLoop x;
+        if (!matchXLoop(L, x) || !sameForAll(x))
+            continue;
+        auto *Br = cast<BranchInst>(x.latch->getTerminator());
+        x.head->removePredecessor(x.latch);
+        BranchInst::Create(x.exit, Br);
+        Br->eraseFromParent();
+        changed++;
+    }
+    if (changed)
+        runOnFunction(W, "simplifycfg,instcombine");
+    return changed;
+}
+
+// The uniform values a region wrote (at private_mem + bytes) copied to
+// where the next reads them (private_mem). The region stored them one by
+// one (8 bytes or less each): a wide load of them waits until those stores
+// reach the cache (no store forwarding, ~20 cycles on each of a tree
+// reduction's 9 region changes), so a short block is copied in 8-byte
+// words, volatile so that nothing merges them into vectors again.
+void copyUniforms(IRBuilder<> &B, Value *priv, uint64_t bytes)
+{
+    if (bytes > 256 || bytes % 8) {
+        B.CreateMemCpy(priv, MaybeAlign(64), B.CreateGEP(B.getInt8Ty(), priv, B.getInt64(bytes)), MaybeAlign(64), bytes);
+        return;
+    }
+    Type *i64 = B.getInt64Ty();
+    Value *base = B.CreateBitCast(priv, i64->getPointerTo());
+    for (uint64_t o = 0; o < bytes; o += 8) {
+        Value *v = B.CreateAlignedLoad(i64, B.CreateConstGEP1_64(i64, base, (bytes + o) / 8), Align(8), true);
+        B.CreateAlignedStore(v, B.CreateConstGEP1_64(i64, base, o / 8), Align(8), true);
+    }
+}
+
 }  // namespace
+
+unsigned versionFullVectors(Function &W, unsigned width)
+{
+    runOnFunction(W, "loop-simplify");
+    DominatorTree DT(W);
+    LoopInfo LI(DT);
+    std::vector<std::pair<XLoop, bool>> xs;  // the loop, and whether a scalar copy pays
+    for (Loop *L : LI.getLoopsInPreorder()) {
+        XLoop x;
+        unsigned size = 0;
+        for (BasicBlock *BB : L->blocks())
+            size += BB->size();
+        // scalar under one vector only for a short body (a reduction level):
+        // where each work-item does more, masked lanes win anyway
+        if (matchXLoop(L, x) && size <= 2000)
+            xs.push_back({x, size <= 24});
+    }
+    for (auto &xp : xs)
+        formLCSSA(*xp.first.L, DT, &LI, nullptr);
+    for (auto &xp : xs) {
+        XLoop &x = xp.first;
+        BasicBlock *heads[2] = {};
+        for (int k = 0; k < (xp.second ? 2 : 1); k++) {
+            ValueToValueMapTy VM;
+            SmallVector<BasicBlock *, 16> copy;
+            for (BasicBlock *BB : x.L->blocks()) {
+                BasicBlock *BB1 = CloneBasicBlock(BB, VM, k ? ".small" : ".full", &W);
+                VM[BB] = BB1;
+                copy.push_back(BB1);
+            }
+            remapInstructionsInBlocks(copy, VM);
+            heads[k] = cast<BasicBlock>(VM[x.head]);
+            for (PHINode &P : x.exit->phis()) {
+                Value *v = P.getIncomingValueForBlock(x.latch);
+                auto it = VM.find(v);
+                P.addIncoming(it != VM.end() ? (Value *)it->second : v, cast<BasicBlock>(VM[x.latch]));
+            }
+        }
+        IRBuilder<> B(x.pre->getTerminator());
+        Value *trip = B.CreateSub(x.n, x.start);
+        Value *whole = B.CreateICmpEQ(B.CreateAnd(trip, B.getInt64(width - 1)), B.getInt64(0), "full");
+        Value *small = B.CreateICmpULT(trip, B.getInt64(width), "small");
+        B.CreateCondBr(whole, heads[0], x.head);
+        x.pre->getTerminator()->eraseFromParent();
+        if (!heads[1])
+            continue;
+        // not whole vectors: fewer than one vector in scalar code, else masked
+        BasicBlock *pick = BasicBlock::Create(W.getContext(), x.head->getName() + ".pick", &W, x.head);
+        x.pre->getTerminator()->replaceSuccessorWith(x.head, pick);
+        for (PHINode &P : x.head->phis())
+            P.replaceIncomingBlockWith(x.pre, pick);
+        for (PHINode &P : heads[1]->phis())
+            P.replaceIncomingBlockWith(x.pre, pick);
+        B.SetInsertPoint(pick);
+        B.CreateCondBr(small, heads[1], x.head);
+    }
+    return (unsigned)xs.size();
+}
 
 Value *loadArg(IRBuilder<> &B, Value *args, Argument &A)
 {
@@ -138,8 +625,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
             B.SetInsertPoint(bb);
             Value *v = workItemLoops(B, W, lsize, region(k));
             if (res.uniform_bytes)  // the uniform values as this region left them, for the next
-                B.CreateMemCpy(env[ENV_PRIV], MaybeAlign(64), B.CreateGEP(B.getInt8Ty(), env[ENV_PRIV], B.getInt64(res.uniform_bytes)),
-                               MaybeAlign(64), res.uniform_bytes);
+                copyUniforms(B, env[ENV_PRIV], res.uniform_bytes);
             nr->addIncoming(v, B.GetInsertBlock());
             B.CreateBr(tail);
         }
@@ -157,6 +643,12 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
         InlineFunctionInfo IFI;
         InlineFunction(*c, IFI);
     }
+    // the kernel's own barriers only: where all are implicit (a uniform
+    // loop's, vectorize.cpp) the regions are loop iterations with nothing
+    // to narrow, and the clean-up only moves work LLVM does better later
+    // (PolyBench's gemm: 15% slower)
+    if (res.barriers > res.implicit_barriers)
+        narrowWorkItemLoops(*W);
     res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }
