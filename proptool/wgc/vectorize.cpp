@@ -419,6 +419,51 @@ unsigned specializeGuards(Function &K)
     return done;
 }
 
+void markDivergenceSources(Function &K, DivergenceAnalysisImpl &DA)
+{
+    for (Instruction &I : instructions(K)) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        Function *F = CB ? CB->getCalledFunction() : nullptr;
+        if (CB && isQuery(F)) {
+            if (divergentQuery(F))
+                DA.markDivergent(I);
+            continue;
+        }
+        bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
+        if ((I.mayReadOrWriteMemory() && !pureCall) || isa<AllocaInst>(I) || (CB && !pureCall))
+            DA.markDivergent(I);
+    }
+}
+
+bool divergentReach(Function &K, const DivergenceAnalysisImpl &DA, const PostDominatorTree &PDT,
+                    std::set<BasicBlock *> &reach)
+{
+    for (BasicBlock &BB : K) {
+        Instruction *T = BB.getTerminator();
+        Value *cond = nullptr;
+        if (auto *Br = dyn_cast<BranchInst>(T))
+            cond = Br->isConditional() ? Br->getCondition() : nullptr;
+        else if (auto *Sw = dyn_cast<SwitchInst>(T))
+            cond = Sw->getCondition();
+        else if (T->getNumSuccessors() > 1)
+            return false;  // indirectbr and friends: leave the kernel alone
+        if (!cond || !DA.isDivergent(*cond))
+            continue;
+        DomTreeNode *N = PDT.getNode(&BB);
+        BasicBlock *join = N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
+        std::vector<BasicBlock *> work(succ_begin(&BB), succ_end(&BB));
+        while (!work.empty()) {
+            BasicBlock *X = work.back();
+            work.pop_back();
+            if (X == join || !reach.insert(X).second)
+                continue;
+            for (BasicBlock *S : successors(X))
+                work.push_back(S);
+        }
+    }
+    return true;
+}
+
 unsigned addImplicitLoopBarriers(Function &K)
 {
     DominatorTree DT(K);
@@ -437,45 +482,11 @@ unsigned addImplicitLoopBarriers(Function &K)
         arrays |= isa<AllocaInst>(I);
     SyncDependenceAnalysis SDA(DT, PDT, LI);
     DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
-    for (Instruction &I : instructions(K)) {
-        auto *CB = dyn_cast<CallBase>(&I);
-        Function *F = CB ? CB->getCalledFunction() : nullptr;
-        if (CB && isQuery(F)) {
-            if (divergentQuery(F))
-                DA.markDivergent(I);
-            continue;
-        }
-        bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
-        if ((I.mayReadOrWriteMemory() && !pureCall) || isa<AllocaInst>(I) || (CB && !pureCall))
-            DA.markDivergent(I);
-    }
+    markDivergenceSources(K, DA);
     DA.compute();
-    // Blocks some work-items may skip or repeat: between a divergent branch
-    // and its immediate post-dominator.
     std::set<BasicBlock *> reach;
-    for (BasicBlock &BB : K) {
-        Instruction *T = BB.getTerminator();
-        Value *cond = nullptr;
-        if (auto *Br = dyn_cast<BranchInst>(T))
-            cond = Br->isConditional() ? Br->getCondition() : nullptr;
-        else if (auto *Sw = dyn_cast<SwitchInst>(T))
-            cond = Sw->getCondition();
-        else if (T->getNumSuccessors() > 1)
-            return 0;  // indirectbr and friends: leave the kernel alone
-        if (!cond || !DA.isDivergent(*cond))
-            continue;
-        DomTreeNode *N = PDT.getNode(&BB);
-        BasicBlock *join = N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
-        std::vector<BasicBlock *> work(succ_begin(&BB), succ_end(&BB));
-        while (!work.empty()) {
-            BasicBlock *X = work.back();
-            work.pop_back();
-            if (X == join || !reach.insert(X).second)
-                continue;
-            for (BasicBlock *S : successors(X))
-                work.push_back(S);
-        }
-    }
+    if (!divergentReach(K, DA, PDT, reach))
+        return 0;
     std::vector<Loop *> loops;
     TargetLibraryInfoImpl TLII(Triple(K.getParent()->getTargetTriple()));
     TargetLibraryInfo TLI(TLII);

@@ -15,6 +15,11 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+namespace llvm {
+class DivergenceAnalysisImpl;
+class PostDominatorTree;
+}  // namespace llvm
+
 namespace wgc {
 
 // Layout of the contract's structures on x86-64 (wg.h, wi.h).
@@ -154,6 +159,18 @@ unsigned inlineAtomics(llvm::Module &M);
 unsigned specializeGuards(llvm::Function &K);
 // Barriers at the headers of K's loops that every work-item runs alike; how many.
 unsigned addImplicitLoopBarriers(llvm::Function &K);
+// Marks what differs between work-items for a DivergenceAnalysisImpl of K
+// (id queries, memory reads, calls, allocas).
+void markDivergenceSources(llvm::Function &K, llvm::DivergenceAnalysisImpl &DA);
+// The blocks some work-items may skip or repeat (between a divergent branch
+// and its immediate post-dominator) into `reach`; false for a terminator
+// it cannot follow (indirectbr).
+bool divergentReach(llvm::Function &K, const llvm::DivergenceAnalysisImpl &DA, const llvm::PostDominatorTree &PDT,
+                    std::set<llvm::BasicBlock *> &reach);
+
+// uniformize.cpp: a loop starting at the work-item id with a uniform bound
+// made uniform, its body predicated (see uniformize.cpp); how many.
+unsigned uniformizeLoops(llvm::Function &K);
 // Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);

@@ -340,6 +340,59 @@ static void t_tiles(void)
     free(want);
 }
 
+/* covtri: what it writes (sym[j1][j2] and sym[j2][j1] for j2 >= j1 + off),
+   the rest left at -1; small integers, exact in float whatever the order */
+static void t_covtri(size_t g, size_t l, int m, int n, int off)
+{
+    float *d = alloc((size_t)m * n * 4), *sym = alloc((size_t)m * m * 4), *want = malloc((size_t)m * m * 4);
+    for (int i = 0; i < m * n; i++)
+        d[i] = (float)((i * 7 + 3) % 5) - 2.0f;
+    for (int i = 0; i < m * m; i++)
+        sym[i] = want[i] = -1.0f;
+    for (int j1 = 0; j1 < m && j1 < (int)g; j1++)
+        for (int j2 = j1 + off; j2 < m; j2++) {
+            float s = 0.0f;
+            for (int i = 0; i < n; i++)
+                s += d[i * m + j1] * d[i * m + j2];
+            want[j1 * m + j2] = want[j2 * m + j1] = s;
+        }
+    sx_arg a[] = {ptr(0, sym), ptr(1, d), val(2, &m, 4), val(3, &n, 4), val(4, &off, 4)};
+    char what[96];
+    snprintf(what, sizeof what, "covtri (g %zu, l %zu, m %d, n %d, start j1 + %d)", g, l, m, n, off);
+    if (launch("covtri", 1, &g, &l, 5, a))
+        check_float(what, sym, want, (size_t)m * m, 0.0f);
+    sx_usm_free(ctx, d);
+    sx_usm_free(ctx, sym);
+    free(want);
+}
+
+/* covtri2: out[g][j] for j from the local id to m inclusive, -1 elsewhere */
+static void t_covtri2(size_t g, size_t l, int m, int n)
+{
+    int w = m + 1, *d = alloc((size_t)n * w * 4), *out = alloc(g * w * 4), *want = malloc(g * w * 4);
+    for (int i = 0; i < n * w; i++)
+        d[i] = (i * 13 + 5) % 23 - 7;
+    for (size_t i = 0; i < g * w; i++)
+        out[i] = want[i] = -1;
+    for (int gi = 0; gi < (int)g; gi++) {
+        int li = gi % (int)l;
+        for (int j = li; j <= m; j++) {
+            int s = 0;
+            for (int i = 0; i < n; i++)
+                s += d[i * w + j] / (i + 1);
+            want[gi * w + j] = s + li;
+        }
+    }
+    sx_arg a[] = {ptr(0, out), ptr(1, d), val(2, &m, 4), val(3, &n, 4)};
+    char what[96];
+    snprintf(what, sizeof what, "covtri2 (g %zu, l %zu, m %d, n %d)", g, l, m, n);
+    if (launch("covtri2", 1, &g, &l, 4, a))
+        check_int(what, out, want, g * w);
+    sx_usm_free(ctx, d);
+    sx_usm_free(ctx, out);
+    free(want);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -370,6 +423,12 @@ int main(int argc, char **argv)
     t_atom();
     t_atoms();
     t_tiles();
+    t_covtri(96, 32, 90, 7, 0);
+    t_covtri(96, 32, 96, 5, 0);
+    t_covtri(96, 16, 77, 3, 1);
+    t_covtri(64, 64, 100, 4, 0);
+    t_covtri2(48, 24, 30, 6);
+    t_covtri2(40, 20, 9, 3);
     sx_queue_release(q);
     sx_context_release(ctx);
     sx_image_file_release(file);

@@ -144,3 +144,34 @@ kernel void atoms(global int *s, global uint *u, global long *l, global int *old
     atom_inc(&l[1]);
     atom_max(&l[2], -(long)i);
 }
+
+/* a loop starting at the work-item with a uniform bound, a uniform loop
+   inside it and a guard (PolyBench's covariance, corr_kernel's j1 + 1):
+   sx-wgc --uniformize-loops runs it from the group's smallest start with
+   its body predicated */
+kernel void covtri(global float *sym, global const float *d, int m, int n, int off)
+{
+    int j1 = get_global_id(0);
+    if (j1 < m) {
+        for (int j2 = j1 + off; j2 < m; j2++) {
+            sym[j1 * m + j2] = 0.0f;
+            for (int i = 0; i < n; i++)
+                sym[j1 * m + j2] += d[i * m + j1] * d[i * m + j2];
+            sym[j2 * m + j1] = sym[j1 * m + j2];
+        }
+    }
+}
+
+/* the same from the local id, to an inclusive bound, the inner loop
+   reading only from a uniform address (unguarded under
+   --uniformize-loops) and dividing by a uniform value */
+kernel void covtri2(global int *out, global const int *d, int m, int n)
+{
+    int l = get_local_id(0), g = get_global_id(0);
+    for (int j = l; j <= m; j++) {
+        int s = 0;
+        for (int i = 0; i < n; i++)
+            s += d[i * (m + 1) + j] / (i + 1);
+        out[g * (m + 1) + j] = s + l;
+    }
+}

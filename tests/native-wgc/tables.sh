@@ -85,5 +85,14 @@ if "$P" -q --native --wgc "$W/wgc-noimp.sh" -o simd-noimp.sximg simd.spv &&
 else
     cat noimp.out 2>/dev/null; ko "simd.cl without implicit loop barriers"
 fi
+# and with the loops that start at the work-item made uniform (covtri)
+printf '#!/bin/sh\nexec "%s" --uniformize-loops "$@"\n' "$B/proptool/sx-wgc" > wgc-uni.sh
+chmod +x wgc-uni.sh
+if "$P" -q --native --wgc "$W/wgc-uni.sh" -o simd-uni.sximg simd.spv &&
+   run_e2e "$B/tests/native-wgc/simd-e2e" simd-uni.sximg > uni.out 2>&1; then
+    ok "simd.cl with --uniformize-loops matches too"
+else
+    cat uni.out 2>/dev/null; ko "simd.cl with --uniformize-loops"
+fi
 echo "native-wgc tables ($table): $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
