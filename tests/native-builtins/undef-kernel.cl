@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A kernel the native device cannot build: three OpenCL C builtins it does
- * not provide and a function of the program's own that nothing defines.
- * test-undef expects all four named in one build error, and not clz. */
+ * not provide (half-precision math) and a function of the program's own
+ * that nothing defines. test-undef expects all four named in one build
+ * error, and not clz nor the group functions (the builtins module has them
+ * for kernels on fibers since issue 28). */
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 int helper(float4 x, __global int *p);
 
@@ -12,4 +14,5 @@ kernel void needs_four(global int *out, global float4 *v)
     out[3] = helper(v[0], out);
     out[4] = clz(out[5]);
     out[6] = (int)sin((half)v[0].x);
+    out[7] = (int)cos((half)v[0].y) + (int)exp((half)v[0].z);
 }
