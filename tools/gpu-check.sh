@@ -23,11 +23,11 @@ if [ "${1:-}" = --stage ]; then
         { tail -n 20 "$BUILD/vf-multi-stage.log"; echo "no multi-module VF images"; }
     (cd "$BUILD" && find . -name '*.o' -prune -o -name '*.lo' -prune -o -name .deps -prune -o \
         -name '*.log' -prune -o -name '*.trs' -prune -o -name '*.bc' -prune -o \( -type f -o -type l \) -print |
-        grep -v -e '^./fuzz/' -e '^./doc/' -e '^./intel-opencl/' -e '^./tests/program-cache/' -e '^./tests/mpi/work/' \
+        grep -v -e '^./fuzz/' -e '^./fuzz-bin/' -e '^./fuzz-artifacts/' -e '^./tests/xdg-cache/' -e '^./tests/dpcpp/work/' -e '^./tests/kernels/bt-' -e '^./tests/native-wgc/[a-z]*-work/' -e '^./tests/native-wgc/work-vmath/' -e '^./doc/' -e '^./intel-opencl/' -e '^./tests/program-cache/' -e '^./tests/mpi/work/' \
             -e '^./dpcpp-wheels/' -e '^./tests/wheels/' -e '^./tests/api-docs-work/' -e '/pocl-cache/' -e '^./tests/opencl/' -e '^./tests/level_zero/' -e '^./tests/native-wgc/wheels/' -e '^./tests/native-wgc/dpnp-work/' \
             -e '^./proptool/\(\.libs/\)\{0,1\}sx-\(wgc\|ptx\|spir-opt\)$' -e '/libsx-.*\.a$' | tar -cf - -T -) | tar -xf - -C "$B"
     # Libraries the test binaries need that the GPU image lacks.
-    for l in libsubunit.so.0 libffi.so.8; do cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$B/lib/.libs/" 2>/dev/null; done
+    for l in libsubunit.so.0 libffi.so.8 libsleef.so.3; do cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$B/lib/.libs/" 2>/dev/null; done
     t=$(mktemp -d)
     "${CLANG:-clang-14}" -target spir64 -cl-std=CL2.0 -O1 -c -emit-llvm -Xclang -finclude-default-header \
         "$TOP/tools/sx-adapter-cts.cl" -o "$t/cts.bc" && "${LLVM_SPIRV:-llvm-spirv-14}" "$t/cts.bc" -o "$t/cts.spv" &&
