@@ -28,6 +28,21 @@ static inline double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The native device of sx_init's devices, NULL when there is none. */
+static inline sx_device bench_native_device(void)
+{
+    sx_device devs[16], dev = NULL;
+    uint32_t nd = 0;
+    CHECK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 16, devs, &nd));
+    for (uint32_t i = 0; i < nd && i < 16; i++) {
+        sx_backend b;
+        CHECK(sx_device_get_info(devs[i], SX_DEVICE_INFO_BACKEND, sizeof(b), &b, NULL));
+        if (b == SX_BACKEND_NATIVE)
+            dev = devs[i];
+    }
+    return dev;
+}
+
 /* This thread's CPU time: a round preempted by other processes on a busy
  * machine is not charged for the time it did not run. */
 static inline double bench_cpu_now(void)

@@ -583,15 +583,7 @@ int main(int argc, char **argv)
     }
     nsides = cls_open(wants, nwants, sides);
     CHECK(sx_init(SX_INIT_DEFAULT));
-    sx_device devs[16];
-    uint32_t nd = 0;
-    CHECK(sx_device_get(NULL, SX_DEVICE_TYPE_CPU, 16, devs, &nd));
-    for (uint32_t i = 0; i < nd && i < 16; i++) {
-        sx_backend b;
-        CHECK(sx_device_get_info(devs[i], SX_DEVICE_INFO_BACKEND, sizeof(b), &b, NULL));
-        if (b == SX_BACKEND_NATIVE)
-            dev = devs[i];
-    }
+    dev = bench_native_device();
     if (!dev)
         DIE("no native device");
     CHECK(sx_context_create(1, &dev, &ctx));

@@ -491,17 +491,7 @@ static sxp_image *spir_bc_variant(const char *tool, const sxp_image *spv)
     sxp_buf_free(&plain);
     if (!made)
         return NULL;
-    sxp_image *v = sxp_image_new(spv->origin, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_LLVMIR_BITCODE);
-    v->data = bc;
-    v->size = bcn;
-    if (spv->compile_options)
-        v->compile_options = sxp_xstrdup(spv->compile_options);
-    if (spv->link_options)
-        v->link_options = sxp_xstrdup(spv->link_options);
-    sxp_image_copy_props(v, spv);
-    v->vf_set = spv->vf_set ? sxp_xstrdup(spv->vf_set) : NULL;
-    v->vf_dummy = spv->vf_dummy;
-    return v;
+    return sxp_variant_image(spv, SX_TARGET_SPIRV64, SX_BINARY_FORMAT_LLVMIR_BITCODE, bc, bcn);
 }
 
 /* Without what proptool generated (accessor kernels): a variant compiled
