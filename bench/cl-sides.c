@@ -172,3 +172,11 @@ void cls_close(cl_side *s)
         p_clReleaseContext(s->ctx);
     memset(s, 0, sizeof *s);
 }
+
+void *cls_host_alloc(size_t size)
+{
+    void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+    if (!p)
+        cls_die("out of memory (%zu bytes)", size);
+    return p;
+}

@@ -40,6 +40,9 @@ typedef struct cl_side {
 } cl_side;
 
 void cls_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Page-aligned host memory of `size` bytes rounded up to pages (dies when
+ * there is none): both sides' buffers start on a page. */
+void *cls_host_alloc(size_t size);
 
 /* Open every platform whose name contains one of `wants` (n of them; a CPU
  * device each) into sides[], in that order; returns how many opened. A

@@ -382,14 +382,6 @@ static sx_device dev;
 static sx_queue q;
 static int rounds = 9;
 
-static void *host_alloc(size_t size)
-{
-    void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
-    if (!p)
-        DIE("out of memory (%zu bytes)", size);
-    return p;
-}
-
 /* Is NAME one of the comma-separated LIST? */
 static bool listed(const char *list, const char *name)
 {
@@ -462,14 +454,14 @@ static void run_case(const ccase *c, size_t ci, const char *dir)
     cl_mem mem[CLS_MAX][MAXB];
     for (int i = 0; i < c->nbuf; i++) {
         size_t bytes = c->n[i] * 4;
-        init[i] = host_alloc(bytes);
-        want[i] = host_alloc(bytes);
+        init[i] = cls_host_alloc(bytes);
+        want[i] = cls_host_alloc(bytes);
         for (size_t e = 0; e < c->n[i]; e++)
             init[i][e] = (float)((int)((e * 7 + (size_t)i * 3) % 5) - 2);
         memcpy(want[i], init[i], bytes);
         CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, bytes, 64, (void **)&nat[i]));
         for (int s = 0; s < nsides; s++) {
-            cb[s][i] = host_alloc(bytes);
+            cb[s][i] = cls_host_alloc(bytes);
             mem[s][i] = cls_buffer(&sides[s], cb[s][i], bytes);
         }
     }

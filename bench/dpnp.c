@@ -241,14 +241,6 @@ static sx_device dev;
 static sx_queue q;
 static int rounds = 7;
 
-static void *host_alloc(size_t size)
-{
-    void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
-    if (!p)
-        DIE("out of memory (%zu bytes)", size);
-    return p;
-}
-
 /* The native variant of a module: built once into BUILDDIR/bench/dpnp-images. */
 static char *native_image(const char *spv)
 {
@@ -298,10 +290,10 @@ static bool run_kernel(const dkernel *k, size_t ki, size_t elems)
     unsigned char *init[MAXP], *nat[MAXP], *cb[MAXP];
     cl_mem mem[MAXP];
     for (int i = 0; i < nb; i++) {
-        init[i] = host_alloc(bytes);
+        init[i] = cls_host_alloc(bytes);
         fill(init[i], n, k->in, i);
         CHECK(sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, bytes, 64, (void **)&nat[i]));
-        cb[i] = host_alloc(bytes);
+        cb[i] = cls_host_alloc(bytes);
         mem[i] = cls_buffer(&intel, cb[i], bytes);
     }
     uint64_t count = n;

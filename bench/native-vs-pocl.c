@@ -55,14 +55,6 @@ static sx_context ctx;
 static sx_device dev;
 static sx_queue q;
 
-static void *host_alloc(size_t size)
-{
-    void *p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
-    if (!p)
-        DIE("out of memory (%zu bytes)", size);
-    return p;
-}
-
 static void *usm(size_t size)
 {
     void *p;
@@ -218,7 +210,7 @@ static void side_data_make(side_data *d, int n, const size_t *sizes, void *const
     d->n = n;
     for (int s = 0; s < nsides; s++)
         for (int j = 0; j < n; j++) {
-            d->host[s][j] = host_alloc(sizes[j]);
+            d->host[s][j] = cls_host_alloc(sizes[j]);
             memcpy(d->host[s][j], native[j], sizes[j]);
             d->buf[s][j] = cls_buffer(&sides[s], d->host[s][j], sizes[j]);
         }
@@ -481,7 +473,7 @@ static void *triad_run(void *arg)
 static double stream_triad(void)
 {
     size_t n = (size_t)8 << 20;
-    double *a = host_alloc(n * 8), *b = host_alloc(n * 8), *c = host_alloc(n * 8);
+    double *a = cls_host_alloc(n * 8), *b = cls_host_alloc(n * 8), *c = cls_host_alloc(n * 8);
     for (size_t i = 0; i < n; i++) {
         a[i] = 0;
         b[i] = (double)(i % 100);
