@@ -399,14 +399,94 @@ static cl_int write_by_extension(sxa_queue queue, sxa_program program, const cha
     return err;
 }
 
-sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *name, int blocking,
-                           size_t count, size_t offset, const void *src, uint32_t num_events,
-                           const sxa_event *wait_list, sxa_event *out_event)
+/* The write's copy once its wait list is ready; *call names the OpenCL
+ * call that failed. */
+static cl_int write_copy(sxa_queue queue, sxa_program program, sxo_global *g, const char *name,
+                         int blocking, size_t count, size_t offset, const void *src, uint32_t n,
+                         const cl_event *list, cl_event *evp, const char **call)
+{
+    cl_int err;
+    if (!g->write) {
+        *call = "clEnqueueSVMMemcpy";
+        err = host_copy(queue, g, blocking, 1, offset, count, (void *)src, n, list, evp);
+        if (err == -1) {
+            *call = "clEnqueueWriteGlobalVariableINTEL";
+            err = write_by_extension(queue, program, name, blocking, count, offset, src, n, list,
+                                     evp);
+        }
+        return err;
+    }
+    /* The buffer takes a copy of src now: a non-blocking write never reads
+     * the caller's memory later. OpenCL frees the buffer once the accessor
+     * that uses it has run. */
+    *call = "clCreateBuffer";
+    cl_mem mem = sxo_cl.clCreateBuffer(queue->context->ctx,
+                                       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count,
+                                       (void *)src, &err);
+    if (!mem)
+        return err;
+    cl_event ev = NULL;
+    *call = "clEnqueueNDRangeKernel";
+    err = run_accessor(g, g->write, 2, queue->q, mem, offset, count, n, list,
+                       evp || blocking ? &ev : NULL);
+    sxo_cl.clReleaseMemObject(mem);
+    if (err == CL_SUCCESS && blocking) {
+        *call = "clWaitForEvents";
+        err = sxo_cl.clWaitForEvents(1, &ev);
+    }
+    if (evp)
+        *evp = ev;
+    else if (ev)
+        sxo_cl.clReleaseEvent(ev);
+    return err;
+}
+
+/* The read's copy once its wait list is ready (as write_copy). */
+static cl_int read_copy(sxa_queue queue, sxa_program program, sxo_global *g, const char *name,
+                        int blocking, size_t count, size_t offset, void *dst, uint32_t n,
+                        const cl_event *list, cl_event *evp, const char **call)
+{
+    cl_int err;
+    if (!g->read) {
+        *call = "clEnqueueSVMMemcpy";
+        err = host_copy(queue, g, blocking, 0, offset, count, dst, n, list, evp);
+        if (err == -1) {
+            *call = "clEnqueueReadGlobalVariableINTEL";
+            err = queue->device->platform->ext.read_global(queue->q, program->prog, name,
+                                                            blocking ? CL_TRUE : CL_FALSE, count,
+                                                            offset, dst, n, list, evp);
+        }
+        return err;
+    }
+    *call = "clCreateBuffer";
+    cl_mem mem = sxo_cl.clCreateBuffer(queue->context->ctx, CL_MEM_READ_WRITE, count, NULL, &err);
+    if (!mem)
+        return err;
+    cl_event ran = NULL;
+    *call = "clEnqueueNDRangeKernel";
+    err = run_accessor(g, g->read, 1, queue->q, mem, offset, count, n, list, &ran);
+    if (err == CL_SUCCESS) {
+        *call = "clEnqueueReadBuffer";
+        err = sxo_cl.clEnqueueReadBuffer(queue->q, mem, blocking ? CL_TRUE : CL_FALSE, 0, count,
+                                         dst, 1, &ran, evp);
+        sxo_cl.clReleaseEvent(ran);
+    }
+    sxo_cl.clReleaseMemObject(mem);
+    return err;
+}
+
+/* What read and write share: the checks, the wait list, the empty copy
+ * and the error; `host` is the source of a write, the destination of a
+ * read. */
+static sx_result global_copy(sxa_queue queue, sxa_program program, const char *name, int write,
+                             int blocking, size_t count, size_t offset, void *host,
+                             uint32_t num_events, const sxa_event *wait_list,
+                             sxa_event *out_event)
 {
     if (out_event)
         *out_event = NULL;
     sxo_global *g;
-    sx_result rc = prepare(queue, program, name, count, offset, src, "write", &g);
+    sx_result rc = prepare(queue, program, name, count, offset, host, write ? "write" : "read", &g);
     if (rc != SX_SUCCESS)
         return rc;
     cl_event buf[16], *list, ev = NULL;
@@ -418,104 +498,35 @@ sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *nam
         sxo_wait_list_free(list, buf);
         return rc;
     }
-    cl_int err;
-    const char *call;
-    if (!g->write) {
-        call = "clEnqueueSVMMemcpy";
-        err = host_copy(queue, g, blocking, 1, offset, count, (void *)src, num_events, list,
-                        out_event ? &ev : NULL);
-        if (err == -1) {
-            call = "clEnqueueWriteGlobalVariableINTEL";
-            err = write_by_extension(queue, program, name, blocking, count, offset, src,
-                                     num_events, list, out_event ? &ev : NULL);
-        }
-    } else {
-        /* The buffer takes a copy of src now: a non-blocking write never
-         * reads the caller's memory later. OpenCL frees the buffer once
-         * the accessor that uses it has run. */
-        call = "clCreateBuffer";
-        cl_mem mem = sxo_cl.clCreateBuffer(queue->context->ctx,
-                                           CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, count,
-                                           (void *)src, &err);
-        if (mem) {
-            call = "clEnqueueNDRangeKernel";
-            err = run_accessor(g, g->write, 2, queue->q, mem, offset, count, num_events, list,
-                               out_event || blocking ? &ev : NULL);
-            sxo_cl.clReleaseMemObject(mem);
-            if (err == CL_SUCCESS && blocking) {
-                call = "clWaitForEvents";
-                err = sxo_cl.clWaitForEvents(1, &ev);
-            }
-        }
-    }
+    const char *call = NULL;
+    cl_int err = write ? write_copy(queue, program, g, name, blocking, count, offset, host,
+                                    num_events, list, out_event ? &ev : NULL, &call)
+                       : read_copy(queue, program, g, name, blocking, count, offset, host,
+                                   num_events, list, out_event ? &ev : NULL, &call);
     sxo_wait_list_free(list, buf);
     if (err != CL_SUCCESS) {
         if (ev)
             sxo_cl.clReleaseEvent(ev);
-        return sxo_fail(err, call, "writing %zu bytes at offset %zu of device global '%s'",
-                        count, offset, name);
+        return sxo_fail(err, call, "%s %zu bytes at offset %zu of device global '%s'",
+                        write ? "writing" : "reading", count, offset, name);
     }
     return sxo_event_out(ev, out_event);
+}
+
+sx_result sxo_global_write(sxa_queue queue, sxa_program program, const char *name, int blocking,
+                           size_t count, size_t offset, const void *src, uint32_t num_events,
+                           const sxa_event *wait_list, sxa_event *out_event)
+{
+    return global_copy(queue, program, name, 1, blocking, count, offset, (void *)src, num_events,
+                       wait_list, out_event);
 }
 
 sx_result sxo_global_read(sxa_queue queue, sxa_program program, const char *name, int blocking,
                           size_t count, size_t offset, void *dst, uint32_t num_events,
                           const sxa_event *wait_list, sxa_event *out_event)
 {
-    if (out_event)
-        *out_event = NULL;
-    sxo_global *g;
-    sx_result rc = prepare(queue, program, name, count, offset, dst, "read", &g);
-    if (rc != SX_SUCCESS)
-        return rc;
-    cl_event buf[16], *list, ev = NULL;
-    rc = sxo_wait_list(num_events, wait_list, buf, SXO_ARRAY_SIZE(buf), &list);
-    if (rc != SX_SUCCESS)
-        return rc;
-    if (count == 0) {
-        rc = empty_copy(queue, blocking, num_events, list, out_event);
-        sxo_wait_list_free(list, buf);
-        return rc;
-    }
-    cl_int err;
-    const char *call;
-    if (!g->read) {
-        call = "clEnqueueSVMMemcpy";
-        err = host_copy(queue, g, blocking, 0, offset, count, dst, num_events, list,
-                        out_event ? &ev : NULL);
-        if (err == -1) {
-            call = "clEnqueueReadGlobalVariableINTEL";
-            err = queue->device->platform->ext.read_global(queue->q, program->prog, name,
-                                                            blocking ? CL_TRUE : CL_FALSE, count,
-                                                            offset, dst, num_events, list,
-                                                            out_event ? &ev : NULL);
-        }
-    } else {
-        call = "clCreateBuffer";
-        cl_mem mem = sxo_cl.clCreateBuffer(queue->context->ctx, CL_MEM_READ_WRITE, count, NULL,
-                                           &err);
-        if (mem) {
-            cl_event ran = NULL;
-            call = "clEnqueueNDRangeKernel";
-            err = run_accessor(g, g->read, 1, queue->q, mem, offset, count, num_events, list,
-                               &ran);
-            if (err == CL_SUCCESS) {
-                call = "clEnqueueReadBuffer";
-                err = sxo_cl.clEnqueueReadBuffer(queue->q, mem, blocking ? CL_TRUE : CL_FALSE, 0,
-                                                 count, dst, 1, &ran, out_event ? &ev : NULL);
-                sxo_cl.clReleaseEvent(ran);
-            }
-            sxo_cl.clReleaseMemObject(mem);
-        }
-    }
-    sxo_wait_list_free(list, buf);
-    if (err != CL_SUCCESS) {
-        if (ev)
-            sxo_cl.clReleaseEvent(ev);
-        return sxo_fail(err, call, "reading %zu bytes at offset %zu of device global '%s'",
-                        count, offset, name);
-    }
-    return sxo_event_out(ev, out_event);
+    return global_copy(queue, program, name, 0, blocking, count, offset, dst, num_events,
+                       wait_list, out_event);
 }
 
 /* ---- device-global instances without USM (ABI 1.1 global table) ----
