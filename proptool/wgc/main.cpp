@@ -50,6 +50,7 @@ static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wg
     wgc::specializeGuards(*K2);
     if (uniformize)
         wgc::uniformizeLoops(*K2);
+    wgc::promoteStores(*K2);
     unsigned n = wgc::addImplicitLoopBarriers(*K2);
     R = wgc::buildRegions(*K2, L, r, err);
     if (R && n && r.private_bytes > 4096) {

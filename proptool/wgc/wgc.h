@@ -171,6 +171,10 @@ bool divergentReach(llvm::Function &K, const llvm::DivergenceAnalysisImpl &DA, c
 // uniformize.cpp: a loop starting at the work-item id with a uniform bound
 // made uniform, its body predicated (see uniformize.cpp); how many.
 unsigned uniformizeLoops(llvm::Function &K);
+// promote.cpp: a uniform loop's store to one address moved after the loop
+// in a copy run when a uniform run-time check finds it aliases no load of
+// the loop (see promote.cpp); how many loops.
+unsigned promoteStores(llvm::Function &K);
 // Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);
