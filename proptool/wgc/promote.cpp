@@ -71,6 +71,7 @@ namespace {
 struct Var {
     Value *v;
     Value *lo, *hi;
+    bool unsignedUse;  // zero-extended somewhere
 };
 
 struct Candidate {
@@ -97,6 +98,7 @@ public:
         for (unsigned k = 0; k < vars.size(); k++)
             if (vars[k].v == v) {
                 out.insert(k);
+                vars[k].unsignedUse |= !isSigned;
                 return true;
             }
         if (leaf(v))
@@ -110,20 +112,23 @@ public:
             if (!F || !isQuery(F) || C->arg_size() != 1 || !isa<ConstantInt>(C->getArgOperand(0)) ||
                 !C->getType()->isIntegerTy(64) || (!n.contains("get_global_id") && !n.contains("get_local_id")))
                 return false;
-            vars.push_back({C, nullptr, nullptr});
+            vars.push_back({C, nullptr, nullptr, false});
             out.insert(vars.size() - 1);
             return true;
         }
-        if (auto *P = dyn_cast<PHINode>(I)) {  // an induction variable of L
-            if (P->getParent() != L->getHeader() || !SE.isSCEVable(P->getType()))
-                return false;
-            auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(P));
-            if (!AR || AR->getLoop() != L || !AR->isAffine() || !isa<SCEVConstant>(AR->getStepRecurrence(SE)))
-                return false;
-            vars.push_back({P, nullptr, nullptr});
-            out.insert(vars.size() - 1);
-            return true;
+        if (L->contains(I) && SE.isSCEVable(I->getType())) {  // an induction variable of L (or i - 1, ...)
+            auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(I));
+            if (AR && AR->getLoop() == L && AR->isAffine() && isa<SCEVConstant>(AR->getStepRecurrence(SE)) &&
+                AR->hasNoSignedWrap()) {
+                // its values run from the first to the last without wrapping
+                // as signed numbers: zero-extended, both ends must be >= 0
+                vars.push_back({I, nullptr, nullptr, !isSigned});
+                out.insert(vars.size() - 1);
+                return true;
+            }
         }
+        if (isa<PHINode>(I))
+            return false;
         if (auto *G = dyn_cast<GetElementPtrInst>(I)) {
             if (G->getType()->isVectorTy())
                 return false;
@@ -197,6 +202,9 @@ public:
             Value *lastV = X.expandCodeFor(last, AR->getType(), B.GetInsertBlock()->getTerminator());
             V.lo = first;
             V.hi = lastV;
+            if (V.unsignedUse)
+                needs.push_back(B.CreateAnd(B.CreateICmpSGE(first, ConstantInt::get(first->getType(), 0)),
+                                            B.CreateICmpSGE(lastV, ConstantInt::get(first->getType(), 0))));
         }
         return true;
     }
@@ -208,7 +216,9 @@ public:
         for (unsigned k = 0; k < vars.size(); k++)
             if (vars[k].v == v) {
                 Value *e = corner >> k & 1 ? vars[k].hi : vars[k].lo;
-                return isSigned ? B.CreateSExtOrTrunc(e, B.getInt64Ty()) : B.CreateZExtOrTrunc(e, B.getInt64Ty());
+                if (isa<CallBase>(vars[k].v))  // an id: i64, within 31 bits
+                    return e;
+                return B.CreateSExtOrTrunc(e, B.getInt64Ty());  // (>= 0 where zero-extended)
             }
         if (leaf(v)) {
             if (v->getType()->isPointerTy())
@@ -309,8 +319,8 @@ bool examine(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBloc
                 Function *F = CB->getCalledFunction();
                 if (F && isQuery(F))
                     continue;
-                if (!isa<IntrinsicInst>(CB) || !CB->doesNotAccessMemory() || CB->mayHaveSideEffects())
-                    return false;
+                if (!F || !CB->doesNotAccessMemory() || CB->mayHaveSideEffects() || CB->isConvergent())
+                    return false;  // (a pure builtin, mad, sqrt, is fine)
                 continue;
             }
             if (auto *LD = dyn_cast<LoadInst>(&I)) {
