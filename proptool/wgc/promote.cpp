@@ -23,6 +23,10 @@
 //   every iteration or under a test of values from before the loop, and
 //   simple loads; no other access, no call but pure intrinsics and id or
 //   size queries;
+// - the store's address not one element apart between neighbouring
+//   work-items in x (c[i * n + j] in gemm or syrk, j the x id, is one
+//   vector of the lanes, which vectorize.cpp's reloadStoredPhis reads and
+//   writes about as cheaply as a private slot: no check to pay for);
 // - every address (the store's and each load's) a multilinear function
 //   of work-item ids (get_global_id, get_local_id), of the loop's
 //   induction variables (step a constant, trip count computable) and of
@@ -299,6 +303,66 @@ private:
     const DataLayout &DL;
 };
 
+// How far apart (bytes) v lies between neighbouring work-items in x (the
+// x id's coefficient in it: get_global_id(0) or get_local_id(0), through
+// casts, add, sub, shl and mul by constants and GEPs); -1 where unknown
+// (a coefficient not constant: covar's symmat[j1 * m + j2]).
+int64_t xStride(Value *v, const DataLayout &DL, unsigned depth = 0)
+{
+    if (depth > 24)
+        return -1;
+    if (isa<Constant>(v) || isa<Argument>(v))
+        return 0;
+    auto *I = dyn_cast<Instruction>(v);
+    if (!I)
+        return -1;
+    if (auto *C = dyn_cast<CallBase>(I)) {
+        Function *F = C->getCalledFunction();
+        if (!F || !isQuery(F))
+            return -1;
+        StringRef n = F->getName();
+        if (!n.contains("get_global_id") && !n.contains("get_local_id") && !n.contains("linear_id"))
+            return 0;  // a size or a group's id
+        auto *d = dyn_cast<ConstantInt>(C->getArgOperand(0));
+        return !d || n.contains("linear_id") ? -1 : d->isZero() ? 1 : 0;
+    }
+    if (auto *G = dyn_cast<GetElementPtrInst>(I)) {
+        int64_t s = xStride(G->getPointerOperand(), DL, depth + 1);
+        for (auto GTI = gep_type_begin(G), E = gep_type_end(G); s >= 0 && GTI != E; ++GTI) {
+            if (GTI.getStructTypeOrNull())
+                continue;
+            int64_t k = xStride(GTI.getOperand(), DL, depth + 1);
+            s = k < 0 ? -1 : s + k * (int64_t)DL.getTypeAllocSize(GTI.getIndexedType());
+        }
+        return s;
+    }
+    auto known = [&](unsigned k) { return xStride(I->getOperand(k), DL, depth + 1); };
+    switch (I->getOpcode()) {
+    case Instruction::BitCast: case Instruction::AddrSpaceCast: case Instruction::SExt: case Instruction::ZExt:
+    case Instruction::Trunc:
+        return known(0);
+    case Instruction::Add: case Instruction::Sub: {
+        int64_t a = known(0), b = known(1);
+        return a < 0 || b < 0 ? -1 : I->getOpcode() == Instruction::Add ? a + b : a - b;
+    }
+    case Instruction::Mul: case Instruction::Shl: {
+        int64_t a = known(0), b = known(1);
+        auto *c0 = dyn_cast<ConstantInt>(I->getOperand(0)), *c1 = dyn_cast<ConstantInt>(I->getOperand(1));
+        if (a == 0 && b == 0)
+            return 0;
+        if (I->getOpcode() == Instruction::Shl)
+            return c1 && c1->getZExtValue() < 32 && a >= 0 ? a << c1->getZExtValue() : -1;
+        if (c1 && a >= 0)
+            return a * c1->getSExtValue();
+        if (c0 && b >= 0)
+            return b * c0->getSExtValue();
+        return -1;
+    }
+    default:
+        return -1;
+    }
+}
+
 bool examine(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBlock *> &reach, const DominatorTree &DT,
              Candidate &c)
 {
@@ -340,6 +404,9 @@ bool examine(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBloc
     if (auto *I = dyn_cast<Instruction>(c.S->getPointerOperand()))
         if (L->contains(I))
             return false;  // not one address for the whole loop
+    const DataLayout &DL = L->getHeader()->getModule()->getDataLayout();
+    if (xStride(c.S->getPointerOperand(), DL) == (int64_t)DL.getTypeStoreSize(c.S->getValueOperand()->getType()))
+        return false;  // one vector of the lanes
     // done in every iteration, or under `br cond, SB, J` with SB -> J
     BasicBlock *SB = c.S->getParent();
     c.cond = nullptr;
@@ -554,7 +621,9 @@ unsigned promoteStores(Function &K)
             for (Instruction &I : *BB)
                 if (auto *S = dyn_cast<StoreInst>(&I)) {
                     auto *PI = dyn_cast<Instruction>(S->getPointerOperand());
-                    store |= !PI || !L->contains(PI);
+                    store |= (!PI || !L->contains(PI)) &&
+                             xStride(S->getPointerOperand(), DL) !=
+                                 (int64_t)DL.getTypeStoreSize(S->getValueOperand()->getType());
                 }
         if (store && L->isInnermost() && !L->getLoopPreheader())
             InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);

@@ -10,14 +10,16 @@
    kernels (datamining/covariance, datamining/correlation, OpenCL), with
    their two buffers as parts of one. */
 
-/* a column per work-item: row off of it accumulates rows 0..n-1 (it is one
-   of them when off < n) */
+/* a column per work-item: its element in row off + x accumulates rows
+   0..n-1 of it (one of them when off + x < n). The address moves by a row
+   and one element from work-item to work-item: the lanes' stores are a
+   scatter (one element apart they would be a vector, which needs no copy) */
 kernel void col_self(global float *buf, int n, int off)
 {
     int x = get_global_id(0), w = get_global_size(0);
-    buf[off * w + x] = 1.0f;
+    buf[(off + x) * w + x] = 1.0f;
     for (int i = 0; i < n; i++)
-        buf[off * w + x] += buf[i * w + x] * 0.25f;
+        buf[(off + x) * w + x] += buf[i * w + x] * 0.25f;
 }
 
 /* the same walking down, in size_t arithmetic */
@@ -25,7 +27,7 @@ kernel void col_down(global float *buf, int n, int off)
 {
     size_t x = get_global_id(0), w = get_global_size(0);
     for (int i = n - 1; i >= 0; i--)
-        buf[off * w + x] += buf[i * w + x] * 0.5f - 1.0f;
+        buf[(off + x) * w + x] += buf[i * w + x] * 0.5f - 1.0f;
 }
 
 /* triangular, as covariance: for j2 from j1 on (a loop made uniform),
@@ -73,7 +75,8 @@ kernel void corr(global float *symmat, global const float *data, int m, int n)
     }
 }
 
-/* PolyBench's syrk_kernel (two dimensions, two ids in the addresses) */
+/* PolyBench's syrk_kernel (two dimensions; its c[i * nj + j] is one
+   vector of the lanes: left to vectorize.cpp) */
 kernel void syrk(global const float *a, global float *c, float alpha, float beta, int ni, int nj)
 {
     int j = get_global_id(0);
