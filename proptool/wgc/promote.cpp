@@ -367,13 +367,14 @@ bool examine(Loop *L, const DivergenceAnalysisImpl &DA, const std::set<BasicBloc
              Candidate &c)
 {
     BasicBlock *P = L->getLoopPreheader(), *latch = L->getLoopLatch();
-    if (!L->isInnermost() || !P || !latch || L->getExitingBlock() != latch || !L->getExitBlock() ||
+    if (!L->isInnermost() || !L->getLoopPredecessor() || !latch || L->getExitingBlock() != latch || !L->getExitBlock() ||
         reach.count(L->getHeader()))
         return false;
     auto *Br = dyn_cast<BranchInst>(latch->getTerminator());
-    auto *PBr = dyn_cast<BranchInst>(P->getTerminator());
-    if (!Br || !Br->isConditional() || DA.isDivergent(*Br->getCondition()) || !PBr || PBr->isConditional())
+    if (!Br || !Br->isConditional() || DA.isDivergent(*Br->getCondition()))
         return false;
+    if (P && (!isa<BranchInst>(P->getTerminator()) || cast<BranchInst>(P->getTerminator())->isConditional()))
+        return false;  // (none: one is made before the loop's one predecessor outside it)
     c.L = L;
     c.S = nullptr;
     c.loads.clear();
@@ -613,21 +614,6 @@ unsigned promoteStores(Function &K)
     ScalarEvolution SE(K, TLI, AC, DT, LI);
     const DataLayout &DL = K.getParent()->getDataLayout();
     std::vector<std::pair<Candidate, Value *>> todo;
-    // a preheader where a rotated loop's entry test ends the block before
-    // it, for the loops that store to an address from before them
-    for (Loop *L : LI.getLoopsInPreorder()) {
-        bool store = false;
-        for (BasicBlock *BB : L->blocks())
-            for (Instruction &I : *BB)
-                if (auto *S = dyn_cast<StoreInst>(&I)) {
-                    auto *PI = dyn_cast<Instruction>(S->getPointerOperand());
-                    store |= (!PI || !L->contains(PI)) &&
-                             xStride(S->getPointerOperand(), DL) !=
-                                 (int64_t)DL.getTypeStoreSize(S->getValueOperand()->getType());
-                }
-        if (store && L->isInnermost() && !L->getLoopPreheader())
-            InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);
-    }
     for (Loop *L : LI.getLoopsInPreorder()) {
         Candidate c;
         if (!examine(L, DA, reach, DT, c))
@@ -639,6 +625,8 @@ unsigned promoteStores(Function &K)
             ok = R.deps(c.loads[k]->getPointerOperand(), on[k + 1], true);
         if (!ok || R.vars.size() > 6)
             continue;
+        if (!L->getLoopPreheader())  // a rotated loop's entry test ends the block before it
+            InsertPreheaderForLoop(L, &DT, &LI, nullptr, false);
         // the check, in the preheader
         BasicBlock *P = L->getLoopPreheader();
         IRBuilder<> B(P->getTerminator());
