@@ -18,18 +18,22 @@
 //
 // Which loops (anything else is left as it is):
 // - innermost, one exit at the latch, reached by every work-item, its exit
-//   test uniform, with one preheader;
+//   test uniform, with one predecessor outside it (a preheader is made
+//   where a rotated loop's entry test ends that block);
 // - one simple store, at an address computed before the loop, done in
 //   every iteration or under a test of values from before the loop, and
-//   simple loads; no other access, no call but pure intrinsics and id or
-//   size queries;
+//   simple loads; no other access, no call but pure ones (mad, sqrt: no
+//   memory, no side effect, not convergent) and id or size queries;
 // - the store's address not one element apart between neighbouring
 //   work-items in x (c[i * n + j] in gemm or syrk, j the x id, is one
 //   vector of the lanes, which vectorize.cpp's reloadStoredPhis reads and
 //   writes about as cheaply as a private slot: no check to pay for);
 // - every address (the store's and each load's) a multilinear function
-//   of work-item ids (get_global_id, get_local_id), of the loop's
-//   induction variables (step a constant, trip count computable) and of
+//   of work-item ids (get_global_id, get_local_id; the group's last one
+//   checked to fit in 31 bits), of the loop's induction variables (any
+//   affine recurrence of it without signed wrap, i or i - 1, its step a
+//   constant, its ends computable from values alike in every work-item;
+//   zero-extended, both ends checked >= 0) and of
 //   values every work-item has alike: a pointer argument, plus indices
 //   combined by add, sub, mul (the factors sharing no variable), shl by a
 //   constant and sign or zero extension of operations that do not wrap
@@ -199,8 +203,14 @@ public:
             auto *AR = cast<SCEVAddRecExpr>(SE.getSCEV(V.v));
             const SCEV *last = AR->evaluateAtIteration(SE.getTruncateOrZeroExtend(btc, AR->getType()), SE);
             auto recurs = [](const SCEV *S) { return isa<SCEVAddRecExpr>(S); };
+            auto divergent = [&](const SCEV *S) {  // (the check would differ between work-items)
+                auto *U = dyn_cast<SCEVUnknown>(S);
+                auto *I = U ? dyn_cast<Instruction>(U->getValue()) : nullptr;
+                return I && DA.isDivergent(*I);
+            };
             if (!isSafeToExpand(last, SE) || !isSafeToExpand(AR->getStart(), SE) || SCEVExprContains(last, recurs) ||
-                SCEVExprContains(AR->getStart(), recurs))
+                SCEVExprContains(AR->getStart(), recurs) || SCEVExprContains(last, divergent) ||
+                SCEVExprContains(AR->getStart(), divergent))
                 return false;  // (an outer loop's recurrence would become a new phi there)
             Value *first = X.expandCodeFor(AR->getStart(), AR->getType(), B.GetInsertBlock()->getTerminator());
             Value *lastV = X.expandCodeFor(last, AR->getType(), B.GetInsertBlock()->getTerminator());
