@@ -2,11 +2,11 @@
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
 //     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4]
 //            [--no-implicit-barriers] [--no-vector-math]
-//            [--uniformize-loops] -o OUT.bc IN.bc
-// --uniformize-loops: loops starting at the work-item id made uniform with
-// predicated bodies (uniformize.cpp); off by default: measured slower than
-// leaving each work-item its loop (PolyBench's covar_kernel: 3.2-3.7x
-// Intel's runtime against 1.8x), kept for the tests and for measuring.
+//            [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc
+// Loops starting at the work-item id are made uniform with predicated
+// bodies (uniformize.cpp) where that pays (the default), every one
+// (--uniformize-loops: for the tests and for measuring) or none
+// (--no-uniformize-loops).
 // IN.bc: `llvm-spirv -r` of the SPIR-V proptool wrote. OUT.bc: host IR
 // with the work-group functions and tables, for `clang -O3 -shared`.
 // The report has one line per kernel:
@@ -40,7 +40,7 @@ static int fail(const std::string &msg)
 // The regions of K with implicit barriers at its uniform loops and short
 // constant loops unrolled (vectorize.cpp), or null (the regions would keep
 // more than 4 KiB per work-item across barriers: res is then left as it was).
-static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wgc::KernelResult &res, bool uniformize)
+static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wgc::KernelResult &res, int uniformize)
 {
     ValueToValueMapTy VM;
     Function *K2 = CloneFunction(&K, VM);
@@ -49,7 +49,8 @@ static Function *withImplicitBarriers(Function &K, const wgc::LocalLayout &L, wg
     std::string err;
     wgc::specializeGuards(*K2);
     if (uniformize)
-        wgc::uniformizeLoops(*K2);
+        wgc::uniformizeLoops(*K2, uniformize > 1);
+    wgc::promoteStores(*K2);
     unsigned n = wgc::addImplicitLoopBarriers(*K2);
     R = wgc::buildRegions(*K2, L, r, err);
     if (R && n && r.private_bytes > 4096) {
@@ -68,7 +69,8 @@ int main(int argc, char **argv)
 {
     std::vector<std::string> imports;
     const char *in = nullptr, *out = nullptr, *report = nullptr;
-    bool v3 = true, v4 = true, implicit = true, vmath = true, uniformize = false;
+    bool v3 = true, v4 = true, implicit = true, vmath = true;
+    int uniformize = 1;  // 0 none, 1 where it pays, 2 all
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--import") && i + 1 < argc)
             imports.push_back(argv[++i]);
@@ -83,19 +85,21 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--no-vector-math"))  // libm per lane, as before issue 28 (comparisons)
             vmath = false;
         else if (!strcmp(argv[i], "--uniformize-loops"))
-            uniformize = true;
+            uniformize = 2;
+        else if (!strcmp(argv[i], "--no-uniformize-loops"))
+            uniformize = 0;
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
             out = argv[++i];
         else if (argv[i][0] != '-' && !in)
             in = argv[i];
         else
             return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                        "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops] -o OUT.bc IN.bc (at '") +
+                        "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc (at '") +
                         argv[i] + "')");
     }
     if (!in || !out)
         return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                    "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops] -o OUT.bc IN.bc");
+                    "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc");
     LLVMContext C;
     auto buf = MemoryBuffer::getFile(in);
     if (!buf)

@@ -76,6 +76,8 @@ void unrollFully(Loop *L)
     latch->getTerminator()->setMetadata(LLVMContext::MD_loop, id);
 }
 
+}  // namespace
+
 // Does L read or write memory with a stride other than one element per
 // iteration (b[k * n + j] over k)? Only then does making the work-items the
 // inner loop pay: a loop that walks memory contiguously (a[i * n + k] over
@@ -101,6 +103,8 @@ bool crossesMemory(Loop *L, ScalarEvolution &SE)
         }
     return false;
 }
+
+namespace {
 
 // Can L not be vectorised in one work-item however its memory is walked?
 // It carries a floating-point recurrence (a sum, a dot product: strict

@@ -17,7 +17,9 @@
 
 namespace llvm {
 class DivergenceAnalysisImpl;
+class Loop;
 class PostDominatorTree;
+class ScalarEvolution;
 }  // namespace llvm
 
 namespace wgc {
@@ -159,6 +161,9 @@ unsigned inlineAtomics(llvm::Module &M);
 unsigned specializeGuards(llvm::Function &K);
 // Barriers at the headers of K's loops that every work-item runs alike; how many.
 unsigned addImplicitLoopBarriers(llvm::Function &K);
+// Does L walk memory with a stride other than one element per iteration
+// (b[k * n + j] over k)? Such a loop pays as an inner loop over work-items.
+bool crossesMemory(llvm::Loop *L, llvm::ScalarEvolution &SE);
 // Marks what differs between work-items for a DivergenceAnalysisImpl of K
 // (id queries, memory reads, calls, allocas).
 void markDivergenceSources(llvm::Function &K, llvm::DivergenceAnalysisImpl &DA);
@@ -169,8 +174,13 @@ bool divergentReach(llvm::Function &K, const llvm::DivergenceAnalysisImpl &DA, c
                     std::set<llvm::BasicBlock *> &reach);
 
 // uniformize.cpp: a loop starting at the work-item id with a uniform bound
-// made uniform, its body predicated (see uniformize.cpp); how many.
-unsigned uniformizeLoops(llvm::Function &K);
+// made uniform, its body predicated (see uniformize.cpp): every such loop
+// (`all`), else those where it pays; how many.
+unsigned uniformizeLoops(llvm::Function &K, bool all);
+// promote.cpp: a uniform loop's store to one address moved after the loop
+// in a copy run when a uniform run-time check finds it aliases no load of
+// the loop (see promote.cpp); how many loops.
+unsigned promoteStores(llvm::Function &K);
 // Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);
