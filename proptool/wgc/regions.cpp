@@ -53,8 +53,6 @@ using namespace llvm;
 
 namespace wgc {
 
-namespace {
-
 // The work-item query `call` resolved from the environment of R.
 Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
 {
@@ -102,6 +100,8 @@ Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
     }
     return B.CreateZExtOrTrunc(v, call.getType());
 }
+
+namespace {
 
 // Pure arithmetic on R's arguments and on what the dispatch block `disp`
 // computes once (the slot addresses): cheaper to recompute at a region
