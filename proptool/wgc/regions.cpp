@@ -698,7 +698,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
     }
     for (unsigned vi : across.set_bits()) {
         Instruction *V = L.values[vi];
-        unsigned budget = 16;
+        unsigned budget = 32;
         bool re = remat(V, disp, budget);
         Value *ptr = nullptr, *in = nullptr;
         bool uni = uniform.count(V) != 0;
