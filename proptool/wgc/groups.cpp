@@ -20,7 +20,11 @@
 // that depends on the local id (LLVM's divergence analysis; some sub-group
 // uniform branches look divergent to it), the work-group function runs
 // the regions per work-item state instead (emitDivergentRegions), each
-// collective over the work-items of the sub-group that reached it. A
+// collective over the work-items of the sub-group that reached it; where
+// those branches' conditions are pure functions of the ids, the geometry
+// and the parameters (DPC++'s "is this sub-group's slice in range"), a
+// copy with the group's first work-item's conditions (uniformCopy) runs
+// the groups whose work-items all take them alike (branchTest). A
 // sub-group barrier that orders no memory another work-item reads is
 // dropped (barrierNeeded). A group function not handled here falls back
 // to fibers (sx-native-builtins.so has fiber versions: adapters/native/
