@@ -4,7 +4,7 @@
  * SPIR-V modules extracted from its shared objects (one kernel each):
  *
  *   python3 tests/native-wgc/spirv-images.py dpnp-0.20.0-*.whl DIR
- *   bench/dpnp --images DIR [--rounds N] [--max K] [--elems N] [--only SUBSTRING]
+ *   bench/dpnp --images DIR [--rounds N] [--max K] [--elems N] [--ragged] [--only SUBSTRING]
  *
  * From every module's SPIR-V it reads each kernel's parameters and keeps
  * the contiguous element-wise kernels of dpctl's tensor library (dpnp's
@@ -13,7 +13,10 @@
  * element types (the types come from the kernel's mangled name). Each
  * buffer holds N elements of 16 bytes, filled with small values of the
  * first template type; the global size is N / (vec * n_vecs) work-items
- * in groups of 128, as dpctl launches them. The same SPIR-V goes to
+ * in groups of 128, as dpctl launches them (N rounded down to whole
+ * groups; with --ragged N as given and the last group partly past it, so
+ * that its sub-groups branch differently: sx-wgc's per-work-item-state
+ * copy runs there). The same SPIR-V goes to
  * Intel's runtime (clCreateProgramWithIL) and through proptool --native
  * (sx-wgc) to the native device, in one process, alternating rounds;
  * after each round every buffer of the two is compared (floats to a
@@ -262,11 +265,12 @@ static char *native_image(const char *spv)
 }
 
 static double ratio[MAXK];
+static bool ragged;  /* --ragged: N elements as given, the last group partly past them */
 
 static bool run_kernel(const dkernel *k, size_t ki, size_t elems)
 {
-    size_t n = elems / k->epw / 128 * 128 * k->epw;  /* whole groups */
-    size_t g = n / k->epw, l = 128, bytes = n * ELEM;
+    size_t n = ragged ? elems : elems / k->epw / 128 * 128 * k->epw;  /* whole groups */
+    size_t g = (n + k->epw * 128 - 1) / (k->epw * 128) * 128, l = 128, bytes = n * ELEM;
     int nb = k->np - 1;
     size_t spvlen;
     void *spv = sxt_read_file(k->path, &spvlen);
@@ -389,8 +393,10 @@ int main(int argc, char **argv)
             elems = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
             only = argv[++i];
+        else if (strcmp(argv[i], "--ragged") == 0)
+            ragged = true;
         else
-            DIE("usage: %s --images DIR [--rounds N] [--max K] [--elems N] [--only SUBSTRING]", argv[0]);
+            DIE("usage: %s --images DIR [--rounds N] [--max K] [--elems N] [--ragged] [--only SUBSTRING]", argv[0]);
     }
     if (rounds < 1 || rounds > 256 || max < 1 || max > MAXK || elems < 128 * 64 || elems > ((size_t)1 << 26))
         DIE("--rounds: 1 to 256; --max: 1 to %d; --elems: 8192 to 2^26", MAXK);

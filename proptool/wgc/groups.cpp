@@ -20,7 +20,11 @@
 // that depends on the local id (LLVM's divergence analysis; some sub-group
 // uniform branches look divergent to it), the work-group function runs
 // the regions per work-item state instead (emitDivergentRegions), each
-// collective over the work-items of the sub-group that reached it. A
+// collective over the work-items of the sub-group that reached it; where
+// those branches' conditions are pure functions of the ids, the geometry
+// and the parameters (DPC++'s "is this sub-group's slice in range"), a
+// copy with the group's first work-item's conditions (uniformCopy) runs
+// the groups whose work-items all take them alike (branchTest). A
 // sub-group barrier that orders no memory another work-item reads is
 // dropped (barrierNeeded). A group function not handled here falls back
 // to fibers (sx-native-builtins.so has fiber versions: adapters/native/
@@ -28,8 +32,14 @@
 #include "wgc.h"
 
 #include <functional>
+#include <map>
 
+#include <llvm/ADT/PostOrderIterator.h>
+#include <llvm/Analysis/CFG.h>
+#include <llvm/Analysis/DivergenceAnalysis.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/SyncDependenceAnalysis.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
@@ -37,6 +47,7 @@
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 
 using namespace llvm;
 
@@ -169,36 +180,16 @@ std::set<BasicBlock *> divergentBlocks(Function &R)
 
     PostDominatorTree PDT(R);
     std::set<BasicBlock *> div;
-    auto uniform = [&](Value *c) {
+    auto divergent = [&](Value *c) {
         if (isa<Constant>(c))
-            return true;
+            return false;
         if (auto *A = dyn_cast<Argument>(c))
-            return A->getArgNo() != ENV_LX && A->getArgNo() != ENV_LY && A->getArgNo() != ENV_LZ;
-        return uni.count(c) != 0;
+            return A->getArgNo() == ENV_LX || A->getArgNo() == ENV_LY || A->getArgNo() == ENV_LZ;
+        return uni.count(c) == 0;
     };
-    for (BasicBlock &BB : R) {
-        Instruction *T = BB.getTerminator();
-        Value *c = nullptr;
-        if (auto *Br = dyn_cast<BranchInst>(T))
-            c = Br->isConditional() ? Br->getCondition() : nullptr;
-        else if (auto *Sw = dyn_cast<SwitchInst>(T))
-            c = Sw->getCondition();
-        else if (T->getNumSuccessors() > 1)
-            c = T;  // invoke, indirectbr, ...: not uniform
-        if (!c || uniform(c))
-            continue;
-        DomTreeNode *N = PDT.getNode(&BB);
-        BasicBlock *join = N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
-        std::vector<BasicBlock *> work(succ_begin(&BB), succ_end(&BB));
-        while (!work.empty()) {
-            BasicBlock *X = work.back();
-            work.pop_back();
-            if (X == join || !div.insert(X).second)
-                continue;
-            for (BasicBlock *S : successors(X))
-                work.push_back(S);
-        }
-    }
+    if (!forDivergentReach(R, PDT, divergent, [&](BasicBlock *, BasicBlock *X) { div.insert(X); }))
+        for (BasicBlock &BB : R)  // a terminator it cannot follow: anything may diverge
+            div.insert(&BB);
     return div;
 }
 
@@ -334,37 +325,44 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
     unsigned S = res.subGroupSize ? res.subGroupSize : DEFAULT_SUB_GROUP_SIZE;
     std::vector<std::pair<CallBase *, Group>> calls;
     bool needUniform = false;
-    for (Instruction &I : instructions(R)) {
-        auto *CB = dyn_cast<CallBase>(&I);
-        Function *F = CB ? CB->getCalledFunction() : nullptr;
-        if (!F || !F->isDeclaration() || F->isIntrinsic())
-            continue;
-        std::string b = demangledBase(F->getName());
-        if (!isGroupFunction(b))
-            continue;
-        Group g = classify(b);
-        if (g.what == What::NONE) {
-            res.fallback = "uses the work-group function '" + b + "'";
-            return false;
+    auto scan = [&]() {
+        calls.clear();
+        for (Instruction &I : instructions(R)) {
+            auto *CB = dyn_cast<CallBase>(&I);
+            Function *F = CB ? CB->getCalledFunction() : nullptr;
+            if (!F || !F->isDeclaration() || F->isIntrinsic())
+                continue;
+            std::string b = demangledBase(F->getName());
+            if (!isGroupFunction(b))
+                continue;
+            Group g = classify(b);
+            if (g.what == What::NONE) {
+                res.fallback = "uses the work-group function '" + b + "'";
+                return false;
+            }
+            bool memAbi = false;
+            for (unsigned i = 0; i < CB->arg_size(); i++)
+                memAbi |= CB->paramHasAttr(i, Attribute::ByVal) || CB->paramHasAttr(i, Attribute::StructRet) ||
+                          CB->getArgOperand(i)->getType()->isStructTy() ||
+                          (g.what != What::BLOCK_READ && g.what != What::BLOCK_WRITE &&
+                           CB->getArgOperand(i)->getType()->isPointerTy());
+            if (memAbi ||
+                (g.what == What::BLOCK_READ && (CB->arg_size() != 1 || !CB->getArgOperand(0)->getType()->isPointerTy())) ||
+                (g.what == What::BLOCK_WRITE && (CB->arg_size() != 2 || !CB->getArgOperand(0)->getType()->isPointerTy()))) {
+                res.fallback = "uses the work-group function '" + b + "' with operands in memory or an image";
+                return false;
+            }
+            calls.push_back({CB, g});
         }
-        bool memAbi = false;
-        for (unsigned i = 0; i < CB->arg_size(); i++)
-            memAbi |= CB->paramHasAttr(i, Attribute::ByVal) || CB->paramHasAttr(i, Attribute::StructRet) ||
-                      CB->getArgOperand(i)->getType()->isStructTy() ||
-                      (g.what != What::BLOCK_READ && g.what != What::BLOCK_WRITE &&
-                       CB->getArgOperand(i)->getType()->isPointerTy());
-        if (memAbi || (g.what == What::BLOCK_READ && (CB->arg_size() != 1 || !CB->getArgOperand(0)->getType()->isPointerTy())) ||
-            (g.what == What::BLOCK_WRITE && (CB->arg_size() != 2 || !CB->getArgOperand(0)->getType()->isPointerTy()))) {
-            res.fallback = "uses the work-group function '" + b + "' with operands in memory or an image";
-            return false;
-        }
-        needUniform |= g.sub && (g.what == What::STEP || g.what == What::BARRIER || g.what == What::ELECT);
-        calls.push_back({CB, g});
-    }
+        return true;
+    };
+    if (!scan())
+        return false;
     if (calls.empty())
         return true;
     // Sub-group barriers that order nothing go (barrierNeeded), one at a
     // time: the stretches around the others grow.
+    bool dropped = false;
     for (auto &cg : calls) {
         if (cg.second.what != What::BARRIER)
             continue;
@@ -382,7 +380,23 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
         if (!barrierNeeded(cg.first, kind)) {
             cg.first->eraseFromParent();
             cg.first = nullptr;
+            dropped = true;
         }
+    }
+    // DPC++'s sub-group loads and stores fill a private vec in a loop of
+    // a few constant iterations between sub-group barriers: where the
+    // barriers went, the loops unrolled and the arrays promoted leave
+    // region formation values to keep per work-item (a vector lane each)
+    // instead of whole arrays in memory (a memset and a memcpy per
+    // work-item: a scalar work-item loop). No simplifycfg: it may move the
+    // barriers' calls.
+    if (dropped) {
+        if (!runOnFunction(R, "loop-simplify,lcssa,loop(loop-unroll-full),sroa,early-cse,instcombine")) {
+            err = "internal error: the clean-up after the sub-group barriers of '" + R.getName().str() + "' failed";
+            return false;
+        }
+        if (!scan())
+            return false;
     }
     needUniform = false;
     for (auto &cg : calls)
@@ -572,8 +586,221 @@ bool lowerGroups(Function &R, KernelResult &res, std::string &err)
             CB->replaceAllUsesWith(v);
         CB->eraseFromParent();
     }
-    (void)err;
     return true;
+}
+
+namespace {
+
+bool isSubGroupQuery(const Function *F)
+{
+    return F && F->isDeclaration() && classify(demangledBase(F->getName())).what == What::QUERY;
+}
+
+// Is v computed from the work-item's ids, the geometry, the sub-group
+// queries and K's parameters only (no memory, no phi, no division that
+// may trap where the original did not run)? Its instructions go into
+// `slice`, operands first.
+bool pureSlice(Value *v, std::vector<Instruction *> &slice, std::set<Value *> &seen, unsigned &budget)
+{
+    if (isa<Constant>(v) || isa<Argument>(v))
+        return true;
+    auto *I = dyn_cast<Instruction>(v);
+    if (!I || !budget)
+        return false;
+    budget--;
+    if (seen.count(I))
+        return true;
+    if (auto *CB = dyn_cast<CallBase>(I)) {
+        Function *F = CB->getCalledFunction();
+        if (!isQuery(F) && !isSubGroupQuery(F))
+            return false;
+    } else if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<CmpInst>(I) && !isa<SelectInst>(I) &&
+               !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) && !isa<FreezeInst>(I)) {
+        return false;
+    }
+    if (auto *BO = dyn_cast<BinaryOperator>(I))
+        if (BO->getOpcode() == Instruction::SDiv || BO->getOpcode() == Instruction::UDiv ||
+            BO->getOpcode() == Instruction::SRem || BO->getOpcode() == Instruction::URem) {
+            auto *d = dyn_cast<ConstantInt>(BO->getOperand(1));
+            if (!d || d->isZero() || d->isMinusOne())
+                return false;
+        }
+    for (Value *op : I->operands())
+        if (!pureSlice(op, slice, seen, budget))
+            return false;
+    seen.insert(I);
+    slice.push_back(I);
+    return true;
+}
+
+// The query CB as the group's first work-item (local id 0 in every
+// dimension) sees it, at B; CB itself where it is the same for all; null
+// where sx-wgc does not know it.
+Value *firstItemQuery(IRBuilder<> &B, CallBase *CB, unsigned S)
+{
+    std::string b = demangledBase(CB->getCalledFunction()->getName());
+    Type *T = CB->getType();
+    Module &M = *B.GetInsertBlock()->getModule();
+    auto query = [&](const char *mangled, Value *dim) -> Value * {
+        FunctionCallee f = M.getOrInsertFunction(mangled, B.getInt64Ty(), B.getInt32Ty());
+        return B.CreateCall(f, {B.CreateZExtOrTrunc(dim, B.getInt32Ty())});
+    };
+    if (b == "get_local_id" || b == "get_local_linear_id" || b == "get_sub_group_id" || b == "get_sub_group_local_id")
+        return ConstantInt::get(T, 0);
+    if (b == "get_global_id") {
+        Value *d = CB->getArgOperand(0);
+        Value *g = B.CreateMul(query("_Z12get_group_idj", d), query("_Z14get_local_sizej", d));
+        return B.CreateZExtOrTrunc(B.CreateAdd(g, query("_Z17get_global_offsetj", d)), T);
+    }
+    if (b == "get_sub_group_size") {  // the first slice of the row: S or the whole row
+        Value *nx = query("_Z14get_local_sizej", B.getInt32(0)), *s = B.getInt64(S);
+        return B.CreateZExtOrTrunc(B.CreateSelect(B.CreateICmpULT(nx, s), nx, s), T);
+    }
+    if (b == "get_global_linear_id")
+        return nullptr;
+    return CB;  // the group's geometry, the maximum sub-group size, the number of sub-groups
+}
+
+}  // namespace
+
+Function *uniformCopy(Function &K, std::vector<Value *> &conds, bool &full)
+{
+    conds.clear();
+    full = false;
+    DominatorTree DT(K);
+    PostDominatorTree PDT(K);
+    LoopInfo LI(DT);
+    ReversePostOrderTraversal<Function *> RPOT(&K);
+    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+        return nullptr;
+    SyncDependenceAnalysis SDA(DT, PDT, LI);
+    DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
+    markDivergenceSources(K, DA);
+    DA.compute();
+    std::set<BasicBlock *> withGroup;  // blocks calling a group function other than a query
+    for (Instruction &I : instructions(K))
+        if (auto *CB = dyn_cast<CallBase>(&I))
+            if (Function *F = CB->getCalledFunction())
+                if (F->isDeclaration() && isGroupFunction(demangledBase(F->getName())) && !isSubGroupQuery(F))
+                    withGroup.insert(I.getParent());
+    std::set<BasicBlock *> guards;
+    if (withGroup.empty() ||
+        !forDivergentReach(K, PDT, [&](Value *c) { return DA.isDivergent(*c); },
+                           [&](BasicBlock *B, BasicBlock *X) {
+                               if (withGroup.count(X))
+                                   guards.insert(B);
+                           }))
+        return nullptr;
+    std::vector<std::pair<BranchInst *, std::vector<Instruction *>>> branches;
+    for (BasicBlock &BB : K) {  // in K's order: the same copy every time
+        if (!guards.count(&BB))
+            continue;
+        auto *Br = dyn_cast<BranchInst>(BB.getTerminator());
+        std::vector<Instruction *> slice;
+        std::set<Value *> seen;
+        unsigned budget = 256;
+        if (!Br || !Br->isConditional() || !pureSlice(Br->getCondition(), slice, seen, budget) || branches.size() == 16)
+            return nullptr;
+        branches.push_back({Br, slice});
+    }
+    unsigned S = subGroupSize(K);
+    ValueToValueMapTy VM;
+    Function *Ku = CloneFunction(&K, VM);
+    Ku->setName(K.getName() + ".sx.uniform");
+    for (auto &br : branches) {
+        auto *Br = cast<BranchInst>(VM[br.first]);
+        IRBuilder<> B(Br);
+        std::map<Value *, Value *> first;  // Ku's value -> the first work-item's
+        for (Instruction *I0 : br.second) {
+            auto *I = cast<Instruction>(VM[I0]);
+            Value *v = I;
+            if (auto *CB = dyn_cast<CallBase>(I)) {
+                v = firstItemQuery(B, CB, S);
+                if (!v) {
+                    Ku->eraseFromParent();
+                    return nullptr;
+                }
+            } else {
+                bool same = true;
+                for (Value *op : I->operands())
+                    same &= !first.count(op) || first[op] == op;
+                if (!same) {
+                    Instruction *c = I->clone();
+                    for (Use &U : c->operands())
+                        if (first.count(U.get()))
+                            U.set(first[U.get()]);
+                    B.Insert(c, I->getName() + ".first");
+                    v = c;
+                }
+            }
+            first[I] = v;
+        }
+        auto it = first.find(Br->getCondition());
+        if (it != first.end())
+            Br->setCondition(it->second);
+        conds.push_back(br.first->getCondition());
+    }
+    // and for full sub-groups (every local size in x a multiple of S, the
+    // usual case): sub-group sizes S, so that a sub-group's block loads
+    // and stores are S consecutive elements the loop vectoriser sees
+    for (Instruction &I : make_early_inc_range(instructions(*Ku)))
+        if (auto *CB = dyn_cast<CallBase>(&I))
+            if (Function *F = CB->getCalledFunction())
+                if (isSubGroupQuery(F) && demangledBase(F->getName()) == "get_sub_group_size") {
+                    CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), S));
+                    CB->eraseFromParent();
+                    full = true;
+                }
+    return Ku;
+}
+
+Function *branchTest(Function &K, Function &R, const std::vector<Value *> &conds)
+{
+    LLVMContext &C = K.getContext();
+    Function *T = Function::Create(R.getFunctionType(), GlobalValue::InternalLinkage, "__sx_test." + K.getName(),
+                                   K.getParent());
+    IRBuilder<> B(BasicBlock::Create(C, "entry", T));
+    unsigned S = subGroupSize(K);
+    std::map<Value *, Value *> VM;
+    for (unsigned i = 0; i < K.arg_size(); i++)
+        VM[K.getArg(i)] = T->getArg(ENV_COUNT + i);
+    SubGroup sg = subGroupOf(B, *T, S);
+    Value *mask = B.getInt32(0);
+    for (size_t i = 0; i < conds.size() && i < 16; i++) {
+        std::vector<Instruction *> slice;
+        std::set<Value *> seen;
+        unsigned budget = 256;
+        pureSlice(conds[i], slice, seen, budget);  // uniformCopy took it
+        for (Instruction *I : slice) {
+            if (VM.count(I))
+                continue;
+            Instruction *c = I->clone();
+            for (Use &U : c->operands())
+                if (VM.count(U.get()))
+                    U.set(VM[U.get()]);
+            B.Insert(c);
+            Value *v = c;
+            if (auto *CB = dyn_cast<CallBase>(c)) {
+                Function *F = CB->getCalledFunction();
+                if (isQuery(F)) {
+                    v = resolveQuery(B, *T, *CB);
+                } else {
+                    std::string b = demangledBase(F->getName());
+                    v = b == "get_sub_group_size" ? sg.size : b == "get_max_sub_group_size" ? sg.max
+                      : b == "get_sub_group_id" ? sg.id : b == "get_sub_group_local_id" ? sg.lid : sg.num;
+                    v = B.CreateZExtOrTrunc(v, CB->getType());
+                }
+                c->eraseFromParent();
+            }
+            VM[I] = v;
+        }
+        Value *c = VM.count(conds[i]) ? VM[conds[i]] : conds[i];
+        Value *bit = B.CreateZExt(c, B.getInt32Ty());
+        mask = B.CreateOr(mask, B.CreateShl(bit, B.getInt32((uint32_t)i)));
+        mask = B.CreateOr(mask, B.CreateShl(B.CreateXor(bit, B.getInt32(1)), B.getInt32((uint32_t)i + 16)));
+    }
+    B.CreateRet(mask);
+    return T;
 }
 
 namespace {

@@ -136,7 +136,33 @@ int main(int argc, char **argv)
                 return fail(r.name + ": " + err);
         }
         if (R) {
-            r.wg = wgc::buildWorkGroup(*K, *R, r);
+            // groups.cpp: collectives under branches that only look
+            // divergent: a copy for the groups whose work-items take them
+            // alike, compiled the usual way
+            std::vector<Value *> conds;
+            bool full = false;
+            Function *Ku = r.divergent ? wgc::uniformCopy(*K, conds, full) : nullptr, *Ru = nullptr, *T = nullptr;
+            wgc::KernelResult ru;
+            if (Ku) {
+                ru.name = r.name;
+                ru.local_bytes = r.local_bytes;
+                if (implicit)
+                    Ru = withImplicitBarriers(*Ku, L, ru, uniformize);
+                if (!Ru)
+                    Ru = wgc::buildRegions(*Ku, L, ru, err);
+                if (Ru && (ru.divergent || !ru.fallback.empty())) {
+                    Ru->eraseFromParent();
+                    Ru = nullptr;
+                }
+                if (Ru) {
+                    T = wgc::branchTest(*K, *R, conds);
+                    ru.fullSubGroups |= full;
+                }
+            }
+            r.wg = wgc::buildWorkGroup(*K, *R, r, Ru, Ru ? &ru : nullptr, T);
+            for (Function *F : {Ru, T, Ku})
+                if (F)
+                    F->eraseFromParent();
             R->eraseFromParent();
             if (r.barriers == r.implicit_barriers)  // the flag tells of the kernel's own barriers
                 r.flags &= ~wgc::WG_FLAG_BARRIER;
@@ -225,7 +251,9 @@ int main(int argc, char **argv)
             rf << r.name << '\t' << r.flags << '\t' << r.local_bytes << '\t' << r.private_bytes << '\t'
                << r.barriers - r.implicit_barriers << '\t'
                << (r.fullSubGroups ? "local size in x a multiple of " + std::to_string(r.subGroupSize)
-                   : r.divergent && r.fallback.empty() ? std::string("collectives in divergent control flow")
+                   : r.divergent && r.fallback.empty()
+                       ? std::string(r.versioned ? "a copy for groups whose work-items branch alike, else " : "") +
+                             "collectives in divergent control flow"
                                                        : r.fallback)
                << '\n';
         if (!rf.good())

@@ -6,6 +6,7 @@
 // adapter fills, and every function inlined into the kernels.
 #include "wgc.h"
 
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -272,6 +273,68 @@ static void inlineCommonBuiltins(Module &M)
             }
             else
                 r = B.CreateBinaryIntrinsic(b == "clz" ? Intrinsic::ctlz : Intrinsic::cttz, a[0], B.getFalse());
+            CI->replaceAllUsesWith(r);
+            CI->eraseFromParent();
+        }
+    }
+}
+
+// Relational tests and plain conversions, inline for the same reason
+// (DPC++'s isnan, isinf, isfinite, signbit kernels and its bool results go
+// through them): isnan, isinf, isfinite, isnormal, signbit of float or
+// double (scalar: 1 or 0; vector: -1 or 0), and convert_T(x) without _sat
+// or a rounding mode between integers (by the source's signedness), from
+// an integer to floating point (round to nearest even, as the default is)
+// and between floating-point types (the same).
+static void inlineRelationalAndConversions(Module &M)
+{
+    for (Function &F : make_early_inc_range(M)) {
+        if (!F.isDeclaration() || F.use_empty() || F.isIntrinsic() || F.isVarArg() || F.arg_size() != 1)
+            continue;
+        Type *rt = F.getReturnType(), *at = F.getFunctionType()->getParamType(0);
+        if (rt->isVectorTy() != at->isVectorTy() || (rt->isVectorTy() && (!isa<FixedVectorType>(rt) || !isa<FixedVectorType>(at) ||
+                                                                        cast<FixedVectorType>(rt)->getNumElements() !=
+                                                                            cast<FixedVectorType>(at)->getNumElements())))
+            continue;
+        Type *re = rt->getScalarType(), *ae = at->getScalarType();
+        std::string b = demangledBase(F.getName());
+        char kind = firstParamKind(F.getName());
+        bool rel = (b == "isnan" || b == "isinf" || b == "isfinite" || b == "isnormal" || b == "signbit") &&
+                   (ae->isFloatTy() || ae->isDoubleTy()) && re->isIntegerTy() && kind == 'f';
+        bool conv = b.rfind("convert_", 0) == 0 && b.find("_sat") == std::string::npos &&
+                    b.find("_rt") == std::string::npos && kind &&
+                    (ae->isIntegerTy() || ae->isFloatTy() || ae->isDoubleTy()) &&
+                    (re->isIntegerTy() || re->isFloatTy() || re->isDoubleTy()) && !(ae->isFloatingPointTy() && re->isIntegerTy());
+        if (!rel && !conv)
+            continue;
+        for (User *U : make_early_inc_range(F.users())) {
+            auto *CI = dyn_cast<CallInst>(U);
+            if (!CI || CI->getCalledFunction() != &F)
+                continue;
+            IRBuilder<> B(CI);
+            Value *x = CI->getArgOperand(0), *r;
+            if (rel) {
+                Value *inf = ConstantFP::getInfinity(at), *ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, x), *t;
+                if (b == "isnan")
+                    t = B.CreateFCmpUNO(x, x);
+                else if (b == "isinf")
+                    t = B.CreateFCmpOEQ(ax, inf);
+                else if (b == "isfinite")
+                    t = B.CreateFCmpONE(ax, inf);
+                else if (b == "isnormal")
+                    t = B.CreateAnd(B.CreateFCmpOLT(ax, inf),
+                                    B.CreateFCmpOGE(ax, ConstantFP::get(at, std::ldexp(1.0, ae->isFloatTy() ? -126 : -1022))));
+                else
+                    t = B.CreateICmpSLT(B.CreateBitCast(x, at->getWithNewType(B.getIntNTy(ae->getPrimitiveSizeInBits()))),
+                                        Constant::getNullValue(at->getWithNewType(B.getIntNTy(ae->getPrimitiveSizeInBits()))));
+                r = rt->isVectorTy() ? B.CreateSExt(t, rt) : B.CreateZExt(t, rt);
+            } else if (ae->isIntegerTy() && re->isIntegerTy()) {
+                r = kind == 's' ? B.CreateSExtOrTrunc(x, rt) : B.CreateZExtOrTrunc(x, rt);
+            } else if (ae->isIntegerTy()) {
+                r = kind == 's' ? B.CreateSIToFP(x, rt) : B.CreateUIToFP(x, rt);
+            } else {
+                r = B.CreateFPCast(x, rt);
+            }
             CI->replaceAllUsesWith(r);
             CI->eraseFromParent();
         }
@@ -734,6 +797,7 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
     mathToIntrinsics(M);
     inlineRootsAndDivisions(M);
     inlineCommonBuiltins(M);
+    inlineRelationalAndConversions(M);
     renameBuiltins(M);
     lowerBuiltinAbi(M, true);
     if (!vectorMathEnabled)

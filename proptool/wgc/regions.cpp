@@ -53,8 +53,6 @@ using namespace llvm;
 
 namespace wgc {
 
-namespace {
-
 // The work-item query `call` resolved from the environment of R.
 Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
 {
@@ -102,6 +100,8 @@ Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
     }
     return B.CreateZExtOrTrunc(v, call.getType());
 }
+
+namespace {
 
 // Pure arithmetic on R's arguments and on what the dispatch block `disp`
 // computes once (the slot addresses): cheaper to recompute at a region
@@ -698,7 +698,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
     }
     for (unsigned vi : across.set_bits()) {
         Instruction *V = L.values[vi];
-        unsigned budget = 16;
+        unsigned budget = 32;
         bool re = remat(V, disp, budget);
         Value *ptr = nullptr, *in = nullptr;
         bool uni = uniform.count(V) != 0;

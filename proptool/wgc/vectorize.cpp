@@ -42,6 +42,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <functional>
 #include <set>
 
 using namespace llvm;
@@ -332,18 +333,7 @@ unsigned specializeGuards(Function &K)
             return done;
         SyncDependenceAnalysis SDA(DT, PDT, LI);
         DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
-        for (Instruction &I : instructions(K)) {
-            auto *CB = dyn_cast<CallBase>(&I);
-            Function *F = CB ? CB->getCalledFunction() : nullptr;
-            if (CB && isQuery(F)) {
-                if (divergentQuery(F))
-                    DA.markDivergent(I);
-                continue;
-            }
-            bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
-            if ((I.mayReadOrWriteMemory() && !pureCall) || isa<AllocaInst>(I) || (CB && !pureCall))
-                DA.markDivergent(I);
-        }
+        markDivergenceSources(K, DA);
         DA.compute();
         bool changed = false;
         for (BasicBlock &G : K) {
@@ -439,9 +429,13 @@ void markDivergenceSources(Function &K, DivergenceAnalysisImpl &DA)
     }
 }
 
-bool divergentReach(Function &K, const DivergenceAnalysisImpl &DA, const PostDominatorTree &PDT,
-                    std::set<BasicBlock *> &reach)
+bool forDivergentReach(Function &K, const PostDominatorTree &PDT, const std::function<bool(Value *)> &divergent,
+                       const std::function<void(BasicBlock *, BasicBlock *)> &visit)
 {
+    for (BasicBlock &BB : K)
+        if (BB.getTerminator()->getNumSuccessors() > 1 && !isa<BranchInst>(BB.getTerminator()) &&
+            !isa<SwitchInst>(BB.getTerminator()))
+            return false;  // indirectbr and friends: leave the kernel alone
     for (BasicBlock &BB : K) {
         Instruction *T = BB.getTerminator();
         Value *cond = nullptr;
@@ -449,23 +443,30 @@ bool divergentReach(Function &K, const DivergenceAnalysisImpl &DA, const PostDom
             cond = Br->isConditional() ? Br->getCondition() : nullptr;
         else if (auto *Sw = dyn_cast<SwitchInst>(T))
             cond = Sw->getCondition();
-        else if (T->getNumSuccessors() > 1)
-            return false;  // indirectbr and friends: leave the kernel alone
-        if (!cond || !DA.isDivergent(*cond))
+        if (!cond || !divergent(cond))
             continue;
         DomTreeNode *N = PDT.getNode(&BB);
         BasicBlock *join = N && N->getIDom() ? N->getIDom()->getBlock() : nullptr;
+        std::set<BasicBlock *> seen;
         std::vector<BasicBlock *> work(succ_begin(&BB), succ_end(&BB));
         while (!work.empty()) {
             BasicBlock *X = work.back();
             work.pop_back();
-            if (X == join || !reach.insert(X).second)
+            if (X == join || !seen.insert(X).second)
                 continue;
+            visit(&BB, X);
             for (BasicBlock *S : successors(X))
                 work.push_back(S);
         }
     }
     return true;
+}
+
+bool divergentReach(Function &K, const DivergenceAnalysisImpl &DA, const PostDominatorTree &PDT,
+                    std::set<BasicBlock *> &reach)
+{
+    return forDivergentReach(
+        K, PDT, [&](Value *c) { return DA.isDivergent(*c); }, [&](BasicBlock *, BasicBlock *X) { reach.insert(X); });
 }
 
 unsigned addImplicitLoopBarriers(Function &K)

@@ -79,6 +79,7 @@ struct KernelResult {
     bool divergent = false;         // groups.cpp: a collective in divergent control flow: regions run per
                                     // work-item state (emitDivergentRegions), no uniform slots
     std::vector<GroupStep> steps;   // groups.cpp: the collectives, by the index __sx_group_step takes
+    bool versioned = false;         // divergent, with a copy for the groups whose work-items branch alike
 };
 
 // prepare.cpp: retarget to x86-64, C calling convention, math builtins as
@@ -86,6 +87,8 @@ struct KernelResult {
 bool prepare(llvm::Module &M, const std::vector<std::string> &imports, std::string &err);
 // Runs an LLVM pass pipeline given as text (opt -passes syntax).
 bool runPipeline(llvm::Module &M, const char *pipeline, std::string &err);
+// workgroup.cpp: a function pass pipeline (opt -passes syntax) on F alone.
+bool runOnFunction(llvm::Function &F, const char *pipeline);
 // Is this a call the region compiler resolves (work-item query) or splits at (barrier)?
 bool isBarrier(const llvm::Function *F);
 // Calls a builtin with a vector passed in memory (x86-64-v3 would change that ABI).
@@ -134,12 +137,37 @@ void emitDivergentRegions(llvm::IRBuilder<> &B, llvm::Function *W, llvm::Functio
                           const std::function<llvm::Value *(llvm::IRBuilder<> &, unsigned, llvm::Value *const[3])> &region);
 // regions.cpp: the values every work-item of a group computes alike.
 std::set<llvm::Value *> uniformValues(llvm::Function &R);
+// regions.cpp: the work-item query `call` (get_global_id, ...) from the
+// environment arguments of R (a region function's first ENV_COUNT).
+llvm::Value *resolveQuery(llvm::IRBuilder<> &B, llvm::Function &R, llvm::CallBase &call);
+
+// groups.cpp: where branches that look divergent guard group functions (a
+// sub-group's collectives under a test on its id, as DPC++'s element-wise
+// kernels have: "is this sub-group's whole slice in range"), the copy of K
+// for the groups whose work-items all take each such branch alike: their
+// conditions become the first work-item's. `conds`: those conditions in K
+// (pure functions of the ids, the geometry and K's parameters). Null when
+// there is no such branch or one's condition is not pure. `full`: the copy
+// assumes full sub-groups (its sub-group sizes are the constant S), for
+// groups whose local size in x S divides.
+llvm::Function *uniformCopy(llvm::Function &K, std::vector<llvm::Value *> &conds, bool &full);
+// groups.cpp: a function of R's type (environment, K's parameters) that
+// returns, for the work-item the environment names, bit i set when conds[i]
+// holds and bit 16 + i when it does not (or-ed over a group: both bits of a
+// condition set when its work-items disagree).
+llvm::Function *branchTest(llvm::Function &K, llvm::Function &R, const std::vector<llvm::Value *> &conds);
 
 // regions.cpp: the region function of a kernel (see regions.cpp).
 llvm::Function *buildRegions(llvm::Function &K, const LocalLayout &L, KernelResult &res, std::string &err);
 
-// workgroup.cpp: the work-group functions and the tables.
-llvm::Function *buildWorkGroup(llvm::Function &K, llvm::Function &R, KernelResult &res);
+// workgroup.cpp: the work-group functions and the tables. With Ru (the
+// regions of uniformCopy's copy, resU its result) and test (branchTest),
+// the work-group function runs Ru where test says every work-item of the
+// group takes the branches alike (and, where Ru was compiled for full
+// sub-groups, the local size in x is a multiple of the sub-group size),
+// else R.
+llvm::Function *buildWorkGroup(llvm::Function &K, llvm::Function &R, KernelResult &res, llvm::Function *Ru = nullptr,
+                               const KernelResult *resU = nullptr, llvm::Function *test = nullptr);
 llvm::Function *buildFiberEntry(llvm::Function &K, const LocalLayout &L, KernelResult &res);
 llvm::Function *cloneForV3(llvm::Function &W);
 llvm::Function *cloneForV4(llvm::Function &W);
@@ -172,6 +200,13 @@ void markDivergenceSources(llvm::Function &K, llvm::DivergenceAnalysisImpl &DA);
 // it cannot follow (indirectbr).
 bool divergentReach(llvm::Function &K, const llvm::DivergenceAnalysisImpl &DA, const llvm::PostDominatorTree &PDT,
                     std::set<llvm::BasicBlock *> &reach);
+// The same walk for any notion of divergence: visit(B, X) for each block X
+// between a branch ending B whose condition `divergent` takes and B's
+// immediate post-dominator; false (nothing visited) for a terminator it
+// cannot follow.
+bool forDivergentReach(llvm::Function &K, const llvm::PostDominatorTree &PDT,
+                       const std::function<bool(llvm::Value *)> &divergent,
+                       const std::function<void(llvm::BasicBlock *, llvm::BasicBlock *)> &visit);
 
 // uniformize.cpp: a loop starting at the work-item id with a uniform bound
 // made uniform, its body predicated (see uniformize.cpp): every such loop

@@ -6,6 +6,7 @@
 // the host compiler can vectorize the x loop.
 #include "wgc.h"
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -22,60 +23,6 @@ using namespace llvm;
 
 namespace wgc {
 
-namespace {
-
-Value *ctxLoad(IRBuilder<> &B, Value *base, unsigned off, Type *T, const Twine &name)
-{
-    Value *p = B.CreateGEP(B.getInt8Ty(), base, B.getInt64(off));
-    auto *L = B.CreateLoad(T, B.CreateBitCast(p, T->getPointerTo()), name);
-    return L;
-}
-
-// Loops z, y, x over the local size; `body` emits one work-item and
-// returns its region result, or-ed into the value the nest returns
-// (every work-item returns the same one).
-Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
-                     const std::function<Value *(IRBuilder<> &, Value *const lid[3])> &body)
-{
-    LLVMContext &C = W->getContext();
-    BasicBlock *pre = B.GetInsertBlock();
-    BasicBlock *hdr[3], *latch[3];
-    PHINode *id[3], *acc[3];
-    static const char *const nm[3] = {"x", "y", "z"};
-    Value *lid[3];
-    for (int d = 2; d >= 0; d--) {
-        hdr[d] = BasicBlock::Create(C, Twine("wi.") + nm[d], W);
-        B.CreateBr(hdr[d]);
-        BasicBlock *from = B.GetInsertBlock();
-        B.SetInsertPoint(hdr[d]);
-        id[d] = B.CreatePHI(B.getInt64Ty(), 2, Twine("l") + nm[d]);
-        acc[d] = B.CreatePHI(B.getInt32Ty(), 2, Twine("r") + nm[d]);
-        id[d]->addIncoming(B.getInt64(0), from);
-        acc[d]->addIncoming(d == 2 ? (Value *)B.getInt32(0) : (Value *)acc[d + 1], from);
-        lid[d] = id[d];
-    }
-    Value *r = B.CreateOr(acc[0], body(B, lid));
-    for (int d = 0; d < 3; d++) {
-        Value *next = B.CreateAdd(id[d], B.getInt64(1), Twine("l") + nm[d] + ".next", true, true);
-        latch[d] = B.GetInsertBlock();
-        BasicBlock *out = BasicBlock::Create(C, Twine("wi.") + nm[d] + ".done", W);
-        B.CreateCondBr(B.CreateICmpULT(next, lsize[d]), hdr[d], out);
-        id[d]->addIncoming(next, latch[d]);
-        acc[d]->addIncoming(r, latch[d]);
-        B.SetInsertPoint(out);
-    }
-    (void)pre;
-    return r;
-}
-
-
-bool match0(Value *v)
-{
-    auto *c = dyn_cast<ConstantInt>(v);
-    return c && c->isZero();
-}
-
-// Runs a function pass pipeline (opt -passes syntax) on F alone.
 bool runOnFunction(Function &F, const char *pipeline)
 {
     LoopAnalysisManager LAM;
@@ -95,6 +42,118 @@ bool runOnFunction(Function &F, const char *pipeline)
     }
     FPM.run(F, FAM);
     return true;
+}
+
+namespace {
+
+Value *ctxLoad(IRBuilder<> &B, Value *base, unsigned off, Type *T, const Twine &name)
+{
+    Value *p = B.CreateGEP(B.getInt8Ty(), base, B.getInt64(off));
+    auto *L = B.CreateLoad(T, B.CreateBitCast(p, T->getPointerTo()), name);
+    return L;
+}
+
+// Loops z, y, x over the local size; `body` emits one work-item and
+// returns its region result, or-ed into the value the nest returns
+// (every work-item returns the same one). With `strip` (a power of two,
+// the sub-group size of a kernel compiled for full sub-groups: the local
+// size in x a multiple of it), x runs as a loop over the sub-groups of the
+// row (wi.sg) around one over the work-items of a sub-group (wi.x, trip
+// count `strip`), the local id x their sum; `strips` gets (id, outer,
+// inner) for splitStrips.
+struct Strip {
+    Value *lx, *outer, *inner;
+    unsigned size;
+};
+Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
+                     const std::function<Value *(IRBuilder<> &, Value *const lid[3])> &body, unsigned strip = 0,
+                     std::vector<Strip> *strips = nullptr)
+{
+    LLVMContext &C = W->getContext();
+    struct Level {
+        const char *name;
+        Value *step, *bound;
+        BasicBlock *hdr = nullptr, *latch = nullptr;
+        PHINode *id = nullptr, *acc = nullptr;
+    };
+    std::vector<Level> lv;  // outermost first
+    lv.push_back({"z", B.getInt64(1), lsize[2]});
+    lv.push_back({"y", B.getInt64(1), lsize[1]});
+    if (strip) {
+        lv.push_back({"sg", B.getInt64(strip), lsize[0]});
+        lv.push_back({"x", B.getInt64(1), B.getInt64(strip)});
+    } else {
+        lv.push_back({"x", B.getInt64(1), lsize[0]});
+    }
+    for (size_t k = 0; k < lv.size(); k++) {
+        Level &l = lv[k];
+        l.hdr = BasicBlock::Create(C, Twine("wi.") + l.name, W);
+        B.CreateBr(l.hdr);
+        BasicBlock *from = B.GetInsertBlock();
+        B.SetInsertPoint(l.hdr);
+        l.id = B.CreatePHI(B.getInt64Ty(), 2, Twine("l") + l.name);
+        l.acc = B.CreatePHI(B.getInt32Ty(), 2, Twine("r") + l.name);
+        l.id->addIncoming(B.getInt64(0), from);
+        l.acc->addIncoming(k == 0 ? (Value *)B.getInt32(0) : (Value *)lv[k - 1].acc, from);
+    }
+    Value *lid[3] = {lv.back().id, lv[1].id, lv[0].id};
+    if (strip) {
+        lid[0] = B.CreateAdd(lv[2].id, lv[3].id, "lx", true, true);
+        if (strips)
+            strips->push_back({lid[0], lv[2].id, lv[3].id, strip});
+    }
+    Value *r = B.CreateOr(lv.back().acc, body(B, lid));
+    for (size_t k = lv.size(); k-- > 0;) {
+        Level &l = lv[k];
+        Value *next = B.CreateAdd(l.id, l.step, Twine("l") + l.name + ".next", true, true);
+        l.latch = B.GetInsertBlock();
+        BasicBlock *out = BasicBlock::Create(C, Twine("wi.") + l.name + ".done", W);
+        B.CreateCondBr(B.CreateICmpULT(next, l.bound), l.hdr, out);
+        l.id->addIncoming(next, l.latch);
+        l.acc->addIncoming(r, l.latch);
+        B.SetInsertPoint(out);
+    }
+    return r;
+}
+
+// The sub-group id and local id of a strip-mined x loop's work-item (the
+// id divided by and modulo the sub-group size, as groups.cpp computes
+// them) taken from the two loops: the outer value and the inner
+// induction. The host compiler cannot see that the inner induction stays
+// below the size, and telling it (a mask, an assumption) makes it turn
+// the id's add into an or, which its address analysis does not follow:
+// block loads and stores would be gathers and scatters.
+void splitStrips(const std::vector<Strip> &strips)
+{
+    for (const Strip &st : strips) {
+        unsigned lg = 0;
+        while ((1u << lg) < st.size)
+            lg++;
+        for (User *U : make_early_inc_range(st.lx->users())) {
+            auto *BO = dyn_cast<BinaryOperator>(U);
+            auto *c = BO && BO->getOperand(0) == st.lx ? dyn_cast<ConstantInt>(BO->getOperand(1)) : nullptr;
+            if (!c)
+                continue;
+            uint64_t k = c->getZExtValue();
+            Value *v = nullptr;
+            IRBuilder<> B(BO);
+            if ((BO->getOpcode() == Instruction::LShr && k == lg) || (BO->getOpcode() == Instruction::UDiv && k == st.size))
+                v = B.CreateLShr(st.outer, lg);
+            else if ((BO->getOpcode() == Instruction::And && k == st.size - 1) ||
+                     (BO->getOpcode() == Instruction::URem && k == st.size))
+                v = st.inner;
+            if (v) {
+                BO->replaceAllUsesWith(v);
+                BO->eraseFromParent();
+            }
+        }
+    }
+}
+
+bool match0(Value *v)
+{
+    auto *c = dyn_cast<ConstantInt>(v);
+    return c && c->isZero();
 }
 
 // An x work-item loop as workItemLoops builds it, after clean-up:
@@ -560,7 +619,8 @@ Value *loadArg(IRBuilder<> &B, Value *args, Argument &A)
                         A.getName());
 }
 
-Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
+Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *Ru, const KernelResult *resU,
+                         Function *test)
 {
     Module &M = *K.getParent();
     LLVMContext &C = M.getContext();
@@ -592,66 +652,98 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res)
     Value *lsize[3] = {env[ENV_LSIZE0], env[ENV_LSIZE1], env[ENV_LSIZE2]};
 
     std::vector<CallInst *> calls;
-    auto region = [&](unsigned r) {
-        return [&, r](IRBuilder<> &IB, Value *const lid[3]) -> Value * {
+    std::vector<Strip> strips;
+    auto call = [&](Function *F, unsigned r) {
+        return [&, F, r](IRBuilder<> &IB, Value *const lid[3]) -> Value * {
             std::vector<Value *> a(env, env + ENV_COUNT);
             a[ENV_REGION] = IB.getInt32(r);
             a[ENV_LX] = lid[0];
             a[ENV_LY] = lid[1];
             a[ENV_LZ] = lid[2];
             a.insert(a.end(), kargs.begin(), kargs.end());
-            CallInst *c = IB.CreateCall(&R, a);
+            CallInst *c = IB.CreateCall(F, a);
             calls.push_back(c);
             return c;
         };
     };
-    if (!res.barriers) {
-        workItemLoops(B, W, lsize, region(0));
-        B.CreateRetVoid();
-    } else if (res.divergent) {  // work-items wait at different barriers (groups.cpp)
-        emitDivergentRegions(B, W, R, lsize, env[ENV_PRIV], res,
-                             [&](IRBuilder<> &IB, unsigned k, Value *const lid[3]) { return region(k)(IB, lid); });
-        B.CreateRetVoid();
-    } else {
-        // r = 0; do { nr = region r for every work-item } while ((r = nr) != EXIT)
-        BasicBlock *head = BasicBlock::Create(C, "region", W), *tail = BasicBlock::Create(C, "region.next", W),
-                   *done = BasicBlock::Create(C, "done", W);
-        B.CreateBr(head);
-        B.SetInsertPoint(head);
-        PHINode *r = B.CreatePHI(B.getInt32Ty(), 2, "region");
-        r->addIncoming(B.getInt32(0), entry);
-        SwitchInst *sw = B.CreateSwitch(r, done, res.barriers + 1);
-        B.SetInsertPoint(tail);
-        PHINode *nr = B.CreatePHI(B.getInt32Ty(), res.barriers + 1, "next");
-        for (unsigned k = 0; k <= res.barriers; k++) {
-            BasicBlock *bb = BasicBlock::Create(C, "region" + Twine(k), W, tail);
-            sw->addCase(B.getInt32(k), bb);
-            B.SetInsertPoint(bb);
-            Value *v = workItemLoops(B, W, lsize, region(k));
-            if (res.uniform_bytes)  // the uniform values as this region left them, for the next
-                copyUniforms(B, env[ENV_PRIV], res.uniform_bytes);
-            nr->addIncoming(v, B.GetInsertBlock());
-            B.CreateBr(tail);
+    // The regions of R (its result rs) for the group, from B's block to a return.
+    auto regions = [&](Function &R, const KernelResult &rs) {
+        auto region = [&](unsigned r) { return call(&R, r); };
+        unsigned S = rs.subGroupSize;
+        unsigned strip = rs.fullSubGroups && S >= 16 && S <= 64 && !(S & (S - 1)) ? S : 0;
+        if (!rs.barriers) {
+            workItemLoops(B, W, lsize, region(0), strip, &strips);
+            B.CreateRetVoid();
+        } else if (rs.divergent) {  // work-items wait at different barriers (groups.cpp)
+            emitDivergentRegions(B, W, R, lsize, env[ENV_PRIV], rs,
+                                 [&](IRBuilder<> &IB, unsigned k, Value *const lid[3]) { return region(k)(IB, lid); });
+            B.CreateRetVoid();
+        } else {
+            // r = 0; do { nr = region r for every work-item } while ((r = nr) != EXIT)
+            BasicBlock *from = B.GetInsertBlock();
+            BasicBlock *head = BasicBlock::Create(C, "region", W), *tail = BasicBlock::Create(C, "region.next", W),
+                       *done = BasicBlock::Create(C, "done", W);
+            B.CreateBr(head);
+            B.SetInsertPoint(head);
+            PHINode *r = B.CreatePHI(B.getInt32Ty(), 2, "region");
+            r->addIncoming(B.getInt32(0), from);
+            SwitchInst *sw = B.CreateSwitch(r, done, rs.barriers + 1);
+            B.SetInsertPoint(tail);
+            PHINode *nr = B.CreatePHI(B.getInt32Ty(), rs.barriers + 1, "next");
+            for (unsigned k = 0; k <= rs.barriers; k++) {
+                BasicBlock *bb = BasicBlock::Create(C, "region" + Twine(k), W, tail);
+                sw->addCase(B.getInt32(k), bb);
+                B.SetInsertPoint(bb);
+                Value *v = workItemLoops(B, W, lsize, region(k), strip, &strips);
+                if (rs.uniform_bytes)  // the uniform values as this region left them, for the next
+                    copyUniforms(B, env[ENV_PRIV], rs.uniform_bytes);
+                nr->addIncoming(v, B.GetInsertBlock());
+                B.CreateBr(tail);
+            }
+            B.SetInsertPoint(tail);
+            if (!rs.steps.empty())  // a collective between this region and the next (groups.cpp)
+                emitGroupSteps(B, W, nr, lsize, env[ENV_PRIV], rs);
+            B.CreateCondBr(B.CreateICmpEQ(nr, B.getInt32(REGION_EXIT)), done, head);
+            r->addIncoming(nr, B.GetInsertBlock());
+            B.SetInsertPoint(done);
+            B.CreateRetVoid();
+            tail->moveAfter(&W->back());
+            done->moveAfter(tail);
         }
-        B.SetInsertPoint(tail);
-        if (!res.steps.empty())  // a collective between this region and the next (groups.cpp)
-            emitGroupSteps(B, W, nr, lsize, env[ENV_PRIV], res);
-        B.CreateCondBr(B.CreateICmpEQ(nr, B.getInt32(REGION_EXIT)), done, head);
-        r->addIncoming(nr, B.GetInsertBlock());
-        B.SetInsertPoint(done);
-        B.CreateRetVoid();
-        tail->moveAfter(&W->back());
-        done->moveAfter(tail);
+    };
+    bool narrow = res.barriers > res.implicit_barriers;
+    if (Ru && resU && test) {
+        // the branches of uniformCopy taken alike by every work-item (both
+        // bits of a condition set: they disagree), and full sub-groups where
+        // the copy was compiled for them
+        Value *seen = workItemLoops(B, W, lsize, call(test, 0));
+        Value *same = B.CreateICmpEQ(B.CreateAnd(B.CreateAnd(seen, B.CreateLShr(seen, 16)), B.getInt32(0xffff)),
+                                     B.getInt32(0), "branch.alike");
+        if (resU->fullSubGroups && !res.fullSubGroups)
+            same = B.CreateAnd(same, B.CreateICmpEQ(B.CreateURem(lsize[0], B.getInt64(resU->subGroupSize)),
+                                                    B.getInt64(0)));
+        BasicBlock *u = BasicBlock::Create(C, "uniform", W), *d = BasicBlock::Create(C, "divergent", W);
+        B.CreateCondBr(same, u, d);
+        B.SetInsertPoint(u);
+        regions(*Ru, *resU);
+        B.SetInsertPoint(d);
+        regions(R, res);
+        res.private_bytes = std::max(res.private_bytes, resU->private_bytes);
+        res.versioned = true;
+        narrow |= resU->barriers > resU->implicit_barriers;
+    } else {
+        regions(R, res);
     }
     for (CallInst *c : calls) {
         InlineFunctionInfo IFI;
         InlineFunction(*c, IFI);
     }
+    splitStrips(strips);
     // the kernel's own barriers only: where all are implicit (a uniform
     // loop's, vectorize.cpp) the regions are loop iterations with nothing
     // to narrow, and the clean-up only moves work LLVM does better later
     // (PolyBench's gemm: 15% slower)
-    if (res.barriers > res.implicit_barriers)
+    if (narrow)
         narrowWorkItemLoops(*W);
     res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;

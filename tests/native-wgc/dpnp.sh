@@ -6,7 +6,8 @@
 # of its one-kernel SPIR-V modules (SX_DPNP_STEP, default 250; 1: all
 # 17684, hours); proptool makes each native variant. Counts compiled
 # kernels and fallbacks by reason, and fails on an image proptool cannot
-# take or a fallback whose reason dpnp-fallbacks.txt does not name.
+# take or a fallback whose reason dpnp-fallbacks.txt does not name; runs
+# the sample's element-wise kernels on native and Intel's CPU runtime.
 set -u
 . "$(dirname "$0")/common.sh"
 step=${SX_DPNP_STEP:-250}
@@ -70,6 +71,24 @@ done <<EOL
 $(grep '^    [^ ]*: string "fiber: ' dump.txt | sed 's/^[^"]*"fiber: //; s/"$//' | sort -u | grep .)
 EOL
 if [ $bad = 0 ]; then ok "every fallback is on dpnp-fallbacks.txt"; else ko "$bad fallback reasons not on dpnp-fallbacks.txt"; fi
+# the sample's contiguous element-wise kernels (bench/dpnp picks one per
+# operation) on native and on Intel's CPU runtime with a ragged element
+# count: the last group's sub-groups take both sides of DPC++'s
+# "slice in range" branch (sx-wgc's per-work-item-state copy), the others
+# one (its copy for groups that branch alike); every buffer compared
+if [ -n "$intel_why" ]; then
+    echo "SKIP (one check): dpnp's kernels against Intel's CPU runtime: $intel_why"
+else
+    SX_TEST_BUILDDIR="$B" timeout 600 "$B/bench/dpnp" --images spv --rounds 1 --max 64 --elems 9999 --ragged > run.txt 2>&1
+    rc=$?
+    if [ $rc = 0 ]; then
+        ok "dpnp's element-wise kernels, 9999 elements: native = Intel's CPU runtime ($(tail -n 1 run.txt | sed 's/.*kernels: [^;]*; //'), $(grep -c 'native/intel' run.txt) kernels)"
+    elif [ $rc = 77 ] || grep -q 'no contiguous element-wise kernel' run.txt; then
+        echo "SKIP (one check): $(tail -n 1 run.txt)"
+    else
+        grep -v 'native/intel' run.txt | head -20; ko "dpnp's element-wise kernels differ from Intel's CPU runtime (status $rc)"
+    fi
+fi
 if grep -q 'no native variant\|proptool failed\|error' warn.txt; then
     grep 'no native variant\|proptool failed\|error' warn.txt | head -20
     ko "$(grep -c 'no native variant\|proptool failed' warn.txt) images without a native variant"

@@ -102,10 +102,17 @@ if build "$D/groups-branch.cl" 2> branch.err; then ok "groups-branch.cl builds";
 "$P" --dump groups-branch.sximg > branch.dump
 if grep -q 'string "fiber' branch.dump; then
     grep 'string "fiber' branch.dump; ko "a groups-branch.cl kernel fell back to fibers"
-elif [ "$(grep -c 'string "regions: .*; collectives in divergent control flow"' branch.dump)" -ge 8 ]; then
+elif [ "$(grep -c 'string "regions: .*collectives in divergent control flow"' branch.dump)" -ge 8 ]; then
     ok "sub-group collectives in divergent control flow are compiled (--dump says so)"
 else
     grep 'string "regions' branch.dump; ko "divergent collectives"
+fi
+# br_sgid's branches are pure functions of the sub-group id: a copy runs
+# the groups whose sub-groups all branch alike (one sub-group: 7/7 below)
+if [ "$(grep -c 'br_sgid_.*: string "regions: .*; a copy for groups whose work-items branch alike, else collectives in divergent control flow"' branch.dump)" -eq 2 ]; then
+    ok "branches on the sub-group id get a copy for the groups that take them alike (--dump says so)"
+else
+    grep 'br_sgid' branch.dump; ko "the copy for branches taken alike"
 fi
 KB=
 for s in 8 16; do
