@@ -48,3 +48,4 @@ print("invc", ", ".join(x.hex() for x in invc))
 print("logc", ", ".join(x.hex() for x in logc))
 T = [ (dbits(2.0 ** (j / N)) - (j << 48)) & (2**64-1) for j in range(N)]
 print("exp2t", ", ".join("0x%016x" % t for t in T))
+print("exp2d", ", ".join(float.hex(2.0 ** (j / N)) for j in range(N)))

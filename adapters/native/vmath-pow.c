@@ -130,10 +130,51 @@ POW_CORE(pow_core_sse2, T_sse2, d2, l2, LOOK_LANES2, LOOKI_LANES2)
 #define LOOKI_GATHER4(t, j) ((l4)_mm256_i64gather_epi64((const long long *)(t), (__m256i)((j) & 15), 8))
 POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOK_GATHER4, LOOKI_GATHER4)
 
-#define LOOK_PERM8(t, j) ((d8)_mm512_permutex2var_pd(_mm512_load_pd(t), (__m512i)(j), _mm512_load_pd((t) + 8)))
-#define LOOKI_PERM8(t, j)                                                                                              \
-    ((l8)_mm512_permutex2var_epi64(_mm512_load_si512(t), (__m512i)(j), _mm512_load_si512((t) + 8)))
-POW_CORE(pow_core_avx512, T_avx512, d8, l8, LOOK_PERM8, LOOKI_PERM8)
+/* AVX-512: the tables are two registers each, looked up by vpermt2pd;
+ * 2^t is 2^(i/16) (table) 2^s (polynomial) scaled by vscalefpd, which
+ * takes the integer part of i/16 (t clamped to [-200, 200], where the
+ * float result is 0 or inf already). */
+static const double pow_exp2d[16] __attribute__((aligned(64))) = {
+    0x1p+0,
+    0x1.0b5586cf9890fp+0,
+    0x1.172b83c7d517bp+0,
+    0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0,
+    0x1.3dea64c123422p+0,
+    0x1.4bfdad5362a27p+0,
+    0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0,
+    0x1.7a11473eb0187p+0,
+    0x1.8ace5422aa0dbp+0,
+    0x1.9c49182a3f090p+0,
+    0x1.ae89f995ad3adp+0,
+    0x1.c199bdd85529cp+0,
+    0x1.d5818dcfba487p+0,
+    0x1.ea4afa2a490dap+0,
+};
+static inline T_avx512 __m512d pow_core_avx512(__m512d z, __m512d k, __m512d y)
+{
+#define PERM(t, j) _mm512_permutex2var_pd(_mm512_load_pd(t), (j), _mm512_load_pd((t) + 8))
+#define C(v) _mm512_set1_pd(v)
+    __m512i j = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_castpd_si512(z), _mm512_set1_epi64(POW_OFFD)), 48);
+    __m512d invc = PERM(pow_invc, j), logc = PERM(pow_logc, j);
+    __m512d r = _mm512_fmadd_pd(z, invc, C(-1.0));
+    __m512d r2 = _mm512_mul_pd(r, r);
+    __m512d p = _mm512_fmadd_pd(C(L2), r, C(L1));
+    __m512d q = _mm512_fmadd_pd(C(L4), r, C(L3));
+    q = _mm512_fmadd_pd(C(L5), r2, q);
+    p = _mm512_fmadd_pd(q, r2, p);
+    __m512d t = _mm512_mul_pd(y, _mm512_fmadd_pd(p, r, _mm512_add_pd(logc, k)));
+    t = _mm512_max_pd(_mm512_min_pd(t, C(200.0)), C(-200.0)); /* SHIFT's rounding needs |t| < 2^47 */
+    __m512d kd = _mm512_add_pd(t, C(SHIFT));
+    __m512d n16 = _mm512_sub_pd(kd, C(SHIFT));
+    __m512d s = _mm512_sub_pd(t, n16);
+    __m512d sc = PERM(pow_exp2d, _mm512_castpd_si512(kd));
+    __m512d e = _mm512_mul_pd(s, _mm512_fmadd_pd(_mm512_fmadd_pd(C(E3), s, C(E2)), s, C(E1)));
+    return _mm512_scalef_pd(_mm512_fmadd_pd(sc, e, sc), n16);
+#undef PERM
+#undef C
+}
 
 /* x = 2^k z on the float lanes (UT: unsigned int32 vector, IT signed). */
 #define SPLIT(UT, IT, FT, x, k, z)                                                                                     \
@@ -204,15 +245,14 @@ f16 __sx_vm_pow_f16_avx512(f16 x, f16 y)
     SPLIT(u16, i16, f16, x, k, z);
 #define H(v, i) _mm512_extractf32x8_ps((__m512)(v), i)
 #define HI(v, i) _mm512_extracti64x4_epi64((__m512i)(v), i)
-    d8 a = pow_core_avx512((d8)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)z)),
-                           (d8)_mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)k)),
-                           (d8)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)y)));
-    d8 b = pow_core_avx512((d8)_mm512_cvtps_pd((__m256)HI(z, 1)), (d8)_mm512_cvtepi32_pd(HI(k, 1)),
-                           (d8)_mm512_cvtps_pd((__m256)HI(y, 1)));
-#undef H
-#undef HI
-    f16 r = (f16)_mm512_insertf64x4(_mm512_castpd256_pd512((__m256d)_mm512_cvtpd_ps((__m512d)a)),
-                                    (__m256d)_mm512_cvtpd_ps((__m512d)b), 1);
+    __m512d a = pow_core_avx512(_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)z)),
+                                _mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)k)),
+                                _mm512_cvtps_pd(_mm512_castps512_ps256((__m512)y)));
+    __m512d b = pow_core_avx512(_mm512_cvtps_pd((__m256)_mm512_extracti64x4_epi64((__m512i)z, 1)),
+                                _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)k, 1)),
+                                _mm512_cvtps_pd((__m256)_mm512_extracti64x4_epi64((__m512i)y, 1)));
+    f16 r = (f16)_mm512_insertf64x4(_mm512_castpd256_pd512((__m256d)_mm512_cvtpd_ps(a)),
+                                    (__m256d)_mm512_cvtpd_ps(b), 1);
     __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));
     __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |
                   _mm512_cmpge_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),

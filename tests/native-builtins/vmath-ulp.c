@@ -158,7 +158,7 @@ static size_t pow_inputs(float *x, float *y, size_t cap)
             switch (m % 8) {
             case 0: yv = (float)(m / 8 % 17) - 8; break;                /* small integers */
             case 1: yv = ((float)(m / 8 % 9) - 4) + 0.5f; break;       /* halves */
-            case 2: yv = bits(next() % 0x4f000000u) * ((next() & 1) ? 1 : -1); break; /* any size */
+            case 2: yv = bits((next() << 8 | next()) % 0x7f800000u) * ((next() & 1) ? 1 : -1); break; /* any size */
             default: /* the result anywhere from 2^-160 to 2^160 */
                 yv = l2 == 0 ? (float)(next() % 1000) : (float)(((double)(next() % 320000) / 1000 - 160) / l2);
             }
