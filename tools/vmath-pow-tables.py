@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # vmath-pow-tables.py: the tables and polynomial coefficients of adapters/native/vmath-pow.c
+# (the double version: SSE2 and AVX2) and vmath-avx512.c (sin, exp); --f16: those of
+# vmath-pow.c's AVX-512 single-precision version.
+import sys
+if '--f16' in sys.argv:
+    exec(open(__file__.replace('vmath-pow-tables.py', 'vmath-pow-tables-f16.py')).read())
+    sys.exit(0)
 import math, struct
 from fractions import Fraction as F
 def f32(b): return struct.unpack('<f', struct.pack('<I', b))[0]

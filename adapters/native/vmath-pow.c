@@ -2,7 +2,9 @@
 /* vmath-pow.c: the builtins module's own vector powf (issue 28), the
  * __sx_vm_pow_fN_ISA entry points of vmath.c's ABI (sse2 f4, avx2 f4 and
  * f8, avx512 f16). glibc's libmvec and SLEEF take about twice the time of
- * the SVML powf Intel's CPU runtime calls; this one computes in double:
+ * the SVML powf Intel's CPU runtime calls. The AVX-512 one computes in
+ * single precision with float pairs where it must (below, pow16_core);
+ * the SSE2 and AVX2 ones in double:
  *
  *   x = 2^k z, z in [0.703, 1.406) (the bits of x less an offset give k
  *   and z); z in one of 16 intervals, c its centre (1 for the one holding
@@ -17,15 +19,13 @@
  *
  * The double result is within about 2^-28 of pow (relative) before its one
  * rounding to float: under 0.8 ulp measured (tests/native-builtins/
- * vmath-ulp.c). The
- * result's rounding to float also makes the subnormal and overflowing
+ * vmath-ulp.c). The result's rounding to float also makes the subnormal and overflowing
  * results right (2^t is a double there). Lanes where x is zero, negative,
  * subnormal, infinite or NaN, or y infinite or NaN, take libm's powf (C99
  * Annex F's special cases, which OpenCL C's pow follows); only vectors
  * with such a lane pay for it.
  *
- * The tables are looked up by AVX-512's two-register permute (16 doubles
- * in two registers), AVX2's gather, or lane by lane (SSE2). The algorithm
+ * The tables are looked up by AVX2's gather, or lane by lane (SSE2). The algorithm
  * is the usual table-driven one (as in ARM's optimized-routines powf); the
  * code and constants are this project's (tools/vmath-pow-tables.py: the
  * tables, and Chebyshev fits in exact rationals). */
@@ -130,48 +130,111 @@ POW_CORE(pow_core_sse2, T_sse2, d2, l2, LOOK_LANES2, LOOKI_LANES2)
 #define LOOKI_GATHER4(t, j) ((l4)_mm256_i64gather_epi64((const long long *)(t), (__m256i)((j) & 15), 8))
 POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOK_GATHER4, LOOKI_GATHER4)
 
-/* AVX-512: the tables are two registers each, looked up by vpermt2pd;
- * 2^t is 2^(i/16) (table) 2^s (polynomial) scaled by vscalefpd, which
- * takes the integer part of i/16 (t clamped to [-200, 200], where the
- * float result is 0 or inf already). */
-static const double pow_exp2d[16] __attribute__((aligned(64))) = {
-    0x1p+0,
-    0x1.0b5586cf9890fp+0,
-    0x1.172b83c7d517bp+0,
-    0x1.2387a6e756238p+0,
-    0x1.306fe0a31b715p+0,
-    0x1.3dea64c123422p+0,
-    0x1.4bfdad5362a27p+0,
-    0x1.5ab07dd485429p+0,
-    0x1.6a09e667f3bcdp+0,
-    0x1.7a11473eb0187p+0,
-    0x1.8ace5422aa0dbp+0,
-    0x1.9c49182a3f090p+0,
-    0x1.ae89f995ad3adp+0,
-    0x1.c199bdd85529cp+0,
-    0x1.d5818dcfba487p+0,
-    0x1.ea4afa2a490dap+0,
+/* AVX-512: 16 lanes in single precision, with the parts that need more
+ * than 24 bits as float pairs (hi + lo):
+ *   x = 2^k z, z in [0.711, 1.422) (bits less OFF16), in one of 32
+ *   intervals; invc ~ 1/z there with 6 significant bits, so that
+ *   r = z invc - 1 (one FMA) is exact, |r| < 0.0232 (invc = 1 for the
+ *   interval holding 1: log2 stays relative there);
+ *   log2 x = K + LCL + r/ln2 + r^2 P(r): K = k + LCH exact (LCH, the high
+ *   part of -log2(invc), a multiple of 2^-15; LCL the rest), r/ln2 and
+ *   P0 r^2 as hi + lo, P of degree 4 (its error under 2^-37); H + L =
+ *   that sum (H = K + r/ln2 + P0 r^2 rounded, L the rest, two exact
+ *   sums: L is about an ulp of H, so y L is small beside y H);
+ *   y log2 x = Th + Tl (y H exactly as two floats by an FMA, plus y L);
+ *   2^(Th + Tl) = 2^n 2^f, n = round(Th + Tl), f = Th - n + Tl, 2^f a
+ *   degree-6 polynomial (relative error 2^-26.7), 2^n by vscalefps (which
+ *   makes the subnormal, zero and infinite results; Th is clamped to
+ *   [-200, 200] first, and Tl to [-16, 16]: y H may overflow).
+ * The tables are two registers each, looked up by vpermt2ps. Within
+ * 1.5 ulp (tests/native-builtins/vmath-ulp.c and 32M random lanes with
+ * y log2 x in [-160, 140]), twice as fast here as the double version.
+ * Tables and coefficients: tools/vmath-pow-tables-f16.py. */
+#define OFF16 0x3f360000
+/* 1/ln2 = L1H + L1L; log2(1 + r) = r/ln2 + r^2 (P0 + P1 r + ... + P4 r^4); 2^f = 1 + X1 f + ... + X6 f^6 */
+#define L1H 0x1.715476p+0f
+#define L1L 0x1.4ae0cp-26f
+#define P0 -0x1.715476p-1f
+#define P1 0x1.ec709cp-2f
+#define P2 -0x1.715476p-2f
+#define P3 0x1.279b1ep-2f
+#define P4 -0x1.ecb03p-3f
+#define X1 0x1.62e43p-1f
+#define X2 0x1.ebfbep-3f
+#define X3 0x1.c6af6cp-5f
+#define X4 0x1.3b2a54p-7f
+#define X5 0x1.5f089p-10f
+#define X6 0x1.44138ap-13f
+static const float pow16_invc[32] __attribute__((aligned(64))) = {
+    0x1.68p+0f, 0x1.6p+0f, 0x1.58p+0f, 0x1.5p+0f,
+    0x1.48p+0f, 0x1.4p+0f, 0x1.38p+0f, 0x1.38p+0f,
+    0x1.3p+0f, 0x1.28p+0f, 0x1.28p+0f, 0x1.2p+0f,
+    0x1.18p+0f, 0x1.18p+0f, 0x1.1p+0f, 0x1.1p+0f,
+    0x1.08p+0f, 0x1.08p+0f, 0x1.0p+0f, 0x1.fp-1f,
+    0x1.ep-1f, 0x1.d8p-1f, 0x1.c8p-1f, 0x1.b8p-1f,
+    0x1.bp-1f, 0x1.a8p-1f, 0x1.98p-1f, 0x1.9p-1f,
+    0x1.88p-1f, 0x1.8p-1f, 0x1.78p-1f, 0x1.7p-1f,
 };
-static inline T_avx512 __m512d pow_core_avx512(__m512d z, __m512d k, __m512d y)
+static const float pow16_lch[32] __attribute__((aligned(64))) = {
+    -0x1.f7a8p-2f, -0x1.d678p-2f, -0x1.b48p-2f, -0x1.91b8p-2f,
+    -0x1.6e2p-2f, -0x1.49a8p-2f, -0x1.244p-2f, -0x1.244p-2f,
+    -0x1.fbcp-3f, -0x1.acfp-3f, -0x1.acfp-3f, -0x1.5cp-3f,
+    -0x1.08cp-3f, -0x1.08cp-3f, -0x1.664p-4f, -0x1.664p-4f,
+    -0x1.6bcp-5f, -0x1.6bcp-5f, 0x0p+0f, 0x1.774p-5f,
+    0x1.7d6p-4f, 0x1.e0cp-4f, 0x1.564p-3f, 0x1.bfcp-3f,
+    0x1.f6p-3f, 0x1.16ap-2f, 0x1.4f7p-2f, 0x1.6cbp-2f,
+    0x1.8a88p-2f, 0x1.a9p-2f, 0x1.c818p-2f, 0x1.e7ep-2f,
+};
+static const float pow16_lcl[32] __attribute__((aligned(64))) = {
+    -0x1.5a32c2p-20f, 0x1.60fe68p-17f, 0x1.408c78p-18f, -0x1.d448f8p-17f,
+    -0x1.0e6ce8p-17f, 0x1.ed0cbap-20f, -0x1.eac382p-20f, -0x1.eac382p-20f,
+    -0x1.6b9026p-19f, -0x1.78b6d4p-17f, -0x1.78b6d4p-17f, -0x1.a39fbep-19f,
+    -0x1.62336ap-17f, -0x1.62336ap-17f, 0x1.20a6dep-21f, 0x1.20a6dep-21f,
+    0x1.2c8a72p-17f, 0x1.2c8a72p-17f, 0x0p+0f, -0x1.acd89ap-19f,
+    0x1.25b3eep-22f, -0x1.ca2e1ap-17f, -0x1.1eb002p-18f, 0x1.9eap-17f,
+    -0x1.3ab7cep-18f, -0x1.fd64ep-17f, -0x1.134c4ep-20f, 0x1.ed0cbap-19f,
+    0x1.80abfcp-18f, -0x1.a39fbep-20f, 0x1.dc2d46p-18f, -0x1.40358ep-19f,
+};
+static inline T_avx512 __m512 pow16_core(__m512 x, __m512 y)
 {
-#define PERM(t, j) _mm512_permutex2var_pd(_mm512_load_pd(t), (j), _mm512_load_pd((t) + 8))
-#define C(v) _mm512_set1_pd(v)
-    __m512i j = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_castpd_si512(z), _mm512_set1_epi64(POW_OFFD)), 48);
-    __m512d invc = PERM(pow_invc, j), logc = PERM(pow_logc, j);
-    __m512d r = _mm512_fmadd_pd(z, invc, C(-1.0));
-    __m512d r2 = _mm512_mul_pd(r, r);
-    __m512d p = _mm512_fmadd_pd(C(L2), r, C(L1));
-    __m512d q = _mm512_fmadd_pd(C(L4), r, C(L3));
-    q = _mm512_fmadd_pd(C(L5), r2, q);
-    p = _mm512_fmadd_pd(q, r2, p);
-    __m512d t = _mm512_mul_pd(y, _mm512_fmadd_pd(p, r, _mm512_add_pd(logc, k)));
-    t = _mm512_max_pd(_mm512_min_pd(t, C(200.0)), C(-200.0)); /* SHIFT's rounding needs |t| < 2^47 */
-    __m512d kd = _mm512_add_pd(t, C(SHIFT));
-    __m512d n16 = _mm512_sub_pd(kd, C(SHIFT));
-    __m512d s = _mm512_sub_pd(t, n16);
-    __m512d sc = PERM(pow_exp2d, _mm512_castpd_si512(kd));
-    __m512d e = _mm512_mul_pd(s, _mm512_fmadd_pd(_mm512_fmadd_pd(C(E3), s, C(E2)), s, C(E1)));
-    return _mm512_scalef_pd(_mm512_fmadd_pd(sc, e, sc), n16);
+#define PERM(t, j) _mm512_permutex2var_ps(_mm512_load_ps(t), (j), _mm512_load_ps((t) + 16))
+#define C(v) _mm512_set1_ps(v)
+    __m512i ix = _mm512_castps_si512(x);
+    __m512i tmp = _mm512_sub_epi32(ix, _mm512_set1_epi32(OFF16));
+    __m512i j = _mm512_srli_epi32(tmp, 18);
+    __m512 kf = _mm512_cvtepi32_ps(_mm512_srai_epi32(tmp, 23));
+    __m512 z = _mm512_castsi512_ps(_mm512_sub_epi32(ix, _mm512_and_si512(tmp, _mm512_set1_epi32((int)0xff800000))));
+    __m512 r = _mm512_fmadd_ps(z, PERM(pow16_invc, j), C(-1.0f)); /* exact */
+    __m512 ah = _mm512_mul_ps(r, C(L1H));
+    __m512 al = _mm512_fmadd_ps(r, C(L1L), _mm512_fmsub_ps(r, C(L1H), ah));
+    __m512 r2 = _mm512_mul_ps(r, r);
+    __m512 r2l = _mm512_fmsub_ps(r, r, r2);
+    __m512 v = _mm512_mul_ps(r2, C(P0)); /* P0 r^2 as v + vl */
+    __m512 vl = _mm512_fmadd_ps(r2l, C(P0), _mm512_fmsub_ps(r2, C(P0), v));
+    __m512 p = _mm512_fmadd_ps(C(P4), r, C(P3));
+    p = _mm512_fmadd_ps(p, r, C(P2));
+    p = _mm512_fmadd_ps(p, r, C(P1));
+    __m512 tail = _mm512_fmadd_ps(_mm512_mul_ps(r2, r), p, _mm512_add_ps(PERM(pow16_lcl, j), _mm512_add_ps(al, vl)));
+    __m512 k = _mm512_add_ps(kf, PERM(pow16_lch, j)); /* exact */
+    __m512 h1 = _mm512_add_ps(k, ah);
+    __m512 e1 = _mm512_add_ps(_mm512_sub_ps(k, h1), ah); /* exact: |k| >= |ah| or k = 0 */
+    __m512 h = _mm512_add_ps(h1, v);
+    __m512 e2 = _mm512_add_ps(_mm512_sub_ps(h1, h), v); /* exact: |h1| >= |v| */
+    __m512 l = _mm512_add_ps(_mm512_add_ps(e1, e2), tail);
+    __m512 th = _mm512_mul_ps(y, h);
+    __m512 tl = _mm512_fmadd_ps(y, l, _mm512_fmsub_ps(y, h, th));
+    /* |tl| <= |Th| / 80 or so (L is mostly r^2 P); inf where y H overflowed */
+    th = _mm512_max_ps(_mm512_min_ps(th, C(200.0f)), C(-200.0f));
+    tl = _mm512_max_ps(_mm512_min_ps(tl, C(16.0f)), C(-16.0f));
+    __m512 n = _mm512_roundscale_ps(_mm512_add_ps(th, tl), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 f = _mm512_add_ps(_mm512_sub_ps(th, n), tl); /* th - n exact */
+    __m512 e = _mm512_fmadd_ps(C(X6), f, C(X5));
+    e = _mm512_fmadd_ps(e, f, C(X4));
+    e = _mm512_fmadd_ps(e, f, C(X3));
+    e = _mm512_fmadd_ps(e, f, C(X2));
+    e = _mm512_fmadd_ps(e, f, C(X1));
+    e = _mm512_fmadd_ps(e, f, C(1.0f));
+    return _mm512_scalef_ps(e, n);
 #undef PERM
 #undef C
 }
@@ -242,17 +305,7 @@ f8 __sx_vm_pow_f8_avx2(f8 x, f8 y)
 EXPORT T_avx512 f16 __sx_vm_pow_f16_avx512(f16 x, f16 y);
 f16 __sx_vm_pow_f16_avx512(f16 x, f16 y)
 {
-    SPLIT(u16, i16, f16, x, k, z);
-#define H(v, i) _mm512_extractf32x8_ps((__m512)(v), i)
-#define HI(v, i) _mm512_extracti64x4_epi64((__m512i)(v), i)
-    __m512d a = pow_core_avx512(_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)z)),
-                                _mm512_cvtepi32_pd(_mm512_castsi512_si256((__m512i)k)),
-                                _mm512_cvtps_pd(_mm512_castps512_ps256((__m512)y)));
-    __m512d b = pow_core_avx512(_mm512_cvtps_pd((__m256)_mm512_extracti64x4_epi64((__m512i)z, 1)),
-                                _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64((__m512i)k, 1)),
-                                _mm512_cvtps_pd((__m256)_mm512_extracti64x4_epi64((__m512i)y, 1)));
-    f16 r = (f16)_mm512_insertf64x4(_mm512_castpd256_pd512((__m256d)_mm512_cvtpd_ps(a)),
-                                    (__m256d)_mm512_cvtpd_ps(b), 1);
+    f16 r = (f16)pow16_core((__m512)x, (__m512)y);
     __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));
     __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |
                   _mm512_cmpge_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),

@@ -312,7 +312,12 @@ int main(int argc, char **argv)
                         a[l] = sp[s].x;
                         b[l] = sp[s].y;
                         is->call(fn, 2, a, b, r);
-                        if (!same(r[l], sp[s].want) && bad++ < 5) {
+                        /* a finite nonzero result: within the bound (the
+                         * rows of ordinary numbers among the special ones) */
+                        int fine = same(r[l], sp[s].want) ||
+                                   (isfinite(sp[s].want) && sp[s].want != 0 &&
+                                    ulp_err(r[l], pow(sp[s].x, sp[s].y)) <= f->bound);
+                        if (!fine && bad++ < 5) {
                             printf("FAIL: %s(%a, %a) lane %d = %a, C99 F.9.4.4 says %a\n", name, sp[s].x, sp[s].y,
                                    l, r[l], sp[s].want);
                             failures++;
