@@ -2,9 +2,10 @@
 /* vmath-pow.c: the builtins module's own vector powf (issue 28), the
  * __sx_vm_pow_fN_ISA entry points of vmath.c's ABI (sse2 f4, avx2 f4 and
  * f8, avx512 f16). glibc's libmvec and SLEEF take about twice the time of
- * the SVML powf Intel's CPU runtime calls. The AVX-512 one computes in
- * single precision with float pairs where it must (below, pow16_core);
- * the SSE2 and AVX2 ones in double:
+ * the SVML powf Intel's CPU runtime calls. The AVX-512 and 8-lane AVX2
+ * ones compute in single precision with float pairs where they must
+ * (below, pow16_core, POW8_CORE: they need FMA); the 4-lane ones in
+ * double:
  *
  *   x = 2^k z, z in [0.703, 1.406) (the bits of x less an offset give k
  *   and z); z in one of 16 intervals, c its centre (1 for the one holding
@@ -25,7 +26,7 @@
  * Annex F's special cases, which OpenCL C's pow follows); only vectors
  * with such a lane pay for it.
  *
- * The tables are looked up by AVX2's gather, or lane by lane (SSE2). The algorithm
+ * The tables are looked up by AVX2's gathers or lane by lane (SSE2). The algorithm
  * is the usual table-driven one (as in ARM's optimized-routines powf); the
  * code and constants are this project's (tools/vmath-pow-tables.py: the
  * tables, and Chebyshev fits in exact rationals). */
@@ -126,9 +127,12 @@ static const long long pow_exp2t[16] __attribute__((aligned(64))) = {
 #define LOOKI_LANES2(t, j) ((l2){(t)[(j)[0] & 15], (t)[(j)[1] & 15]})
 POW_CORE(pow_core_sse2, T_sse2, d2, l2, LOOK_LANES2, LOOKI_LANES2)
 
-#define LOOK_GATHER4(t, j) ((d4)_mm256_i64gather_pd((t), (__m256i)((j) & 15), 8))
+/* AVX2 on 4 lanes: by gathers (the float version below, on 8 lanes, takes
+ * more per call than this does on 4). */
+#define LOOKD_GATHER4(t, j) ((d4)_mm256_i64gather_pd((t), (__m256i)((j) & 15), 8))
 #define LOOKI_GATHER4(t, j) ((l4)_mm256_i64gather_epi64((const long long *)(t), (__m256i)((j) & 15), 8))
-POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOK_GATHER4, LOOKI_GATHER4)
+POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOKD_GATHER4, LOOKI_GATHER4)
+
 
 /* AVX-512: 16 lanes in single precision, with the parts that need more
  * than 24 bits as float pairs (hi + lo):
@@ -239,6 +243,66 @@ static inline T_avx512 __m512 pow16_core(__m512 x, __m512 y)
 #undef C
 }
 
+/* AVX2: pow16_core's algorithm on 8 lanes (P: _mm256; LOOK a table
+ * lookup), 2^n as two exact powers of two (n clamped to [-216, 216],
+ * halves in the normal range): one rounding, subnormal results included.
+ * 1.4 times as fast as the double version, 1.3 times libmvec's. */
+#define POW8_CORE(name, P, VF, FT, IT, VI, LOOK)                                                                       \
+    static inline T_avx2 FT name(FT xv, FT yv)                                                                         \
+    {                                                                                                                  \
+        VF y = (VF)yv;                                                                                                 \
+        IT ix = (IT)xv;                                                                                                \
+        IT tmp = ix - OFF16;                                                                                           \
+        VI j = (VI)((tmp >> 18) & 31);                                                                                 \
+        VF kf = P##_cvtepi32_ps((VI)(tmp >> 23));                                                                      \
+        VF z = (VF)(ix - (tmp & (int)0xff800000));                                                                     \
+        VF r = P##_fmadd_ps(z, LOOK(pow16_invc, j), P##_set1_ps(-1.0f));                                \
+        VF ah = P##_mul_ps(r, P##_set1_ps(L1H));                                                                       \
+        VF al = P##_fmadd_ps(r, P##_set1_ps(L1L), P##_fmsub_ps(r, P##_set1_ps(L1H), ah));                              \
+        VF r2 = P##_mul_ps(r, r);                                                                                      \
+        VF r2l = P##_fmsub_ps(r, r, r2);                                                                               \
+        VF v = P##_mul_ps(r2, P##_set1_ps(P0));                                                                        \
+        VF vl = P##_fmadd_ps(r2l, P##_set1_ps(P0), P##_fmsub_ps(r2, P##_set1_ps(P0), v));                              \
+        VF p = P##_fmadd_ps(P##_set1_ps(P4), r, P##_set1_ps(P3));                                                      \
+        p = P##_fmadd_ps(p, r, P##_set1_ps(P2));                                                                       \
+        p = P##_fmadd_ps(p, r, P##_set1_ps(P1));                                                                       \
+        VF tail = P##_fmadd_ps(P##_mul_ps(r2, r), p,                                                                   \
+                               P##_add_ps(LOOK(pow16_lcl, j), P##_add_ps(al, vl)));                     \
+        VF k = P##_add_ps(kf, LOOK(pow16_lch, j));                                                      \
+        VF h1 = P##_add_ps(k, ah);                                                                                     \
+        VF e1 = P##_add_ps(P##_sub_ps(k, h1), ah);                                                                     \
+        VF h = P##_add_ps(h1, v);                                                                                      \
+        VF e2 = P##_add_ps(P##_sub_ps(h1, h), v);                                                                      \
+        VF l = P##_add_ps(P##_add_ps(e1, e2), tail);                                                                   \
+        VF th = P##_mul_ps(y, h);                                                                                      \
+        VF tl = P##_fmadd_ps(y, l, P##_fmsub_ps(y, h, th));                                                            \
+        th = P##_max_ps(P##_min_ps(th, P##_set1_ps(200.0f)), P##_set1_ps(-200.0f));                                    \
+        tl = P##_max_ps(P##_min_ps(tl, P##_set1_ps(16.0f)), P##_set1_ps(-16.0f));                                      \
+        VF n = P##_round_ps(P##_add_ps(th, tl), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);                         \
+        VF f = P##_add_ps(P##_sub_ps(th, n), tl);                                                                      \
+        VF e = P##_fmadd_ps(P##_set1_ps(X6), f, P##_set1_ps(X5));                                                      \
+        e = P##_fmadd_ps(e, f, P##_set1_ps(X4));                                                                       \
+        e = P##_fmadd_ps(e, f, P##_set1_ps(X3));                                                                       \
+        e = P##_fmadd_ps(e, f, P##_set1_ps(X2));                                                                       \
+        e = P##_fmadd_ps(e, f, P##_set1_ps(X1));                                                                       \
+        e = P##_fmadd_ps(e, f, P##_set1_ps(1.0f));                                                                     \
+        IT ni = (IT)P##_cvtps_epi32(n);                                                                                \
+        IT n1 = ni >> 1;                                                                                               \
+        return (FT)P##_mul_ps(P##_mul_ps(e, (VF)((n1 + 127) << 23)), (VF)((ni - n1 + 127) << 23));                     \
+    }
+/* 32 floats from four registers: vpermps in each, blends by j's bits 3, 4 */
+static inline T_avx2 __m256 look32_8(const float *t, __m256i j)
+{
+    __m256 b3 = _mm256_castsi256_ps(_mm256_slli_epi32(j, 28)), b4 = _mm256_castsi256_ps(_mm256_slli_epi32(j, 27));
+    __m256 lo = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(t), j),
+                                 _mm256_permutevar8x32_ps(_mm256_load_ps(t + 8), j), b3);
+    __m256 hi = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(t + 16), j),
+                                 _mm256_permutevar8x32_ps(_mm256_load_ps(t + 24), j), b3);
+    return _mm256_blendv_ps(lo, hi, b4);
+}
+#define LOOK_PERM8(t, j) look32_8(t, j)
+POW8_CORE(pow8_core, _mm256, __m256, f8, i8, __m256i, LOOK_PERM8)
+
 /* x = 2^k z on the float lanes (UT: unsigned int32 vector, IT signed). */
 #define SPLIT(UT, IT, FT, x, k, z)                                                                                     \
     UT tmp_ = (UT)(x) - POW_OFF;                                                                                       \
@@ -290,14 +354,7 @@ f4 __sx_vm_pow_f4_avx2(f4 x, f4 y)
 EXPORT T_avx2 f8 __sx_vm_pow_f8_avx2(f8 x, f8 y);
 f8 __sx_vm_pow_f8_avx2(f8 x, f8 y)
 {
-    SPLIT(u8, i8, f8, x, k, z);
-#define H(v, i) _mm256_extractf128_ps((__m256)(v), i)
-#define HI(v, i) _mm256_extracti128_si256((__m256i)(v), i)
-    d4 a = pow_core_avx2((d4)_mm256_cvtps_pd(H(z, 0)), (d4)_mm256_cvtepi32_pd(HI(k, 0)), (d4)_mm256_cvtps_pd(H(y, 0)));
-    d4 b = pow_core_avx2((d4)_mm256_cvtps_pd(H(z, 1)), (d4)_mm256_cvtepi32_pd(HI(k, 1)), (d4)_mm256_cvtps_pd(H(y, 1)));
-#undef H
-#undef HI
-    f8 r = (f8)_mm256_set_m128(_mm256_cvtpd_ps((__m256d)b), _mm256_cvtpd_ps((__m256d)a));
+    f8 r = pow8_core(x, y);
     unsigned m = (unsigned)_mm256_movemask_ps((__m256)SPECIAL(u8, x, y));
     return m ? pow_lanes_f8(r, x, y, m) : r;
 }
