@@ -313,59 +313,68 @@ POW8_CORE(pow8_core, _mm256, __m256, f8, i8, __m256i, LOOK_PERM8)
  * a positive normal number (zero, negative, subnormal, infinite, NaN) or y
  * infinite or NaN. Out of line: only vectors with such a lane call it. */
 #define SPECIAL(UT, x, y) (((UT)(x) - 0x00800000u >= 0x7f000000u) | (((UT)(y) & 0x7fffffffu) >= 0x7f800000u))
-#define FIX(FT, attr)                                                                                                  \
-    static __attribute__((noinline)) attr FT pow_lanes_##FT(FT r, FT x, FT y, unsigned m)                              \
+float sxm_powr_f(float x, float y); /* builtins-math.c: powr's special cases (OpenCL C's table) */
+#define FIX(FT, attr, fn, scalar)                                                                                      \
+    static __attribute__((noinline)) attr FT fn##_lanes_##FT(FT r, FT x, FT y, unsigned m)                             \
     {                                                                                                                  \
         for (unsigned i = 0; m; i++, m >>= 1)                                                                          \
             if (m & 1)                                                                                                 \
-                r[i] = powf(x[i], y[i]);                                                                               \
+                r[i] = scalar(x[i], y[i]);                                                                             \
         return r;                                                                                                      \
     }
-FIX(f4, T_sse2)
-FIX(f8, T_avx2)
-FIX(f16, T_avx512)
+FIX(f4, T_sse2, pow, powf)
+FIX(f8, T_avx2, pow, powf)
+FIX(f16, T_avx512, pow, powf)
+FIX(f4, T_sse2, powr, sxm_powr_f)
+FIX(f8, T_avx2, powr, sxm_powr_f)
+FIX(f16, T_avx512, powr, sxm_powr_f)
 
 #define LO2(v) __builtin_shufflevector(v, v, 0, 1)
 #define HI2(v) __builtin_shufflevector(v, v, 2, 3)
 #define CV(v, T) __builtin_convertvector(v, T)
 
-EXPORT f4 __sx_vm_pow_f4_sse2(f4 x, f4 y);
-f4 __sx_vm_pow_f4_sse2(f4 x, f4 y)
-{
-    SPLIT(u4, i4, f4, x, k, z);
-    d2 a = pow_core_sse2(CV(LO2(z), d2), CV(LO2(k), d2), CV(LO2(y), d2));
-    d2 b = pow_core_sse2(CV(HI2(z), d2), CV(HI2(k), d2), CV(HI2(y), d2));
-    f4 r = (f4)_mm_movelh_ps(_mm_cvtpd_ps((__m128d)a), _mm_cvtpd_ps((__m128d)b));
-    unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL(u4, x, y));
-    return m ? pow_lanes_f4(r, x, y, m) : r;
+/* pow and powr: the same but for the special lanes (powr: OpenCL C's
+ * powr, which is NaN for x < 0, 0^0, inf^0, 1^inf, where pow is not). */
+#define POW_ENTRIES(fn)                                                                                                \
+EXPORT f4 __sx_vm_##fn##_f4_sse2(f4 x, f4 y);                                                                          \
+f4 __sx_vm_##fn##_f4_sse2(f4 x, f4 y)                                                                                  \
+{                                                                                                                      \
+    SPLIT(u4, i4, f4, x, k, z);                                                                                        \
+    d2 a = pow_core_sse2(CV(LO2(z), d2), CV(LO2(k), d2), CV(LO2(y), d2));                                              \
+    d2 b = pow_core_sse2(CV(HI2(z), d2), CV(HI2(k), d2), CV(HI2(y), d2));                                              \
+    f4 r = (f4)_mm_movelh_ps(_mm_cvtpd_ps((__m128d)a), _mm_cvtpd_ps((__m128d)b));                                      \
+    unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL(u4, x, y));                                                 \
+    return m ? fn##_lanes_f4(r, x, y, m) : r;                                                                          \
+}                                                                                                                      \
+                                                                                                                       \
+EXPORT T_avx2 f4 __sx_vm_##fn##_f4_avx2(f4 x, f4 y);                                                                   \
+f4 __sx_vm_##fn##_f4_avx2(f4 x, f4 y)                                                                                  \
+{                                                                                                                      \
+    SPLIT(u4, i4, f4, x, k, z);                                                                                        \
+    d4 a = pow_core_avx2((d4)_mm256_cvtps_pd((__m128)z), (d4)_mm256_cvtepi32_pd((__m128i)k),                           \
+                         (d4)_mm256_cvtps_pd((__m128)y));                                                              \
+    f4 r = (f4)_mm256_cvtpd_ps((__m256d)a);                                                                            \
+    unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL(u4, x, y));                                                 \
+    return m ? fn##_lanes_f4(r, x, y, m) : r;                                                                          \
+}                                                                                                                      \
+                                                                                                                       \
+EXPORT T_avx2 f8 __sx_vm_##fn##_f8_avx2(f8 x, f8 y);                                                                   \
+f8 __sx_vm_##fn##_f8_avx2(f8 x, f8 y)                                                                                  \
+{                                                                                                                      \
+    f8 r = pow8_core(x, y);                                                                                            \
+    unsigned m = (unsigned)_mm256_movemask_ps((__m256)SPECIAL(u8, x, y));                                              \
+    return m ? fn##_lanes_f8(r, x, y, m) : r;                                                                          \
+}                                                                                                                      \
+                                                                                                                       \
+EXPORT T_avx512 f16 __sx_vm_##fn##_f16_avx512(f16 x, f16 y);                                                           \
+f16 __sx_vm_##fn##_f16_avx512(f16 x, f16 y)                                                                            \
+{                                                                                                                      \
+    f16 r = (f16)pow16_core((__m512)x, (__m512)y);                                                                     \
+    __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));                                          \
+    __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |                                         \
+                  _mm512_cmpge_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),                 \
+                                          _mm512_set1_epi32(0x7f800000));                                              \
+    return m ? fn##_lanes_f16(r, x, y, m) : r;                                                                         \
 }
-
-EXPORT T_avx2 f4 __sx_vm_pow_f4_avx2(f4 x, f4 y);
-f4 __sx_vm_pow_f4_avx2(f4 x, f4 y)
-{
-    SPLIT(u4, i4, f4, x, k, z);
-    d4 a = pow_core_avx2((d4)_mm256_cvtps_pd((__m128)z), (d4)_mm256_cvtepi32_pd((__m128i)k),
-                         (d4)_mm256_cvtps_pd((__m128)y));
-    f4 r = (f4)_mm256_cvtpd_ps((__m256d)a);
-    unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL(u4, x, y));
-    return m ? pow_lanes_f4(r, x, y, m) : r;
-}
-
-EXPORT T_avx2 f8 __sx_vm_pow_f8_avx2(f8 x, f8 y);
-f8 __sx_vm_pow_f8_avx2(f8 x, f8 y)
-{
-    f8 r = pow8_core(x, y);
-    unsigned m = (unsigned)_mm256_movemask_ps((__m256)SPECIAL(u8, x, y));
-    return m ? pow_lanes_f8(r, x, y, m) : r;
-}
-
-EXPORT T_avx512 f16 __sx_vm_pow_f16_avx512(f16 x, f16 y);
-f16 __sx_vm_pow_f16_avx512(f16 x, f16 y)
-{
-    f16 r = (f16)pow16_core((__m512)x, (__m512)y);
-    __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));
-    __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |
-                  _mm512_cmpge_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),
-                                          _mm512_set1_epi32(0x7f800000));
-    return m ? pow_lanes_f16(r, x, y, m) : r;
-}
+POW_ENTRIES(pow)
+POW_ENTRIES(powr)

@@ -33,9 +33,11 @@ struct MathFn {
     const char *name;
     unsigned nargs;
     Intrinsic::ID id;  // the LLVM intrinsic prepare.cpp turns it into, if any
+    bool floatOnly;    // vmath.c has no double variants
 };
 
-// What vmath.c provides (its SX_VMATH_FUNCS), each 1.0 ulp with SLEEF.
+// What vmath.c provides (its SX_VMATH_FUNCS; pow and powr: vmath-pow.c),
+// each within 2 ulp.
 const MathFn FUNCS[] = {
     {"exp", 1, Intrinsic::exp},     {"exp2", 1, Intrinsic::exp2},   {"exp10", 1, Intrinsic::not_intrinsic},
     {"expm1", 1, Intrinsic::not_intrinsic}, {"log", 1, Intrinsic::log}, {"log2", 1, Intrinsic::log2},
@@ -44,6 +46,7 @@ const MathFn FUNCS[] = {
     {"cosh", 1, Intrinsic::not_intrinsic}, {"tanh", 1, Intrinsic::not_intrinsic}, {"asin", 1, Intrinsic::not_intrinsic},
     {"acos", 1, Intrinsic::not_intrinsic}, {"atan", 1, Intrinsic::not_intrinsic}, {"cbrt", 1, Intrinsic::not_intrinsic},
     {"atan2", 2, Intrinsic::not_intrinsic}, {"pow", 2, Intrinsic::pow},
+    {"powr", 2, Intrinsic::not_intrinsic, true},  // vmath-pow.c: pow's code, powr's special cases
 };
 
 // One vector variant: lanes, the ISA letter of the vector-function ABI
@@ -100,13 +103,12 @@ const MathFn *mathOf(const Function *F)
             return nullptr;
         // native_exp, half_sin, ... (float only; their accuracy is the
         // implementation's, or 8192 ulp): the full-precision function.
-        // (powr is not pow: the builtins module's own in every lane.)
         for (const char *pre : {"native_", "half_"})
             if (base.rfind(pre, 0) == 0 && et->isFloatTy())
                 base = base.substr(strlen(pre));
     }
     for (const MathFn &m : FUNCS) {
-        if (m.nargs != F->arg_size())
+        if (m.nargs != F->arg_size() || (m.floatOnly && !et->isFloatTy()))
             continue;
         if (F->isIntrinsic() ? F->getIntrinsicID() == m.id && m.id != Intrinsic::not_intrinsic : base == m.name)
             return &m;

@@ -27,6 +27,14 @@ enum { N = 4800 };
 
 static long double rsqrt_l(long double x) { return 1.0L / sqrtl(x); }
 
+/* OpenCL C's powr: pow for x >= 0, NaN where pow's special cases are not */
+static long double powr_l(long double x, long double y)
+{
+    if (x < 0 || isnan(x) || isnan(y) || (x == 0 && y == 0) || (isinf(x) && y == 0) || (x == 1 && isinf(y)))
+        return NAN;
+    return powl(x, y);
+}
+
 typedef long double (*ref1)(long double);
 typedef long double (*ref2)(long double, long double);
 static const struct fn {
@@ -43,7 +51,7 @@ static const struct fn {
     {"cos", cosl, NULL, 4, -1e5, 1e5},     {"tan", tanl, NULL, 5, -1e4, 1e4},    {"sinh", sinhl, NULL, 4, -90, 90},
     {"cosh", coshl, NULL, 4, -90, 90},     {"tanh", tanhl, NULL, 5, -20, 20},    {"asin", asinl, NULL, 4, -1, 1},
     {"acos", acosl, NULL, 4, -1, 1},       {"atan", atanl, NULL, 5, -1e3, 1e3},  {"cbrt", cbrtl, NULL, 2, -1e6, 1e6},
-    {"atan2", NULL, atan2l, 6, -10, 10},   {"pow", NULL, powl, 16, 0, 20},
+    {"atan2", NULL, atan2l, 6, -10, 10},   {"pow", NULL, powl, 16, 0, 20},      {"powr", NULL, powr_l, 16, 0, 20},
     /* inline: 1 / sqrt (float through double) */
     {"rsqrt", rsqrt_l, NULL, 2, 0, 1e6},
     /* the implementation's accuracy (half_: 8192 ulp): here the full function's bound */
