@@ -34,6 +34,7 @@ struct MathFn {
     unsigned nargs;
     Intrinsic::ID id;  // the LLVM intrinsic prepare.cpp turns it into, if any
     bool floatOnly;    // vmath.c has no double variants
+    bool intArg;       // the second argument is an int (of as many lanes)
 };
 
 // What vmath.c provides (its SX_VMATH_FUNCS; pow and powr: vmath-pow.c),
@@ -47,6 +48,7 @@ const MathFn FUNCS[] = {
     {"acos", 1, Intrinsic::not_intrinsic}, {"atan", 1, Intrinsic::not_intrinsic}, {"cbrt", 1, Intrinsic::not_intrinsic},
     {"atan2", 2, Intrinsic::not_intrinsic}, {"pow", 2, Intrinsic::pow},
     {"powr", 2, Intrinsic::not_intrinsic, true},  // vmath-pow.c: pow's code, powr's special cases
+    {"pown", 2, Intrinsic::not_intrinsic, true, true},  {"rootn", 2, Intrinsic::not_intrinsic, true, true},
 };
 
 // One vector variant: lanes, the ISA letter of the vector-function ABI
@@ -75,7 +77,8 @@ std::vector<Variant> variants(int level, bool dbl)
 
 // The math function F computes, or null: an intrinsic of the list or a
 // builtin of it (demangled; native_ and half_ ones too), float or double
-// (scalar or vector), every argument of the result's type.
+// (scalar or vector), every argument of the result's type (pown, rootn:
+// the second an int of as many lanes).
 const MathFn *mathOf(const Function *F)
 {
     if (!F || !F->isDeclaration())
@@ -88,17 +91,29 @@ const MathFn *mathOf(const Function *F)
         return nullptr;
     if (F->isVarArg())
         return nullptr;
-    for (Type *a : F->getFunctionType()->params())
-        if (a != rt)
+    // the second argument: the result's type, or int lanes (pown, rootn)
+    bool intArg = false;
+    for (unsigned i = 0; i < F->arg_size(); i++) {
+        Type *a = F->getFunctionType()->getParamType(i);
+        if (a == rt)
+            continue;
+        Type *want = Type::getInt32Ty(F->getContext());
+        if (auto *v = dyn_cast<FixedVectorType>(rt))
+            want = FixedVectorType::get(want, v->getNumElements());
+        if (i != 1 || a != want)
             return nullptr;
+        intArg = true;
+    }
     std::string base = F->isIntrinsic() ? "" : demangledBase(F->getName());
     if (!F->isIntrinsic()) {  // the mangled parameters must say these types (float2 goes as a double)
-        std::string t = et->isFloatTy() ? "f" : "d";
-        if (auto *v = dyn_cast<FixedVectorType>(rt))
+        std::string t = et->isFloatTy() ? "f" : "d", ti = "i";
+        if (auto *v = dyn_cast<FixedVectorType>(rt)) {
             t = "Dv" + std::to_string(v->getNumElements()) + "_" + t;
+            ti = "Dv" + std::to_string(v->getNumElements()) + "_i";
+        }
         std::string want = "_Z" + std::to_string(base.size()) + base + t;
         if (F->arg_size() == 2)
-            want += rt->isVectorTy() ? "S_" : t;
+            want += intArg ? ti : rt->isVectorTy() ? "S_" : t;
         if (F->getName() != want)
             return nullptr;
         // native_exp, half_sin, ... (float only; their accuracy is the
@@ -108,7 +123,7 @@ const MathFn *mathOf(const Function *F)
                 base = base.substr(strlen(pre));
     }
     for (const MathFn &m : FUNCS) {
-        if (m.nargs != F->arg_size() || (m.floatOnly && !et->isFloatTy()))
+        if (m.nargs != F->arg_size() || (m.floatOnly && !et->isFloatTy()) || m.intArg != intArg)
             continue;
         if (F->isIntrinsic() ? F->getIntrinsicID() == m.id && m.id != Intrinsic::not_intrinsic : base == m.name)
             return &m;
@@ -123,6 +138,8 @@ Function *declareVariant(Module &M, const MathFn &m, bool dbl, const Variant &v)
     Type *et = dbl ? Type::getDoubleTy(M.getContext()) : Type::getFloatTy(M.getContext());
     auto *vt = FixedVectorType::get(et, v.lanes);
     std::vector<Type *> params(m.nargs, vt);
+    if (m.intArg)
+        params[1] = FixedVectorType::get(Type::getInt32Ty(M.getContext()), v.lanes);
     FunctionCallee fc = M.getOrInsertFunction(name, FunctionType::get(vt, params, false));
     auto *F = cast<Function>(fc.getCallee());
     F->setDoesNotAccessMemory();
@@ -176,7 +193,7 @@ void splitVectorCall(CallInst *CI, const MathFn &m, int level)
             SmallVector<int, 16> mask;
             for (unsigned i = 0; i < w; i++)
                 mask.push_back(p * w + i < n ? (int)(p * w + i) : -1);
-            args.push_back(B.CreateShuffleVector(a, PoisonValue::get(vt), mask));
+            args.push_back(B.CreateShuffleVector(a, PoisonValue::get(a->getType()), mask));
         }
         CallInst *c = B.CreateCall(V, args);
         c->copyFastMathFlags(CI);

@@ -8,8 +8,10 @@
  *    integers and halves; and every special case of pow in C99 Annex F
  *    (F.9.4.4), which OpenCL C's pow follows, bit for bit (the sign of
  *    zero, NaN), each in every lane position among ordinary lanes;
+ *  - pown and rootn (int n) over every binade of x, either sign, and
+ *    their special cases (OpenCL C's tables) in each lane;
  *  - exp, exp2, log, log2, sin, cos over their useful ranges.
- * Fails on a result past the OpenCL C full-profile bound (pow, powr 16 ulp, exp,
+ * Fails on a result past the OpenCL C full-profile bound (pow, powr, rootn 16 ulp, pown 4, exp,
  * exp2, log, log2 3, sin and cos 4); prints the largest error seen per
  * function and ISA (ulp of the correctly rounded float result, as OpenCL
  * C counts them; the double reference's own error is below 2^-28 of that).
@@ -44,6 +46,27 @@ CALLER(call_f4_sse2, f4, )
 CALLER(call_f4_avx2, f4, __attribute__((target("avx2,fma"))))
 CALLER(call_f8_avx2, f8, __attribute__((target("avx2,fma"))))
 CALLER(call_f16_avx512, f16, __attribute__((target("avx2,fma,avx512f,avx512dq"))))
+
+/* The same for (float, int) functions: pown, rootn */
+typedef void (*calleri)(void *fn, const float *x, const int *n, float *r);
+#define CALLERI(name, vt, it, attr)                                                                                    \
+    static attr void name(void *fn, const float *x, const int *n, float *r)                                            \
+    {                                                                                                                  \
+        vt a, c;                                                                                                       \
+        it b;                                                                                                          \
+        memcpy(&a, x, sizeof a);                                                                                       \
+        memcpy(&b, n, sizeof b);                                                                                       \
+        c = ((vt(*)(vt, it))fn)(a, b);                                                                                 \
+        memcpy(r, &c, sizeof c);                                                                                       \
+    }
+typedef int i4 __attribute__((vector_size(16)));
+typedef int i8 __attribute__((vector_size(32)));
+typedef int i16 __attribute__((vector_size(64)));
+CALLERI(calli_f4_sse2, f4, i4, )
+CALLERI(calli_f4_avx2, f4, i4, __attribute__((target("avx2,fma"))))
+CALLERI(calli_f8_avx2, f8, i8, __attribute__((target("avx2,fma"))))
+CALLERI(calli_f16_avx512, f16, i16, __attribute__((target("avx2,fma,avx512f,avx512dq"))))
+static const calleri CALLI[] = {calli_f4_sse2, calli_f4_avx2, calli_f8_avx2, calli_f16_avx512};
 
 static const struct isa {
     const char *suffix;
@@ -270,6 +293,93 @@ static int same(float a, float b)
     return memcmp(&a, &b, 4) == 0;
 }
 
+/* OpenCL C's pown and rootn (their tables: pown(x, 0) = 1 for any x;
+ * rootn of x < 0 with n even, and of n = 0, is NaN; zeros as pow's) */
+static double pown_ref(double x, int n) { return n == 0 ? 1.0 : pow(x, (double)n); }
+static double rootn_ref(double x, int n)
+{
+    if (n == 0 || (x < 0 && !(n & 1)) || isnan(x))
+        return NAN;
+    if (x == 0)
+        return n > 0 ? ((n & 1) ? x : 0.0) : ((n & 1) ? copysign(INFINITY, x) : INFINITY);
+    long double r = powl(fabsl((long double)x), 1.0L / (long double)n);
+    return (double)(x < 0 ? -r : r);
+}
+
+/* pown (bound 4 ulp) and rootn (16): x over every binade, either sign,
+ * n small and large; then their special cases, each in every lane. */
+static void test_intarg(void *h, int ii, const struct isa *is, const char *fname, float *x, int *n, size_t cap)
+{
+    int root = !strcmp(fname, "rootn");
+    double bound = root ? 16 : 4;
+    char name[64];
+    snprintf(name, sizeof name, "__sx_vm_%s_%s", fname, is->suffix);
+    void *fn = dlsym(h, name);
+    if (!fn) {
+        printf("FAIL: %s: not in the module\n", name);
+        failures++;
+        return;
+    }
+    size_t m = 0;
+    for (int e = 0; e < 255 && m < cap; e++)
+        for (int k = 0; k < 1024 && m < cap; k++) {
+            float xv = bits(((uint32_t)e << 23) | (next() & 0x7fffff) | ((k & 1) ? 0x80000000u : 0));
+            double l2 = log2(fabs((double)xv));
+            int nv;
+            if (k % 4 < 2)
+                nv = (int)(next() % 81) - 40;
+            else if (root)
+                nv = (k % 4 == 2) ? (int)(next() % 2000000) - 1000000 : (int)(next() % 9) + 1;
+            else /* the result anywhere from 2^-160 to 2^160 */
+                nv = l2 == 0 ? 7 : (int)fmax(-16777215, fmin(16777215, ((double)(next() % 320) - 160) / l2));
+            x[m] = xv;
+            n[m] = nv;
+            m++;
+        }
+    double worst = 0;
+    int shown = 0;
+    for (size_t i = 0; i < m; i += (size_t)is->lanes) {
+        float r[16];
+        CALLI[ii](fn, x + i, n + i, r);
+        for (int l = 0; l < is->lanes && i + (size_t)l < m; l++) {
+            double want = root ? rootn_ref(x[i + l], n[i + l]) : pown_ref(x[i + l], n[i + l]);
+            double e = ulp_err(r[l], want);
+            if (e > worst)
+                worst = e;
+            if (e > bound && shown++ < 5) {
+                printf("FAIL: %s(%a, %d) lane %d = %a, reference %a: %.2f ulp (bound %g)\n", name, x[i + l], n[i + l],
+                       l, r[l], want, e, bound);
+                failures++;
+            }
+        }
+    }
+    /* special cases in each lane: zeros, infinities, NaN, n = 0, x < 0 with n even and odd, huge n */
+    static const float xs[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -2.0f, -0.5f, 1e-40f, -1e-40f, 1.0f, -1.0f, 3e38f};
+    static const int ns[] = {0, 1, -1, 2, -2, 3, -3, 16777216, -16777217, 2147483647, -2147483647 - 1};
+    int bad = 0;
+    for (size_t a = 0; a < sizeof xs / sizeof xs[0]; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof ns[0]; b++)
+            for (int l = 0; l < is->lanes; l++) {
+                float xx[16], r[16];
+                int nn[16];
+                for (int k = 0; k < 16; k++) {
+                    xx[k] = 1.25f + (float)k;
+                    nn[k] = 3;
+                }
+                xx[l] = xs[a];
+                nn[l] = ns[b];
+                CALLI[ii](fn, xx, nn, r);
+                double want = root ? rootn_ref(xx[l], nn[l]) : pown_ref(xx[l], nn[l]);
+                int fine = same(r[l], (float)want) || (isfinite(want) && want != 0 && ulp_err(r[l], want) <= bound);
+                if (!fine && bad++ < 5) {
+                    printf("FAIL: %s(%a, %d) lane %d = %a, OpenCL C says %a\n", name, xx[l], nn[l], l, r[l], want);
+                    failures++;
+                }
+            }
+    printf("%s %s: max %.3f ulp over %zu inputs; special cases in each lane%s\n", fname, is->suffix, worst, m,
+           bad ? " WRONG" : " right");
+}
+
 int main(int argc, char **argv)
 {
     char path[4096];
@@ -367,6 +477,13 @@ int main(int argc, char **argv)
             n = pow_inputs(x, y, cap);
         }
     }
+    int *ni = malloc(cap * sizeof *ni);
+    if (!ni)
+        return 1;
+    for (size_t ii = 0; ii < sizeof ISAS / sizeof ISAS[0]; ii++)
+        if (isa_ok(&ISAS[ii]))
+            for (int k = 0; k < 2; k++)
+                test_intarg(h, (int)ii, &ISAS[ii], k ? "rootn" : "pown", x, ni, cap);
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }

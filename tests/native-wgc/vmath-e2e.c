@@ -35,6 +35,28 @@ static long double powr_l(long double x, long double y)
     return powl(x, y);
 }
 
+/* pown and rootn of y's integer part (the kernels clamp y to +-1e9 as
+ * OpenCL C's clamp does, NaN to -1e9, and convert it) */
+static int sat_int(long double y)
+{
+    return (int)fminl(fmaxl((float)y, -1e9L), 1e9L);
+}
+static long double pown_l(long double x, long double y)
+{
+    int n = sat_int(y);
+    return n == 0 ? 1.0L : powl(x, (long double)n);
+}
+static long double rootn_l(long double x, long double y)
+{
+    int n = sat_int(y);
+    if (n == 0 || (x < 0 && !(n & 1)) || isnan(x))
+        return NAN;
+    if (x == 0)
+        return n > 0 ? ((n & 1) ? x : 0.0L) : ((n & 1) ? copysignl(INFINITY, x) : INFINITY);
+    long double r = powl(fabsl(x), 1.0L / (long double)n);
+    return x < 0 ? -r : r;
+}
+
 typedef long double (*ref1)(long double);
 typedef long double (*ref2)(long double, long double);
 static const struct fn {
@@ -58,6 +80,7 @@ static const struct fn {
     {"native_exp", expl, NULL, 3, -110, 90, 1}, {"native_log2", log2l, NULL, 3, 0, 1e6, 1},
     {"native_sin", sinl, NULL, 4, -1e5, 1e5, 1}, {"native_cos", cosl, NULL, 4, -1e5, 1e5, 1},
     {"half_exp", expl, NULL, 3, -110, 90, 1},
+    {"pown", NULL, pown_l, 4, -20, 20, 1}, {"rootn", NULL, rootn_l, 16, -20, 20, 1},
 };
 
 /* splitmix64 */
@@ -99,9 +122,9 @@ static void inputs(const struct fn *f, int arg, float *xf, double *xd)
             if (i % 6 != 0)
                 memcpy(&v, &b, 8);
         } else if (i % 3 == 1) {
-            v = (arg && strstr(f->name, "pow")) ? unif(-30, 30) : unif(f->lo, f->hi);
+            v = (arg && (strstr(f->name, "pow") || strstr(f->name, "root"))) ? unif(-30, 30) : unif(f->lo, f->hi);
         } else {
-            v = (arg && strstr(f->name, "pow")) ? (double)((int)(rnd() % 41) - 20) * ((i & 8) ? 0.5 : 1.0)
+            v = (arg && (strstr(f->name, "pow") || strstr(f->name, "root"))) ? (double)((int)(rnd() % 41) - 20) * ((i & 8) ? 0.5 : 1.0)
                                                   : unif(-2, 2);
         }
         xd[i] = v;
