@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# vmath-pow-tables-f16.py: the 32-entry tables and float polynomials of vmath-pow.c AVX-512 powf
+# vmath-pow-tables-f16.py: the 32-entry tables and float polynomials of vmath-pow.c's AVX-512 and AVX2 powf (and logf)
 import math, struct
 from fractions import Fraction as F
 from decimal import Decimal as D, getcontext
@@ -53,3 +53,13 @@ print("E", [c.hex() for c in E], "rel err", err, math.log2(err))
 print("invc", ", ".join(fl(x).hex() + "f" for x in invc))
 print("lch", ", ".join(float(x).hex() + "f" for x in lch))
 print("lcl", ", ".join(float(x).hex() + "f" for x in lcl))
+LN2 = D(2).ln()
+def qf(r):
+    if abs(r) < 1e-6:
+        return -0.5 + r / 3
+    return float((D(math.log1p(r)) - D(r)) / (D(r) ** 2))
+Q = [fl(c) for c in fit(qf, -rmax, rmax, 4)]
+err = max(abs(sum(Q[k] * r ** k for k in range(5)) - qf(r)) for r in [-rmax + 2 * rmax * i / 4000 for i in range(4001)] if abs(r) > 1e-5)
+print("Q", [c.hex() for c in Q], "abs err of Q", err, math.log2(err))
+l2h = fl(LN2); l2l = fl(LN2 - D(l2h))
+print("LN2", l2h.hex(), l2l.hex())

@@ -16,8 +16,8 @@
  * With SLEEF (Debian libsleef-dev) each is SLEEF's 1.0-ulp function for
  * that ISA, well inside the OpenCL C bounds (exp 3 ulp, sin 4, pow 16, ...),
  * except float sin and cos: glibc's libmvec where it is (below), float pow
- * and the AVX-512 float exp, sin and cos: this module's own (vmath-pow.c,
- * vmath-avx512.c, with or without SLEEF).
+ * and the AVX-512 float exp, log, log2, sin and cos: this module's own
+ * (vmath-pow.c, vmath-avx512.c, with or without SLEEF).
  * Without SLEEF each lane calls libm (correct, not faster). */
 #include <math.h>
 
@@ -49,15 +49,16 @@ typedef long long l8 __attribute__((vector_size(64)));
  * libmvec's powf was SX_VMATH_MVEC's until vmath-pow.c: 1.6 times the time
  * of that one's. */
 #define SX_VMATH_FUNCS(X)                                                                                              \
-    X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log, 1) X(log2, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
+    X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
     X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2)
 #define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1)
 #define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1)
 /* pow: float's in vmath-pow.c (this module's own), double's SLEEF's. */
 #define SX_VMATH_DPOW(X) X(pow, 2)
-/* exp, sin and cos: the AVX-512 float ones are this module's own
- * (vmath-avx512.c); the others SLEEF's (exp) or libmvec's (sin, cos). */
-#define SX_VMATH_OWN512(X) X(exp, 1)
+/* exp, log, log2, sin and cos: the AVX-512 float ones are this module's
+ * own (vmath-avx512.c, vmath-pow.c); the others SLEEF's (exp, log, log2)
+ * or libmvec's (sin, cos). */
+#define SX_VMATH_OWN512(X) X(exp, 1) X(log, 1) X(log2, 1)
 
 /* Every variant: X(fn, arity, T, N, isa, vector type, mask type, SLEEF's
  * suffix, libmvec's ISA letter). */
@@ -94,7 +95,8 @@ typedef long long l8 __attribute__((vector_size(64)));
 SX_VMATH_FUNCS(ALL)
 SX_VMATH_DPOW(ALLD)
 SX_VMATH_OWN512(ALL256)
-f16 Sleef_expf16_u10avx512f(f16) T_avx512; /* sinh and cosh's mending (below) */
+f16 Sleef_expf16_u10avx512f(f16) T_avx512; /* sinh, cosh and log1p's mending (below) */
+f16 Sleef_logf16_u10avx512f(f16) T_avx512;
 
 /* SLEEF 3.5 overflows where the result does not: log1p of x past about
  * 1e38 (float) or 1e307 (double) is inf, sinh and cosh are inf from
