@@ -338,6 +338,53 @@ FIX(f16, T_avx512, powr, sxm_powr_f)
 #define HI2(v) __builtin_shufflevector(v, v, 2, 3)
 #define CV(v, T) __builtin_convertvector(v, T)
 
+/* pow's special lanes on 8 and 16 lanes: those of x < 0 (normal) and y an
+ * integer take the core on |x|, negated where y is odd (no scalar call for
+ * pow(-2, 3)); the others libm's powf. powr's: its scalar function. */
+static __attribute__((noinline)) T_avx2 f8 pow_special_f8(f8 r, f8 x, f8 y, unsigned m)
+{
+    __m256 ax = (__m256)((u8)x & 0x7fffffffu), yv = (__m256)y;
+    __m256 yr = _mm256_round_ps(yv, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 half = _mm256_mul_ps(yv, _mm256_set1_ps(0.5f));
+    i8 neg = (i8)x < 0;
+    neg &= ((u8)ax - 0x00800000u < 0x7f000000u) & (((u8)y & 0x7fffffffu) < 0x7f800000u);
+    neg &= (i8)_mm256_cmp_ps(yr, yv, _CMP_EQ_OQ);
+    unsigned mn = (unsigned)_mm256_movemask_ps((__m256)neg) & m;
+    if (mn) {
+        __m256 odd = _mm256_cmp_ps(_mm256_round_ps(half, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), half,
+                                   _CMP_NEQ_UQ);
+        f8 p = pow8_core((f8)ax, y, y, 0);
+        p = (f8)((u8)p ^ ((u8)odd & 0x80000000u));
+        r = (f8)_mm256_blendv_ps((__m256)r, (__m256)p, (__m256)neg);
+        m &= ~mn;
+    }
+    return m ? pow_lanes_f8(r, x, y, m) : r;
+}
+static __attribute__((noinline)) T_avx512 f16 pow_special_f16(f16 r, f16 x, f16 y, unsigned m)
+{
+    __m512 ax = _mm512_castsi512_ps(_mm512_and_si512((__m512i)x, _mm512_set1_epi32(0x7fffffff))), yv = (__m512)y;
+    __m512 yr = _mm512_roundscale_ps(yv, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 half = _mm512_mul_ps(yv, _mm512_set1_ps(0.5f));
+    __mmask16 neg = _mm512_cmplt_epi32_mask((__m512i)x, _mm512_setzero_si512()) &
+                    _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_castps_si512(ax), _mm512_set1_epi32(0x00800000)),
+                                            _mm512_set1_epi32(0x7f000000)) &
+                    _mm512_cmp_ps_mask(yr, yv, _CMP_EQ_OQ) &
+                    _mm512_cmplt_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000)) &
+                    (__mmask16)m;
+    if (neg) {
+        __mmask16 odd = _mm512_cmp_ps_mask(
+            _mm512_roundscale_ps(half, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), half, _CMP_NEQ_UQ);
+        __m512 p = pow16_core(ax, yv, yv, 0);
+        p = _mm512_mask_xor_ps(p, odd, p, _mm512_set1_ps(-0.0f));
+        r = (f16)_mm512_mask_mov_ps((__m512)r, neg, p);
+        m &= ~(unsigned)neg;
+    }
+    return m ? pow_lanes_f16(r, x, y, m) : r;
+}
+#define powr_special_f8 powr_lanes_f8
+#define powr_special_f16 powr_lanes_f16
+
 /* pow and powr: the same but for the special lanes (powr: OpenCL C's
  * powr, which is NaN for x < 0, 0^0, inf^0, 1^inf, where pow is not). */
 #define POW_ENTRIES(fn)                                                                                                \
@@ -366,20 +413,20 @@ f4 __sx_vm_##fn##_f4_avx2(f4 x, f4 y)                                           
 EXPORT T_avx2 f8 __sx_vm_##fn##_f8_avx2(f8 x, f8 y);                                                                   \
 f8 __sx_vm_##fn##_f8_avx2(f8 x, f8 y)                                                                                  \
 {                                                                                                                      \
-    f8 r = pow8_core(x, y, y, 0);                                                                                            \
+    f8 r = pow8_core(x, y, y, 0);                                                                                      \
     unsigned m = (unsigned)_mm256_movemask_ps((__m256)SPECIAL(u8, x, y));                                              \
-    return m ? fn##_lanes_f8(r, x, y, m) : r;                                                                          \
+    return m ? fn##_special_f8(r, x, y, m) : r;                                                                        \
 }                                                                                                                      \
                                                                                                                        \
 EXPORT T_avx512 f16 __sx_vm_##fn##_f16_avx512(f16 x, f16 y);                                                           \
 f16 __sx_vm_##fn##_f16_avx512(f16 x, f16 y)                                                                            \
 {                                                                                                                      \
-    f16 r = (f16)pow16_core((__m512)x, (__m512)y, (__m512)y, 0);                                                                     \
+    f16 r = (f16)pow16_core((__m512)x, (__m512)y, (__m512)y, 0);                                                       \
     __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));                                          \
     __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |                                         \
                   _mm512_cmpge_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),                 \
                                           _mm512_set1_epi32(0x7f800000));                                              \
-    return m ? fn##_lanes_f16(r, x, y, m) : r;                                                                         \
+    return m ? fn##_special_f16(r, x, y, m) : r;                                                                       \
 }
 POW_ENTRIES(pow)
 POW_ENTRIES(powr)
