@@ -24,8 +24,9 @@
  * vmath-ulp.c). The result's rounding to float also makes the subnormal and overflowing
  * results right (2^t is a double there). Lanes where x is zero, negative,
  * subnormal, infinite or NaN, or y infinite or NaN, take libm's powf (C99
- * Annex F's special cases, which OpenCL C's pow follows); only vectors
- * with such a lane pay for it.
+ * Annex F's special cases, which OpenCL C's pow follows), but for x < 0
+ * with y an integer on 8 and 16 lanes (pow_special_f8, _f16: the core on
+ * |x|); only vectors with such a lane pay for it.
  *
  * The tables are looked up by AVX2's gathers or lane by lane (SSE2). The algorithm
  * is the usual table-driven one (as in ARM's optimized-routines powf); the
