@@ -105,7 +105,7 @@ static const long long pow_exp2t[16] __attribute__((aligned(64))) = {
  * lanes are fixed after) to the double 2^(y (k + log2 z)). DT a double
  * vector, LT int64 of the same lanes; LOOK(table, LT index) a DT of the
  * table's entries (the index's low 4 bits), LOOKI the same for int64. */
-#define POW_CORE(name, attr, DT, LT, LOOK, LOOKI)                                                                      \
+#define POW_CORE(name, attr, DT, LT, LOOK, LOOKI, CLAMP)                                                                      \
     static inline attr DT name(DT z, DT k, DT y)                                                                       \
     {                                                                                                                  \
         LT j = ((LT)z - POW_OFFD) >> 48;                                                                               \
@@ -114,8 +114,7 @@ static const long long pow_exp2t[16] __attribute__((aligned(64))) = {
         DT r2 = r * r;                                                                                                 \
         DT p = (L1 + L2 * r) + r2 * ((L3 + L4 * r) + L5 * r2);                                                         \
         DT t = y * (p * r + (logc + k));                                                                               \
-        t = SEL(DT, LT, t < -160.0, (DT){0} - 160.0, t);                                                               \
-        t = SEL(DT, LT, t > 129.0, (DT){0} + 129.0, t);                                                                \
+        t = CLAMP(t);                                                                                                  \
         DT kd = t + SHIFT;                                                                                             \
         LT ki = (LT)kd;                                                                                                \
         DT s = t - (kd - SHIFT);                                                                                       \
@@ -127,13 +126,15 @@ static const long long pow_exp2t[16] __attribute__((aligned(64))) = {
 /* Lane by lane (SSE2 has no gather). */
 #define LOOK_LANES2(t, j) ((d2){(t)[(j)[0] & 15], (t)[(j)[1] & 15]})
 #define LOOKI_LANES2(t, j) ((l2){(t)[(j)[0] & 15], (t)[(j)[1] & 15]})
-POW_CORE(pow_core_sse2, T_sse2, d2, l2, LOOK_LANES2, LOOKI_LANES2)
+#define CLAMP2(t) ((d2)_mm_max_pd(_mm_min_pd((__m128d)(t), _mm_set1_pd(129.0)), _mm_set1_pd(-160.0)))
+POW_CORE(pow_core_sse2, T_sse2, d2, l2, LOOK_LANES2, LOOKI_LANES2, CLAMP2)
 
 /* AVX2 on 4 lanes: by gathers (the float version below, on 8 lanes, takes
  * more per call than this does on 4). */
 #define LOOKD_GATHER4(t, j) ((d4)_mm256_i64gather_pd((t), (__m256i)((j) & 15), 8))
 #define LOOKI_GATHER4(t, j) ((l4)_mm256_i64gather_epi64((const long long *)(t), (__m256i)((j) & 15), 8))
-POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOKD_GATHER4, LOOKI_GATHER4)
+#define CLAMP4(t) ((d4)_mm256_max_pd(_mm256_min_pd((__m256d)(t), _mm256_set1_pd(129.0)), _mm256_set1_pd(-160.0)))
+POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOKD_GATHER4, LOOKI_GATHER4, CLAMP4)
 
 
 /* AVX-512: 16 lanes in single precision, with the parts that need more
@@ -335,9 +336,11 @@ FIX(f4, T_sse2, powr, sxm_powr_f)
 FIX(f8, T_avx2, powr, sxm_powr_f)
 FIX(f16, T_avx512, powr, sxm_powr_f)
 
-#define LO2(v) __builtin_shufflevector(v, v, 0, 1)
-#define HI2(v) __builtin_shufflevector(v, v, 2, 3)
-#define CV(v, T) __builtin_convertvector(v, T)
+/* the low and high two lanes of a float or int vector as doubles (SSE2) */
+#define LOD(v) ((d2)_mm_cvtps_pd((__m128)(v)))
+#define HID(v) ((d2)_mm_cvtps_pd(_mm_movehl_ps((__m128)(v), (__m128)(v))))
+#define LOID(v) ((d2)_mm_cvtepi32_pd((__m128i)(v)))
+#define HIID(v) ((d2)_mm_cvtepi32_pd((__m128i)_mm_shuffle_epi32((__m128i)(v), 0xee)))
 
 /* pow's special lanes on 8 and 16 lanes: those of x < 0 (normal) and y an
  * integer take the core on |x|, negated where y is odd (no scalar call for
@@ -393,8 +396,8 @@ EXPORT f4 __sx_vm_##fn##_f4_sse2(f4 x, f4 y);                                   
 f4 __sx_vm_##fn##_f4_sse2(f4 x, f4 y)                                                                                  \
 {                                                                                                                      \
     SPLIT(u4, i4, f4, x, k, z);                                                                                        \
-    d2 a = pow_core_sse2(CV(LO2(z), d2), CV(LO2(k), d2), CV(LO2(y), d2));                                              \
-    d2 b = pow_core_sse2(CV(HI2(z), d2), CV(HI2(k), d2), CV(HI2(y), d2));                                              \
+    d2 a = pow_core_sse2(LOD(z), LOID(k), LOD(y));                                                                     \
+    d2 b = pow_core_sse2(HID(z), HIID(k), HID(y));                                                                     \
     f4 r = (f4)_mm_movelh_ps(_mm_cvtpd_ps((__m128d)a), _mm_cvtpd_ps((__m128d)b));                                      \
     unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL(u4, x, y));                                                 \
     return m ? fn##_lanes_f4(r, x, y, m) : r;                                                                          \
@@ -459,8 +462,8 @@ FIXI(f16, i16, T_avx512, rootn)
 #define SPECIAL_rootn(UT, IT, x, n)                                                                                    \
     ((((UT)(x) & 0x7fffffffu) - 0x00800000u >= 0x7f000000u) | ((n) == 0) | (((IT)(x) < 0) & (((n) & 1) == 0)))
 /* y for the double cores */
-#define YD_pown(n, DT) __builtin_convertvector(n, DT)
-#define YD_rootn(n, DT) (1.0 / __builtin_convertvector(n, DT))
+#define YD_pown(nd) (nd)
+#define YD_rootn(nd) (1.0 / (nd))
 /* the sign of the result: x's where n is odd */
 #define SIGN(UT, x, n) (((UT)(x) & 0x80000000u) & ((UT)(n) << 31))
 
@@ -470,8 +473,8 @@ FIXI(f16, i16, T_avx512, rootn)
     {                                                                                                                  \
         f4 ax = (f4)((u4)x & 0x7fffffffu);                                                                             \
         SPLIT(u4, i4, f4, ax, k, z);                                                                                   \
-        d2 a = pow_core_sse2(CV(LO2(z), d2), CV(LO2(k), d2), YD_##fn(LO2(n), d2));                                     \
-        d2 b = pow_core_sse2(CV(HI2(z), d2), CV(HI2(k), d2), YD_##fn(HI2(n), d2));                                     \
+        d2 a = pow_core_sse2(LOD(z), LOID(k), YD_##fn(LOID(n)));                                                       \
+        d2 b = pow_core_sse2(HID(z), HIID(k), YD_##fn(HIID(n)));                                                       \
         f4 r = (f4)_mm_movelh_ps(_mm_cvtpd_ps((__m128d)a), _mm_cvtpd_ps((__m128d)b));                                  \
         r = (f4)((u4)r | SIGN(u4, x, n));                                                                              \
         unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL_##fn(u4, i4, x, n));                                    \
@@ -482,7 +485,8 @@ FIXI(f16, i16, T_avx512, rootn)
     {                                                                                                                  \
         f4 ax = (f4)((u4)x & 0x7fffffffu);                                                                             \
         SPLIT(u4, i4, f4, ax, k, z);                                                                                   \
-        d4 a = pow_core_avx2((d4)_mm256_cvtps_pd((__m128)z), (d4)_mm256_cvtepi32_pd((__m128i)k), YD_##fn(n, d4));      \
+        d4 a = pow_core_avx2((d4)_mm256_cvtps_pd((__m128)z), (d4)_mm256_cvtepi32_pd((__m128i)k),                       \
+                             YD_##fn((d4)_mm256_cvtepi32_pd((__m128i)n)));                                             \
         f4 r = (f4)_mm256_cvtpd_ps((__m256d)a);                                                                        \
         r = (f4)((u4)r | SIGN(u4, x, n));                                                                              \
         unsigned m = (unsigned)_mm_movemask_ps((__m128)SPECIAL_##fn(u4, i4, x, n));                                    \
