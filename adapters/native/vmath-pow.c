@@ -2,17 +2,17 @@
 /* vmath-pow.c: the builtins module's own vector powf (issue 28), the
  * __sx_vm_pow_fN_ISA entry points of vmath.c's ABI (sse2 f4, avx2 f4 and
  * f8, avx512 f16), powr, pown and rootn from the same code, and the
- * AVX-512 logf and log2f from its log2 reduction (at the end). glibc's libmvec and SLEEF take about twice the time of
- * the SVML powf Intel's CPU runtime calls. The AVX-512 and 8-lane AVX2
- * ones compute in single precision with float pairs where they must
- * (below, pow16_core, POW8_CORE: they need FMA); the 4-lane ones in
- * double:
+ * AVX-512 logf and log2f from its log2 reduction (at the end). glibc's
+ * libmvec and SLEEF take about twice the time of the SVML powf Intel's
+ * CPU runtime calls. The AVX-512 and 8-lane AVX2 ones compute in single
+ * precision with float pairs where they must (below: pow16_core,
+ * POW8_CORE; they need FMA); the 4-lane ones (SSE2, AVX2) in double:
  *
  *   x = 2^k z, z in [0.703, 1.406) (the bits of x less an offset give k
  *   and z); z in one of 16 intervals, c its centre (1 for the one holding
- *   1, so log2 stays relative near x = 1): log2 x = k + log2(1/c)... in
- *   full: k - log2(invc) + log2(1 + r), r = z invc - 1, |r| <= 1/32,
- *   log2(1 + r) a degree-5 polynomial (relative error 2^-31.8);
+ *   1, so log2 stays relative near x = 1): log2 x = k - log2(invc) +
+ *   log2(1 + r), r = z invc - 1, |r| <= 1/32, log2(1 + r) a degree-5
+ *   polynomial (relative error 2^-31.8);
  *   t = y log2 x (double, |t| clamped to [-160, 129]: past those the float
  *   result is 0 or inf anyway, and 2^t stays a normal double);
  *   2^t = 2^(i/16) 2^s, i = round(16 t), |s| <= 1/32, 2^(i/16) from a
@@ -21,17 +21,18 @@
  *
  * The double result is within about 2^-28 of pow (relative) before its one
  * rounding to float: under 0.8 ulp measured (tests/native-builtins/
- * vmath-ulp.c). The result's rounding to float also makes the subnormal and overflowing
+ * vmath-ulp.c). That rounding also makes the subnormal and overflowing
  * results right (2^t is a double there). Lanes where x is zero, negative,
  * subnormal, infinite or NaN, or y infinite or NaN, take libm's powf (C99
  * Annex F's special cases, which OpenCL C's pow follows), but for x < 0
  * with y an integer on 8 and 16 lanes (pow_special_f8, _f16: the core on
  * |x|); only vectors with such a lane pay for it.
  *
- * The tables are looked up by AVX2's gathers or lane by lane (SSE2). The algorithm
- * is the usual table-driven one (as in ARM's optimized-routines powf); the
- * code and constants are this project's (tools/vmath-pow-tables.py: the
- * tables, and Chebyshev fits in exact rationals). */
+ * The double tables are looked up by AVX2's gathers or lane by lane
+ * (SSE2). The algorithm is the usual table-driven one (as in ARM's
+ * optimized-routines powf); the code and constants are this project's
+ * (tools/vmath-pow-tables.py and vmath-pow-tables-f16.py: the tables,
+ * and Chebyshev fits in exact rationals). */
 #include <math.h>
 #include <stdint.h>
 
@@ -48,7 +49,6 @@ typedef double d8 __attribute__((vector_size(64)));
 typedef int i4 __attribute__((vector_size(16)));
 typedef int i8 __attribute__((vector_size(32)));
 typedef int i16 __attribute__((vector_size(64)));
-typedef float f2 __attribute__((vector_size(8)));
 typedef unsigned u4 __attribute__((vector_size(16)));
 typedef unsigned u8 __attribute__((vector_size(32)));
 typedef unsigned u16 __attribute__((vector_size(64)));
@@ -144,10 +144,12 @@ POW_CORE(pow_core_avx2, T_avx2, d4, l4, LOOKD_GATHER4, LOOKI_GATHER4, CLAMP4)
  *   r = z invc - 1 (one FMA) is exact, |r| < 0.0232 (invc = 1 for the
  *   interval holding 1: log2 stays relative there);
  *   log2 x = K + LCL + r/ln2 + r^2 P(r): K = k + LCH exact (LCH, the high
- *   part of -log2(invc), a multiple of 2^-15; LCL the rest), r/ln2 and
- *   P0 r^2 as hi + lo, P of degree 4 (its error under 2^-37); H + L =
- *   that sum (H = K + r/ln2 + P0 r^2 rounded, L the rest, two exact
- *   sums: L is about an ulp of H, so y L is small beside y H);
+ *   part of -log2(invc), a multiple of 2^-15; LCL the rest), r/ln2 as
+ *   hi + lo, P of degree 4 (its error under 2^-37); H + L = that sum
+ *   (H = K + r/ln2 rounded, L the rest); where some |y| > 256 (acc), P0
+ *   r^2 too as hi + lo, added into H exactly, so that L is about an ulp
+ *   of H and y L small beside y H (the rounding of r^2 P, 2^-35, times a
+ *   large y, would reach 7 ulp);
  *   y log2 x = Th + Tl (y H exactly as two floats by an FMA, plus y L);
  *   2^(Th + Tl) = 2^n 2^f, n = round(Th + Tl), f = Th - n + Tl, 2^f a
  *   degree-6 polynomial (relative error 2^-26.7), 2^n by vscalefps (which
@@ -202,7 +204,7 @@ static const float pow16_lcl[32] __attribute__((aligned(64))) = {
     -0x1.3ab7cep-18f, -0x1.fd64ep-17f, -0x1.134c4ep-20f, 0x1.ed0cbap-19f,
     0x1.80abfcp-18f, -0x1.a39fbep-20f, 0x1.dc2d46p-18f, -0x1.40358ep-19f,
 };
-static inline T_avx512 __m512 pow16_core(__m512 x, __m512 y, __m512 yl, int use_yl)
+static inline T_avx512 __m512 pow16_core(__m512 x, __m512 y, __m512 yl, int use_yl, int acc)
 {
 #define PERM(t, j) _mm512_permutex2var_ps(_mm512_load_ps(t), (j), _mm512_load_ps((t) + 16))
 #define C(v) _mm512_set1_ps(v)
@@ -215,19 +217,29 @@ static inline T_avx512 __m512 pow16_core(__m512 x, __m512 y, __m512 yl, int use_
     __m512 ah = _mm512_mul_ps(r, C(L1H));
     __m512 al = _mm512_fmadd_ps(r, C(L1L), _mm512_fmsub_ps(r, C(L1H), ah));
     __m512 r2 = _mm512_mul_ps(r, r);
-    __m512 r2l = _mm512_fmsub_ps(r, r, r2);
-    __m512 v = _mm512_mul_ps(r2, C(P0)); /* P0 r^2 as v + vl */
-    __m512 vl = _mm512_fmadd_ps(r2l, C(P0), _mm512_fmsub_ps(r2, C(P0), v));
-    __m512 p = _mm512_fmadd_ps(C(P4), r, C(P3));
-    p = _mm512_fmadd_ps(p, r, C(P2));
-    p = _mm512_fmadd_ps(p, r, C(P1));
-    __m512 tail = _mm512_fmadd_ps(_mm512_mul_ps(r2, r), p, _mm512_add_ps(PERM(pow16_lcl, j), _mm512_add_ps(al, vl)));
     __m512 k = _mm512_add_ps(kf, PERM(pow16_lch, j)); /* exact */
     __m512 h1 = _mm512_add_ps(k, ah);
     __m512 e1 = _mm512_add_ps(_mm512_sub_ps(k, h1), ah); /* exact: |k| >= |ah| or k = 0 */
-    __m512 h = _mm512_add_ps(h1, v);
-    __m512 e2 = _mm512_add_ps(_mm512_sub_ps(h1, h), v); /* exact: |h1| >= |v| */
-    __m512 l = _mm512_add_ps(_mm512_add_ps(e1, e2), tail);
+    __m512 h, l;
+    if (acc) { /* P0 r^2 as v + vl, added into h exactly: L about an ulp of H */
+        __m512 r2l = _mm512_fmsub_ps(r, r, r2);
+        __m512 v = _mm512_mul_ps(r2, C(P0));
+        __m512 vl = _mm512_fmadd_ps(r2l, C(P0), _mm512_fmsub_ps(r2, C(P0), v));
+        __m512 p = _mm512_fmadd_ps(C(P4), r, C(P3));
+        p = _mm512_fmadd_ps(p, r, C(P2));
+        p = _mm512_fmadd_ps(p, r, C(P1));
+        __m512 tail = _mm512_fmadd_ps(_mm512_mul_ps(r2, r), p, _mm512_add_ps(PERM(pow16_lcl, j), _mm512_add_ps(al, vl)));
+        h = _mm512_add_ps(h1, v);
+        __m512 e2 = _mm512_add_ps(_mm512_sub_ps(h1, h), v); /* exact: |h1| >= |v| */
+        l = _mm512_add_ps(_mm512_add_ps(e1, e2), tail);
+    } else { /* r^2 P in L: its rounding (2^-35) times |y| <= 256 stays under 0.1 ulp */
+        __m512 p = _mm512_fmadd_ps(C(P4), r, C(P3));
+        p = _mm512_fmadd_ps(p, r, C(P2));
+        p = _mm512_fmadd_ps(p, r, C(P1));
+        p = _mm512_fmadd_ps(p, r, C(P0));
+        h = h1;
+        l = _mm512_add_ps(e1, _mm512_fmadd_ps(r2, p, _mm512_add_ps(PERM(pow16_lcl, j), al)));
+    }
     __m512 th = _mm512_mul_ps(y, h);
     __m512 tl = _mm512_fmadd_ps(y, l, _mm512_fmsub_ps(y, h, th));
     if (use_yl) /* y + yl: rootn's 1/n */
@@ -246,6 +258,14 @@ static inline T_avx512 __m512 pow16_core(__m512 x, __m512 y, __m512 yl, int use_
     return _mm512_scalef_ps(e, n);
 #undef PERM
 #undef C
+}
+
+/* The lanes of big (|y| > 256) again through the accurate core; out of
+ * line: the hot code stays as small as it was without it. */
+static __attribute__((noinline)) T_avx512 f16 pow16_acc(f16 r, f16 x, f16 y, f16 yl, int use_yl, __mmask16 big)
+{
+    __m512 a = use_yl ? pow16_core((__m512)x, (__m512)y, (__m512)yl, 1, 1) : pow16_core((__m512)x, (__m512)y, (__m512)y, 0, 1);
+    return (f16)_mm512_mask_mov_ps((__m512)r, big, a);
 }
 
 /* AVX2: pow16_core's algorithm on 8 lanes (P: _mm256; LOOK a table
@@ -379,7 +399,7 @@ static __attribute__((noinline)) T_avx512 f16 pow_special_f16(f16 r, f16 x, f16 
     if (neg) {
         __mmask16 odd = _mm512_cmp_ps_mask(
             _mm512_roundscale_ps(half, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), half, _CMP_NEQ_UQ);
-        __m512 p = pow16_core(ax, yv, yv, 0);
+        __m512 p = pow16_core(ax, yv, yv, 0, 1);
         p = _mm512_mask_xor_ps(p, odd, p, _mm512_set1_ps(-0.0f));
         r = (f16)_mm512_mask_mov_ps((__m512)r, neg, p);
         m &= ~(unsigned)neg;
@@ -388,6 +408,23 @@ static __attribute__((noinline)) T_avx512 f16 pow_special_f16(f16 r, f16 x, f16 
 }
 #define powr_special_f8 powr_lanes_f8
 #define powr_special_f16 powr_lanes_f16
+
+/* The f16 entries' rare lanes: |y| > 256 through the accurate core, then
+ * the special ones (x not a positive normal number, y infinite or NaN). */
+#define SLOW16(fn)                                                                                                     \
+    static __attribute__((noinline)) T_avx512 f16 fn##_slow_f16(f16 r, f16 x, f16 y)                                  \
+    {                                                                                                                  \
+        __m512i ay = _mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff));                                      \
+        __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));                                      \
+        __mmask16 big = _mm512_cmpgt_epu32_mask(ay, _mm512_set1_epi32(0x43800000));                                    \
+        if (big)                                                                                                       \
+            r = pow16_acc(r, x, y, y, 0, big);                                                                         \
+        __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |                                     \
+                      _mm512_cmpge_epu32_mask(ay, _mm512_set1_epi32(0x7f800000));                                      \
+        return m ? fn##_special_f16(r, x, y, m) : r;                                                                   \
+    }
+SLOW16(pow)
+SLOW16(powr)
 
 /* pow and powr: the same but for the special lanes (powr: OpenCL C's
  * powr, which is NaN for x < 0, 0^0, inf^0, 1^inf, where pow is not). */
@@ -425,12 +462,13 @@ f8 __sx_vm_##fn##_f8_avx2(f8 x, f8 y)                                           
 EXPORT T_avx512 f16 __sx_vm_##fn##_f16_avx512(f16 x, f16 y);                                                           \
 f16 __sx_vm_##fn##_f16_avx512(f16 x, f16 y)                                                                            \
 {                                                                                                                      \
-    f16 r = (f16)pow16_core((__m512)x, (__m512)y, (__m512)y, 0);                                                       \
+    f16 r = (f16)pow16_core((__m512)x, (__m512)y, (__m512)y, 0, 0);                                                   \
+    __m512i ay = _mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff));                                          \
     __m512i sx = _mm512_sub_epi32((__m512i)x, _mm512_set1_epi32(0x00800000));                                          \
+    /* |y| > 256 (inf and NaN among them) or x special: one test */                                                    \
     __mmask16 m = _mm512_cmpge_epu32_mask(sx, _mm512_set1_epi32(0x7f000000)) |                                         \
-                  _mm512_cmpge_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),                 \
-                                          _mm512_set1_epi32(0x7f800000));                                              \
-    return m ? fn##_special_f16(r, x, y, m) : r;                                                                       \
+                  _mm512_cmpgt_epu32_mask(ay, _mm512_set1_epi32(0x43800000));                                          \
+    return m ? fn##_slow_f16(r, x, y) : r;                                                                             \
 }
 POW_ENTRIES(pow)
 POW_ENTRIES(powr)
@@ -511,7 +549,11 @@ FIXI(f16, i16, T_avx512, rootn)
         __m512 nf = _mm512_cvtepi32_ps((__m512i)n);                                                                    \
         __m512 y = use_yl ? _mm512_div_ps(_mm512_set1_ps(1.0f), nf) : nf;                                              \
         __m512 yl = _mm512_mul_ps(_mm512_fnmadd_ps(y, nf, _mm512_set1_ps(1.0f)), y);                                   \
-        f16 r = (f16)pow16_core((__m512)ax, y, yl, use_yl);                                                            \
+        f16 r = (f16)pow16_core((__m512)ax, y, yl, use_yl, 0);                                                        \
+        __mmask16 big = _mm512_cmpgt_epu32_mask(_mm512_and_si512((__m512i)y, _mm512_set1_epi32(0x7fffffff)),          \
+                                                _mm512_set1_epi32(0x43800000)); /* |n| > 256 */                      \
+        if (big)                                                                                                       \
+            r = pow16_acc(r, ax, (f16)y, (f16)yl, use_yl, big);                                                        \
         r = (f16)((u16)r | SIGN(u16, x, n));                                                                           \
         i16 sm = SPECIAL_##fn(u16, i16, x, n);                                                                         \
         unsigned m = (unsigned)_mm512_cmpneq_epi32_mask((__m512i)sm, _mm512_setzero_si512());                          \
