@@ -15,7 +15,9 @@
  *
  * With SLEEF (Debian libsleef-dev) each is SLEEF's 1.0-ulp function for
  * that ISA, well inside the OpenCL C bounds (exp 3 ulp, sin 4, pow 16, ...),
- * except float sin, cos and pow: glibc's libmvec where it is (below).
+ * except float sin and cos: glibc's libmvec where it is (below), float pow
+ * and the AVX-512 float exp, log, log2, sin and cos: this module's own
+ * (vmath-pow.c, vmath-avx512.c, with or without SLEEF).
  * Without SLEEF each lane calls libm (correct, not faster). */
 #include <math.h>
 
@@ -42,14 +44,21 @@ typedef long long l8 __attribute__((vector_size(64)));
 /* The functions, their libm names and how many arguments they take; the
  * three of SX_VMATH_RANGED need SLEEF's result mended at the ends of
  * their range (below); SX_VMATH_MVEC's float ones come from glibc's
- * libmvec where it is there (Intel's SVML code: pow twice as fast as
- * SLEEF's, within 4 ulp as glibc documents, and the OpenCL bounds of these
- * are 4 and 16; doubles stay with SLEEF's 1 ulp). */
+ * libmvec where it is there (Intel's SVML code, within 4 ulp as glibc
+ * documents, the OpenCL bound of these; doubles stay with SLEEF's 1 ulp).
+ * libmvec's powf was SX_VMATH_MVEC's until vmath-pow.c: 1.6 times the time
+ * of that one's. */
 #define SX_VMATH_FUNCS(X)                                                                                              \
-    X(exp, 1) X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log, 1) X(log2, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
+    X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
     X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2)
 #define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1)
-#define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1) X(pow, 2)
+#define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1)
+/* pow: float's in vmath-pow.c (this module's own), double's SLEEF's. */
+#define SX_VMATH_DPOW(X) X(pow, 2)
+/* exp, log, log2, sin and cos: the AVX-512 float ones are this module's
+ * own (vmath-avx512.c, vmath-pow.c); the others SLEEF's (exp, log, log2)
+ * or libmvec's (sin, cos). */
+#define SX_VMATH_OWN512(X) X(exp, 1) X(log, 1) X(log2, 1)
 
 /* Every variant: X(fn, arity, T, N, isa, vector type, mask type, SLEEF's
  * suffix, libmvec's ISA letter). */
@@ -60,6 +69,10 @@ typedef long long l8 __attribute__((vector_size(64)));
     X(fn, n, d, 2, sse2, d2, l2, sse2, b) X(fn, n, d, 2, avx2, d2, l2, avx2128, b) X(fn, n, d, 4, avx2, d4, l4, avx2, d) \
     X(fn, n, d, 8, avx512, d8, l8, avx512f, e)
 #define SX_VMATH_VARIANTS(X, fn, n) SX_VMATH_FLOAT(X, fn, n) SX_VMATH_DOUBLE(X, fn, n)
+/* Those of a function whose AVX-512 float variant is vmath-avx512.c's. */
+#define SX_VMATH_FLOAT256(X, fn, n)                                                                                    \
+    X(fn, n, f, 4, sse2, f4, i4, sse2, b) X(fn, n, f, 4, avx2, f4, i4, avx2128, b) X(fn, n, f, 8, avx2, f8, i8, avx2, d)
+#define SX_VMATH_VARIANTS256(X, fn, n) SX_VMATH_FLOAT256(X, fn, n) SX_VMATH_DOUBLE(X, fn, n)
 
 #define SEL(vt, mt, m, a, b) ((vt)(((mt)(a) & (m)) | ((mt)(b) & ~(m))))
 
@@ -77,7 +90,13 @@ typedef long long l8 __attribute__((vector_size(64)));
     EXPORT T_##isa vt __sx_vm_##fn##_##T##N##_##isa(vt x, vt y);                                                       \
     vt __sx_vm_##fn##_##T##N##_##isa(vt x, vt y) { return Sleef_##fn##T##N##_u10##tag(x, y); }
 #define ALL(fn, n) SX_VMATH_VARIANTS(SL, fn, n)
+#define ALLD(fn, n) SX_VMATH_DOUBLE(SL, fn, n)
+#define ALL256(fn, n) SX_VMATH_VARIANTS256(SL, fn, n)
 SX_VMATH_FUNCS(ALL)
+SX_VMATH_DPOW(ALLD)
+SX_VMATH_OWN512(ALL256)
+f16 Sleef_expf16_u10avx512f(f16) T_avx512; /* sinh, cosh and log1p's mending (below) */
+f16 Sleef_logf16_u10avx512f(f16) T_avx512;
 
 /* SLEEF 3.5 overflows where the result does not: log1p of x past about
  * 1e38 (float) or 1e307 (double) is inf, sinh and cosh are inf from
@@ -126,28 +145,17 @@ SX_VMATH_FUNCS(ALL)
 #define RANGED(fn, n) SX_VMATH_VARIANTS(SLR, fn, n)
 SX_VMATH_RANGED(RANGED)
 #if HAVE_LIBMVEC
-/* glibc's names: _ZGVeN16v_sinf, _ZGVdN8vv_powf, ... (b: SSE, d: AVX2,
- * e: AVX-512; each picks its code by the CPU at load). libmvec's pow
- * returns NaN for pow(sNaN, 0); C and OpenCL say 1 for pow(x, 0) and
- * pow(1, y), whatever the other argument. */
+/* glibc's names: _ZGVeN16v_sinf, _ZGVdN8v_cosf, ... (b: SSE, d: AVX2,
+ * e: AVX-512; each picks its code by the CPU at load). */
 #define MV(fn, n, T, W, isa, vt, mt, tag, L) MV##n(fn, W, isa, vt, mt, L)
 #define MV1(fn, W, isa, vt, mt, L)                                                                                     \
     vt _ZGV##L##N##W##v_##fn##f(vt) T_##isa;                                                                           \
     EXPORT T_##isa vt __sx_vm_##fn##_f##W##_##isa(vt x);                                                               \
     vt __sx_vm_##fn##_f##W##_##isa(vt x) { return _ZGV##L##N##W##v_##fn##f(x); }
-#define MV2(fn, W, isa, vt, mt, L)                                                                                     \
-    vt _ZGV##L##N##W##vv_##fn##f(vt, vt) T_##isa;                                                                      \
-    EXPORT T_##isa vt __sx_vm_##fn##_f##W##_##isa(vt x, vt y);                                                         \
-    vt __sx_vm_##fn##_f##W##_##isa(vt x, vt y)                                                                         \
-    {                                                                                                                  \
-        vt r = _ZGV##L##N##W##vv_##fn##f(x, y);                                                                        \
-        mt m = (x == 1.0f) | (y == 0.0f);                                                                              \
-        return SEL(vt, mt, m, (vt){0} + 1.0f, r);                                                                      \
-    }
-#define MVEC(fn, n) SX_VMATH_FLOAT(MV, fn, n) SX_VMATH_DOUBLE(SL, fn, n)
+#define MVEC(fn, n) SX_VMATH_FLOAT256(MV, fn, n) SX_VMATH_DOUBLE(SL, fn, n)
 SX_VMATH_MVEC(MVEC)
 #else
-SX_VMATH_MVEC(ALL)
+SX_VMATH_MVEC(ALL256)
 #endif
 #else
 /* Per lane through libm: float through the f-suffixed function. */
@@ -175,7 +183,11 @@ SX_VMATH_MVEC(ALL)
         return r;                                                                                                      \
     }
 #define ALL(fn, n) SX_VMATH_VARIANTS(LN, fn, n)
+#define ALLD(fn, n) SX_VMATH_DOUBLE(LN, fn, n)
+#define ALL256(fn, n) SX_VMATH_VARIANTS256(LN, fn, n)
 SX_VMATH_FUNCS(ALL)
 SX_VMATH_RANGED(ALL)
-SX_VMATH_MVEC(ALL)
+SX_VMATH_MVEC(ALL256)
+SX_VMATH_DPOW(ALLD)
+SX_VMATH_OWN512(ALL256)
 #endif

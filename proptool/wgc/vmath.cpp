@@ -33,9 +33,12 @@ struct MathFn {
     const char *name;
     unsigned nargs;
     Intrinsic::ID id;  // the LLVM intrinsic prepare.cpp turns it into, if any
+    bool floatOnly;    // vmath.c has no double variants
+    bool intArg;       // the second argument is an int (of as many lanes)
 };
 
-// What vmath.c provides (its SX_VMATH_FUNCS), each 1.0 ulp with SLEEF.
+// What vmath.c provides (its SX_VMATH_FUNCS; pow and powr: vmath-pow.c),
+// each within 2 ulp.
 const MathFn FUNCS[] = {
     {"exp", 1, Intrinsic::exp},     {"exp2", 1, Intrinsic::exp2},   {"exp10", 1, Intrinsic::not_intrinsic},
     {"expm1", 1, Intrinsic::not_intrinsic}, {"log", 1, Intrinsic::log}, {"log2", 1, Intrinsic::log2},
@@ -44,6 +47,8 @@ const MathFn FUNCS[] = {
     {"cosh", 1, Intrinsic::not_intrinsic}, {"tanh", 1, Intrinsic::not_intrinsic}, {"asin", 1, Intrinsic::not_intrinsic},
     {"acos", 1, Intrinsic::not_intrinsic}, {"atan", 1, Intrinsic::not_intrinsic}, {"cbrt", 1, Intrinsic::not_intrinsic},
     {"atan2", 2, Intrinsic::not_intrinsic}, {"pow", 2, Intrinsic::pow},
+    {"powr", 2, Intrinsic::not_intrinsic, true},  // vmath-pow.c: pow's code, powr's special cases
+    {"pown", 2, Intrinsic::not_intrinsic, true, true},  {"rootn", 2, Intrinsic::not_intrinsic, true, true},
 };
 
 // One vector variant: lanes, the ISA letter of the vector-function ABI
@@ -72,7 +77,8 @@ std::vector<Variant> variants(int level, bool dbl)
 
 // The math function F computes, or null: an intrinsic of the list or a
 // builtin of it (demangled; native_ and half_ ones too), float or double
-// (scalar or vector), every argument of the result's type.
+// (scalar or vector), every argument of the result's type (pown, rootn:
+// the second an int of as many lanes).
 const MathFn *mathOf(const Function *F)
 {
     if (!F || !F->isDeclaration())
@@ -85,28 +91,39 @@ const MathFn *mathOf(const Function *F)
         return nullptr;
     if (F->isVarArg())
         return nullptr;
-    for (Type *a : F->getFunctionType()->params())
-        if (a != rt)
+    // the second argument: the result's type, or int lanes (pown, rootn)
+    bool intArg = false;
+    for (unsigned i = 0; i < F->arg_size(); i++) {
+        Type *a = F->getFunctionType()->getParamType(i);
+        if (a == rt)
+            continue;
+        Type *want = Type::getInt32Ty(F->getContext());
+        if (auto *v = dyn_cast<FixedVectorType>(rt))
+            want = FixedVectorType::get(want, v->getNumElements());
+        if (i != 1 || a != want)
             return nullptr;
+        intArg = true;
+    }
     std::string base = F->isIntrinsic() ? "" : demangledBase(F->getName());
     if (!F->isIntrinsic()) {  // the mangled parameters must say these types (float2 goes as a double)
-        std::string t = et->isFloatTy() ? "f" : "d";
-        if (auto *v = dyn_cast<FixedVectorType>(rt))
+        std::string t = et->isFloatTy() ? "f" : "d", ti = "i";
+        if (auto *v = dyn_cast<FixedVectorType>(rt)) {
             t = "Dv" + std::to_string(v->getNumElements()) + "_" + t;
+            ti = "Dv" + std::to_string(v->getNumElements()) + "_i";
+        }
         std::string want = "_Z" + std::to_string(base.size()) + base + t;
         if (F->arg_size() == 2)
-            want += rt->isVectorTy() ? "S_" : t;
+            want += intArg ? ti : rt->isVectorTy() ? "S_" : t;
         if (F->getName() != want)
             return nullptr;
         // native_exp, half_sin, ... (float only; their accuracy is the
         // implementation's, or 8192 ulp): the full-precision function.
-        // (powr is not pow: the builtins module's own in every lane.)
         for (const char *pre : {"native_", "half_"})
             if (base.rfind(pre, 0) == 0 && et->isFloatTy())
                 base = base.substr(strlen(pre));
     }
     for (const MathFn &m : FUNCS) {
-        if (m.nargs != F->arg_size())
+        if (m.nargs != F->arg_size() || (m.floatOnly && !et->isFloatTy()) || m.intArg != intArg)
             continue;
         if (F->isIntrinsic() ? F->getIntrinsicID() == m.id && m.id != Intrinsic::not_intrinsic : base == m.name)
             return &m;
@@ -121,6 +138,8 @@ Function *declareVariant(Module &M, const MathFn &m, bool dbl, const Variant &v)
     Type *et = dbl ? Type::getDoubleTy(M.getContext()) : Type::getFloatTy(M.getContext());
     auto *vt = FixedVectorType::get(et, v.lanes);
     std::vector<Type *> params(m.nargs, vt);
+    if (m.intArg)
+        params[1] = FixedVectorType::get(Type::getInt32Ty(M.getContext()), v.lanes);
     FunctionCallee fc = M.getOrInsertFunction(name, FunctionType::get(vt, params, false));
     auto *F = cast<Function>(fc.getCallee());
     F->setDoesNotAccessMemory();
@@ -174,7 +193,7 @@ void splitVectorCall(CallInst *CI, const MathFn &m, int level)
             SmallVector<int, 16> mask;
             for (unsigned i = 0; i < w; i++)
                 mask.push_back(p * w + i < n ? (int)(p * w + i) : -1);
-            args.push_back(B.CreateShuffleVector(a, PoisonValue::get(vt), mask));
+            args.push_back(B.CreateShuffleVector(a, PoisonValue::get(a->getType()), mask));
         }
         CallInst *c = B.CreateCall(V, args);
         c->copyFastMathFlags(CI);

@@ -27,6 +27,36 @@ enum { N = 4800 };
 
 static long double rsqrt_l(long double x) { return 1.0L / sqrtl(x); }
 
+/* OpenCL C's powr: pow for x >= 0, NaN where pow's special cases are not */
+static long double powr_l(long double x, long double y)
+{
+    if (x < 0 || isnan(x) || isnan(y) || (x == 0 && y == 0) || (isinf(x) && y == 0) || (x == 1 && isinf(y)))
+        return NAN;
+    return powl(x, y);
+}
+
+/* pown and rootn of y's integer part (the kernels clamp y to +-1e9 as
+ * OpenCL C's clamp does, NaN to -1e9, and convert it) */
+static int sat_int(long double y)
+{
+    return (int)fminl(fmaxl((float)y, -1e9L), 1e9L);
+}
+static long double pown_l(long double x, long double y)
+{
+    int n = sat_int(y);
+    return n == 0 ? 1.0L : powl(x, (long double)n);
+}
+static long double rootn_l(long double x, long double y)
+{
+    int n = sat_int(y);
+    if (n == 0 || (x < 0 && !(n & 1)) || isnan(x))
+        return NAN;
+    if (x == 0)
+        return n > 0 ? ((n & 1) ? x : 0.0L) : ((n & 1) ? copysignl(INFINITY, x) : INFINITY);
+    long double r = powl(fabsl(x), 1.0L / (long double)n);
+    return x < 0 ? -r : r;
+}
+
 typedef long double (*ref1)(long double);
 typedef long double (*ref2)(long double, long double);
 static const struct fn {
@@ -43,13 +73,14 @@ static const struct fn {
     {"cos", cosl, NULL, 4, -1e5, 1e5},     {"tan", tanl, NULL, 5, -1e4, 1e4},    {"sinh", sinhl, NULL, 4, -90, 90},
     {"cosh", coshl, NULL, 4, -90, 90},     {"tanh", tanhl, NULL, 5, -20, 20},    {"asin", asinl, NULL, 4, -1, 1},
     {"acos", acosl, NULL, 4, -1, 1},       {"atan", atanl, NULL, 5, -1e3, 1e3},  {"cbrt", cbrtl, NULL, 2, -1e6, 1e6},
-    {"atan2", NULL, atan2l, 6, -10, 10},   {"pow", NULL, powl, 16, 0, 20},
+    {"atan2", NULL, atan2l, 6, -10, 10},   {"pow", NULL, powl, 16, 0, 20},      {"powr", NULL, powr_l, 16, 0, 20},
     /* inline: 1 / sqrt (float through double) */
     {"rsqrt", rsqrt_l, NULL, 2, 0, 1e6},
     /* the implementation's accuracy (half_: 8192 ulp): here the full function's bound */
     {"native_exp", expl, NULL, 3, -110, 90, 1}, {"native_log2", log2l, NULL, 3, 0, 1e6, 1},
     {"native_sin", sinl, NULL, 4, -1e5, 1e5, 1}, {"native_cos", cosl, NULL, 4, -1e5, 1e5, 1},
     {"half_exp", expl, NULL, 3, -110, 90, 1},
+    {"pown", NULL, pown_l, 4, -20, 20, 1}, {"rootn", NULL, rootn_l, 16, -20, 20, 1},
 };
 
 /* splitmix64 */
@@ -91,9 +122,9 @@ static void inputs(const struct fn *f, int arg, float *xf, double *xd)
             if (i % 6 != 0)
                 memcpy(&v, &b, 8);
         } else if (i % 3 == 1) {
-            v = (arg && strstr(f->name, "pow")) ? unif(-30, 30) : unif(f->lo, f->hi);
+            v = (arg && (strstr(f->name, "pow") || strstr(f->name, "root"))) ? unif(-30, 30) : unif(f->lo, f->hi);
         } else {
-            v = (arg && strstr(f->name, "pow")) ? (double)((int)(rnd() % 41) - 20) * ((i & 8) ? 0.5 : 1.0)
+            v = (arg && (strstr(f->name, "pow") || strstr(f->name, "root"))) ? (double)((int)(rnd() % 41) - 20) * ((i & 8) ? 0.5 : 1.0)
                                                   : unif(-2, 2);
         }
         xd[i] = v;

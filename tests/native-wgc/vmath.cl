@@ -43,7 +43,17 @@
 
 K1(rsqrt) KF1(native_exp) KF1(native_log2) KF1(native_sin) KF1(native_cos) KF1(half_exp)
 K1(exp) K1(exp2) K1(exp10) K1(expm1) K1(log) K1(log2) K1(log10) K1(log1p) K1(sin) K1(cos) K1(tan) K1(sinh) K1(cosh)
-K1(tanh) K1(asin) K1(acos) K1(atan) K1(cbrt) K2(atan2) K2(pow)
+K1(tanh) K1(asin) K1(acos) K1(atan) K1(cbrt) K2(atan2) K2(pow) K2(powr)
+
+// float x, int n (y clamped to +-1e9, its integer part): pown, rootn
+#define KI2(fn)                                                                                                        \
+    kernel void f1_##fn(global const float *x, global const float *y, global float *o)                                 \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], (int)clamp(y[i], -1e9f, 1e9f)); }                                   \
+    kernel void f4_##fn(global const float4 *x, global const float4 *y, global float4 *o)                              \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], convert_int4(clamp(y[i], -1e9f, 1e9f))); }                          \
+    kernel void f16_##fn(global const float16 *x, global const float16 *y, global float16 *o)                          \
+    { size_t i = get_global_id(0); o[i] = fn(x[i], convert_int16(clamp(y[i], -1e9f, 1e9f))); }
+KI2(pown) KI2(rootn)
 
 // pow(2, k): exact powers of two (uniform k hoisted, per-item k vectorised)
 kernel void pow2_uniform(global const float *x, global float *o, int k)
