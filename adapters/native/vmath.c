@@ -42,7 +42,7 @@ typedef long long l4 __attribute__((vector_size(32)));
 typedef long long l8 __attribute__((vector_size(64)));
 
 /* The functions, their libm names and how many arguments they take; the
- * three of SX_VMATH_RANGED need SLEEF's result mended at the ends of
+ * five of SX_VMATH_RANGED need SLEEF's result mended at the ends of
  * their range (below); SX_VMATH_MVEC's float ones come from glibc's
  * libmvec where it is there (Intel's SVML code, within 4 ulp as glibc
  * documents, the OpenCL bound of these; doubles stay with SLEEF's 1 ulp).
@@ -50,8 +50,8 @@ typedef long long l8 __attribute__((vector_size(64)));
  * of that one's. */
 #define SX_VMATH_FUNCS(X)                                                                                              \
     X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
-    X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2)
-#define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1)
+    X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2) X(atanh, 1)
+#define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1) X(asinh, 1) X(acosh, 1)
 #define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1)
 /* pow: float's in vmath-pow.c (this module's own), double's SLEEF's. */
 #define SX_VMATH_DPOW(X) X(pow, 2)
@@ -132,6 +132,27 @@ f16 Sleef_logf16_u10avx512f(f16) T_avx512;
             big = SEL(vt, mt, x < 0, -big, big);                                                                       \
         r = SEL(vt, mt, m, big, r);                                                                                    \
     }
+/* SLEEF 3.5's asinh and acosh overflow from |x| = 2^64 (float) or 2^512
+ * (double) on; out there asinh |x| = acosh |x| = log |x| + log 2 to far
+ * below an ulp (the difference is under 1/x^2), log's 1 ulp and one
+ * rounding: under 2 ulp (the bound is 4). */
+#define BIG_asinh_f 0x1p63f
+#define BIG_asinh_d 0x1p511
+#define BIG_acosh_f 0x1p63f
+#define BIG_acosh_d 0x1p511
+#define LN2_f 0.693147180559945309f
+#define LN2_d 0.693147180559945309
+#define FIX_AHYP(fn, T, N, tag, vt, mt, x, r, odd)                                                                     \
+    vt ax = odd ? SEL(vt, mt, x < 0, -x, x) : x; /* acosh of x < 1: SLEEF's NaN */                              \
+    mt m = ax > BIG_##fn##_##T;                                                                                        \
+    if (ANY(m, N)) {                                                                                                   \
+        vt big = Sleef_log##T##N##_u10##tag(ax) + LN2_##T;                                                             \
+        if (odd)                                                                                                       \
+            big = SEL(vt, mt, x < 0, -big, big);                                                                       \
+        r = SEL(vt, mt, m, big, r);                                                                                    \
+    }
+#define FIX_asinh(T, N, tag, vt, mt, x, r) FIX_AHYP(asinh, T, N, tag, vt, mt, x, r, 1)
+#define FIX_acosh(T, N, tag, vt, mt, x, r) FIX_AHYP(acosh, T, N, tag, vt, mt, x, r, 0)
 #define FIX_sinh(T, N, tag, vt, mt, x, r) FIX_HYP(T, N, tag, vt, mt, x, r, 1)
 #define FIX_cosh(T, N, tag, vt, mt, x, r) FIX_HYP(T, N, tag, vt, mt, x, r, 0)
 #define SLR(fn, n, T, N, isa, vt, mt, tag, L)                                                                            \

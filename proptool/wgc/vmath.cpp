@@ -47,6 +47,7 @@ const MathFn FUNCS[] = {
     {"cosh", 1, Intrinsic::not_intrinsic}, {"tanh", 1, Intrinsic::not_intrinsic}, {"asin", 1, Intrinsic::not_intrinsic},
     {"acos", 1, Intrinsic::not_intrinsic}, {"atan", 1, Intrinsic::not_intrinsic}, {"cbrt", 1, Intrinsic::not_intrinsic},
     {"atan2", 2, Intrinsic::not_intrinsic}, {"pow", 2, Intrinsic::pow},
+    {"asinh", 1, Intrinsic::not_intrinsic}, {"acosh", 1, Intrinsic::not_intrinsic}, {"atanh", 1, Intrinsic::not_intrinsic},
     {"powr", 2, Intrinsic::not_intrinsic, true},  // vmath-pow.c: pow's code, powr's special cases
     {"pown", 2, Intrinsic::not_intrinsic, true, true},  {"rootn", 2, Intrinsic::not_intrinsic, true, true},
 };

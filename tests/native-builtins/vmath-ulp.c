@@ -10,9 +10,10 @@
  *    zero, NaN), each in every lane position among ordinary lanes;
  *  - pown and rootn (int n) over every binade of x, either sign, and
  *    their special cases (OpenCL C's tables) in each lane;
- *  - exp, exp2, log, log2, sin, cos over their useful ranges.
+ *  - exp, exp2, log, log2, sin, cos over their useful ranges; asinh,
+ *    acosh and atanh over every binade of their domains.
  * Fails on a result past the OpenCL C full-profile bound (pow, powr, rootn 16 ulp, pown 4, exp,
- * exp2, log, log2 3, sin and cos 4); prints the largest error seen per
+ * exp2, log, log2 3, sin, cos, asinh and acosh 4, atanh 5); prints the largest error seen per
  * function and ISA (ulp of the correctly rounded float result, as OpenCL
  * C counts them; the double reference's own error is below 2^-28 of that).
  *
@@ -128,6 +129,7 @@ struct fn {
 static const struct fn FNS[] = {
     {"pow", 2, 16, NULL, pow}, {"powr", 2, 16, NULL, powr_ref}, {"exp", 1, 3, exp, NULL}, {"exp2", 1, 3, exp2, NULL}, {"log", 1, 3, log, NULL},
     {"log2", 1, 3, log2, NULL}, {"sin", 1, 4, sin, NULL}, {"cos", 1, 4, cos, NULL},
+    {"asinh", 1, 4, asinh, NULL}, {"acosh", 1, 4, acosh, NULL}, {"atanh", 1, 5, atanh, NULL},
 };
 
 static int failures;
@@ -469,6 +471,12 @@ int main(int argc, char **argv)
                     x[i] = (float)(-150 + u * 278);
                 else if (!strncmp(f->name, "log", 3))
                     x[i] = bits((uint32_t)(u * 0x7f800000u) + 1);
+                else if (!strcmp(f->name, "asinh")) /* every binade, both signs */
+                    x[i] = bits((uint32_t)(u * 0x7f800000u) + 1 + ((i & 1) ? 0x80000000u : 0));
+                else if (!strcmp(f->name, "acosh")) /* [1, FLT_MAX] */
+                    x[i] = bits(0x3f800000u + (uint32_t)(u * (0x7f800000u - 0x3f800000u)));
+                else if (!strcmp(f->name, "atanh")) /* (-1, 1) by binades, both signs */
+                    x[i] = bits((uint32_t)(u * 0x3f800000u) + ((i & 1) ? 0x80000000u : 0));
                 else
                     x[i] = (float)((u - 0.5) * ((i & 1) ? 200 : 2e5)); /* sin, cos */
             }
