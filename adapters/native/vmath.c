@@ -53,6 +53,8 @@ typedef long long l8 __attribute__((vector_size(64)));
     X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2) X(atanh, 1)
 #define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1) X(asinh, 1) X(acosh, 1)
 #define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1)
+/* hypot: SLEEF's 0.5-ulp one (it has no 1-ulp one). */
+#define SX_VMATH_U05(X) X(hypot, 2)
 /* pow: float's in vmath-pow.c (this module's own), double's SLEEF's. */
 #define SX_VMATH_DPOW(X) X(pow, 2)
 /* exp, log, log2, sin and cos: the AVX-512 float ones are this module's
@@ -95,6 +97,12 @@ typedef long long l8 __attribute__((vector_size(64)));
 SX_VMATH_FUNCS(ALL)
 SX_VMATH_DPOW(ALLD)
 SX_VMATH_OWN512(ALL256)
+#define SL05(fn, n, T, N, isa, vt, mt, tag, L)                                                                          \
+    vt Sleef_##fn##T##N##_u05##tag(vt, vt) T_##isa;                                                                    \
+    EXPORT T_##isa vt __sx_vm_##fn##_##T##N##_##isa(vt x, vt y);                                                       \
+    vt __sx_vm_##fn##_##T##N##_##isa(vt x, vt y) { return Sleef_##fn##T##N##_u05##tag(x, y); }
+#define ALL05(fn, n) SX_VMATH_VARIANTS(SL05, fn, n)
+SX_VMATH_U05(ALL05)
 f16 Sleef_expf16_u10avx512f(f16) T_avx512; /* sinh, cosh and log1p's mending (below) */
 f16 Sleef_logf16_u10avx512f(f16) T_avx512;
 
@@ -207,6 +215,7 @@ SX_VMATH_MVEC(ALL256)
 #define ALLD(fn, n) SX_VMATH_DOUBLE(LN, fn, n)
 #define ALL256(fn, n) SX_VMATH_VARIANTS256(LN, fn, n)
 SX_VMATH_FUNCS(ALL)
+SX_VMATH_U05(ALL)
 SX_VMATH_RANGED(ALL)
 SX_VMATH_MVEC(ALL256)
 SX_VMATH_DPOW(ALLD)

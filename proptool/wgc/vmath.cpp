@@ -48,6 +48,7 @@ const MathFn FUNCS[] = {
     {"acos", 1, Intrinsic::not_intrinsic}, {"atan", 1, Intrinsic::not_intrinsic}, {"cbrt", 1, Intrinsic::not_intrinsic},
     {"atan2", 2, Intrinsic::not_intrinsic}, {"pow", 2, Intrinsic::pow},
     {"asinh", 1, Intrinsic::not_intrinsic}, {"acosh", 1, Intrinsic::not_intrinsic}, {"atanh", 1, Intrinsic::not_intrinsic},
+    {"hypot", 2, Intrinsic::not_intrinsic},
     {"powr", 2, Intrinsic::not_intrinsic, true},  // vmath-pow.c: pow's code, powr's special cases
     {"pown", 2, Intrinsic::not_intrinsic, true, true},  {"rootn", 2, Intrinsic::not_intrinsic, true, true},
 };

@@ -75,6 +75,7 @@ static const struct fn {
     {"acos", acosl, NULL, 4, -1, 1},       {"atan", atanl, NULL, 5, -1e3, 1e3},  {"cbrt", cbrtl, NULL, 2, -1e6, 1e6},
     {"atan2", NULL, atan2l, 6, -10, 10},   {"pow", NULL, powl, 16, 0, 20},      {"powr", NULL, powr_l, 16, 0, 20},
     {"asinh", asinhl, NULL, 4, -1e6, 1e6}, {"acosh", acoshl, NULL, 4, 1, 1e6},   {"atanh", atanhl, NULL, 5, -1, 1},
+    {"hypot", NULL, hypotl, 4, -1e30, 1e30},
     /* inline: 1 / sqrt (float through double) */
     {"rsqrt", rsqrt_l, NULL, 2, 0, 1e6},
     /* the implementation's accuracy (half_: 8192 ulp): here the full function's bound */
