@@ -42,7 +42,7 @@
 //   loop's first and last value), which is where the check evaluates it,
 //   in 64-bit arithmetic (the program's own narrower arithmetic does not
 //   wrap, or its addresses would be poison).
-#include "wgc.h"
+#include "analyses.h"
 
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/ADT/Triple.h>
@@ -603,25 +603,14 @@ void version(Candidate &c, Value *ok)
 
 unsigned promoteStores(Function &K)
 {
-    DominatorTree DT(K);
-    PostDominatorTree PDT(K);
-    LoopInfo LI(DT);
-    if (LI.empty())
+    KernelAnalyses A(K);
+    if (!A.ok)
         return 0;
-    ReversePostOrderTraversal<Function *> RPOT(&K);
-    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
-        return 0;
-    SyncDependenceAnalysis SDA(DT, PDT, LI);
-    DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
-    markDivergenceSources(K, DA);
-    DA.compute();
-    std::set<BasicBlock *> reach;
-    if (!divergentReach(K, DA, PDT, reach))
-        return 0;
-    TargetLibraryInfoImpl TLII(Triple(K.getParent()->getTargetTriple()));
-    TargetLibraryInfo TLI(TLII);
-    AssumptionCache AC(K);
-    ScalarEvolution SE(K, TLI, AC, DT, LI);
+    DominatorTree &DT = A.DT;
+    LoopInfo &LI = A.LI;
+    DivergenceAnalysisImpl &DA = *A.DA;
+    ScalarEvolution &SE = *A.SE;
+    std::set<BasicBlock *> &reach = A.reach;
     const DataLayout &DL = K.getParent()->getDataLayout();
     std::vector<std::pair<Candidate, Value *>> todo;
     for (Loop *L : LI.getLoopsInPreorder()) {

@@ -49,7 +49,7 @@
 // PolyBench's covar_kernel: 1.8x Intel's runtime as each work-item's
 // scalar loop, 0.4x uniform with the store moved, 3.2-3.7x uniform
 // without.
-#include "wgc.h"
+#include "analyses.h"
 
 #include <llvm/Analysis/CFG.h>
 #include <llvm/Analysis/DivergenceAnalysis.h>
@@ -425,25 +425,13 @@ void rewrite(Candidate &c, const DivergenceAnalysisImpl &DA)
 
 unsigned uniformizeLoops(Function &K, bool all)
 {
-    DominatorTree DT(K);
-    PostDominatorTree PDT(K);
-    LoopInfo LI(DT);
-    if (LI.empty())
+    KernelAnalyses A(K);
+    if (!A.ok)
         return 0;
-    ReversePostOrderTraversal<Function *> RPOT(&K);
-    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
-        return 0;
-    SyncDependenceAnalysis SDA(DT, PDT, LI);
-    DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
-    markDivergenceSources(K, DA);
-    DA.compute();
-    std::set<BasicBlock *> reach;
-    if (!divergentReach(K, DA, PDT, reach))
-        return 0;
-    TargetLibraryInfoImpl TLII(Triple(K.getParent()->getTargetTriple()));
-    TargetLibraryInfo TLI(TLII);
-    AssumptionCache AC(K);
-    ScalarEvolution SE(K, TLI, AC, DT, LI);
+    LoopInfo &LI = A.LI;
+    DivergenceAnalysisImpl &DA = *A.DA;
+    ScalarEvolution &SE = *A.SE;
+    std::set<BasicBlock *> &reach = A.reach;
     std::vector<Candidate> found;
     for (Loop *L : LI.getLoopsInPreorder()) {
         Candidate c;

@@ -20,7 +20,7 @@
 //   memory as one array per value, which the vector loop reads and writes
 //   in lanes. A barrier reached by every work-item the same number of times
 //   only orders what was already allowed, so no result changes.
-#include "wgc.h"
+#include "analyses.h"
 
 #include <llvm/ADT/PostOrderIterator.h>
 #include <llvm/Analysis/CFG.h>
@@ -471,32 +471,21 @@ bool divergentReach(Function &K, const DivergenceAnalysisImpl &DA, const PostDom
 
 unsigned addImplicitLoopBarriers(Function &K)
 {
-    DominatorTree DT(K);
-    PostDominatorTree PDT(K);
-    LoopInfo LI(DT);
-    if (LI.empty())
+    KernelAnalyses A(K);
+    if (!A.ok)
         return 0;
-    ReversePostOrderTraversal<Function *> RPOT(&K);
-    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
-        return 0;
+    DominatorTree &DT = A.DT;
+    LoopInfo &LI = A.LI;
+    DivergenceAnalysisImpl &DA = *A.DA;
+    ScalarEvolution &SE = *A.SE;
+    std::set<BasicBlock *> &reach = A.reach;
     // Private arrays kept across barriers are what region formation gets
     // wrong today (issue 28's bottom_scan family: a private array written
     // in a loop with a barrier): no implicit barrier where one is left.
     bool arrays = false;
     for (Instruction &I : instructions(K))
         arrays |= isa<AllocaInst>(I);
-    SyncDependenceAnalysis SDA(DT, PDT, LI);
-    DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
-    markDivergenceSources(K, DA);
-    DA.compute();
-    std::set<BasicBlock *> reach;
-    if (!divergentReach(K, DA, PDT, reach))
-        return 0;
     std::vector<Loop *> loops;
-    TargetLibraryInfoImpl TLII(Triple(K.getParent()->getTargetTriple()));
-    TargetLibraryInfo TLI(TLII);
-    AssumptionCache AC(K);
-    ScalarEvolution SE(K, TLI, AC, DT, LI);
     // A loop serial in each work-item (serialInWorkItem) that walks a row
     // per work-item pays as the inner loop over work-items only where the
     // rows are shared: in a kernel of several dimensions, where the lanes
