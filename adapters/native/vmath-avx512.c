@@ -27,10 +27,7 @@
 
 #include <immintrin.h>
 
-#define EXPORT __attribute__((visibility("default")))
-#define T_avx512 __attribute__((target("avx2,fma,avx512f,avx512dq")))
-
-typedef float f16 __attribute__((vector_size(64)));
+#include "vmath.h"
 
 #define C(v) _mm512_set1_ps(v)
 #define ROUND(v) _mm512_roundscale_ps((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)

@@ -38,27 +38,7 @@
 
 #include <immintrin.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
-typedef float f4 __attribute__((vector_size(16)));
-typedef float f8 __attribute__((vector_size(32)));
-typedef float f16 __attribute__((vector_size(64)));
-typedef double d2 __attribute__((vector_size(16)));
-typedef double d4 __attribute__((vector_size(32)));
-typedef double d8 __attribute__((vector_size(64)));
-typedef int i4 __attribute__((vector_size(16)));
-typedef int i8 __attribute__((vector_size(32)));
-typedef int i16 __attribute__((vector_size(64)));
-typedef unsigned u4 __attribute__((vector_size(16)));
-typedef unsigned u8 __attribute__((vector_size(32)));
-typedef unsigned u16 __attribute__((vector_size(64)));
-typedef long long l2 __attribute__((vector_size(16)));
-typedef long long l4 __attribute__((vector_size(32)));
-typedef long long l8 __attribute__((vector_size(64)));
-
-#define T_sse2
-#define T_avx2 __attribute__((target("avx2,fma")))
-#define T_avx512 __attribute__((target("avx2,fma,avx512f,avx512dq")))
+#include "vmath.h"
 
 /* log2: x's bits less OFF (0.703125) hold k above bit 23 and the interval
  * in the 4 bits below; z = x 2^-k. Interval j holds z in

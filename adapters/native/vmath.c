@@ -21,25 +21,7 @@
  * Without SLEEF each lane calls libm (correct, not faster). */
 #include <math.h>
 
-#define EXPORT __attribute__((visibility("default")))
-
-typedef float f4 __attribute__((vector_size(16)));
-typedef float f8 __attribute__((vector_size(32)));
-typedef float f16 __attribute__((vector_size(64)));
-typedef double d2 __attribute__((vector_size(16)));
-typedef double d4 __attribute__((vector_size(32)));
-typedef double d8 __attribute__((vector_size(64)));
-
-#define T_sse2
-#define T_avx2 __attribute__((target("avx2,fma")))
-#define T_avx512 __attribute__((target("avx2,fma,avx512f")))
-
-typedef int i4 __attribute__((vector_size(16)));
-typedef int i8 __attribute__((vector_size(32)));
-typedef int i16 __attribute__((vector_size(64)));
-typedef long long l2 __attribute__((vector_size(16)));
-typedef long long l4 __attribute__((vector_size(32)));
-typedef long long l8 __attribute__((vector_size(64)));
+#include "vmath.h"
 
 /* The functions, their libm names and how many arguments they take; the
  * five of SX_VMATH_RANGED need SLEEF's result mended at the ends of
