@@ -633,6 +633,20 @@ bool yInvariantAddress(Value *p, const Loop *Y, const PHINode *xid, unsigned dep
     return true;
 }
 
+// Does v (in y loop Y) come from a phi of Y's header (the y id)?
+bool fromYId(Value *v, const Loop *Y, unsigned depth = 0)
+{
+    auto *I = dyn_cast<Instruction>(v);
+    if (!I || !Y->contains(I) || depth > 24)
+        return false;
+    if (auto *P = dyn_cast<PHINode>(I))
+        return P->getParent() == Y->getHeader();
+    for (Value *op : I->operands())
+        if (fromYId(op, Y, depth + 1))
+            return true;
+    return false;
+}
+
 // Unroll-and-jam of the y work-item loop around the x loop: where a region's
 // x loop reads the same addresses on every y row (a tile row tb[k][lx] in a
 // tiled matrix product, a[j*m+k] in PolyBench's syrk), the y loop steps by
@@ -772,10 +786,10 @@ unsigned jamYLoops(Function &W, unsigned count)
                     if (auto *Ld = dyn_cast<LoadInst>(&I)) {
                         bool inv = !Ld->isVolatile() && yInvariantAddress(Ld->getPointerOperand(), L, x.iv);
                         same += inv && BB == x.head;
-                        rows += !inv;
+                        rows += fromYId(Ld->getPointerOperand(), L);
                     }
-            // loads the rows share, and rows that differ (not a 1-D group's
-            // loop, where nothing depends on the y id)
+            // loads the rows share, and loads from the y id (not a 1-D
+            // group's loop, whose y id is always 0)
             if (same < 2 || rows < 1)
                 continue;
             L->getHeader()->setName("wi.jam");  // not again (nor its remainder, wi.jam.rest)
