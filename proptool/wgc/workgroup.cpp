@@ -649,8 +649,7 @@ bool fromYId(Value *v, const Loop *Y, unsigned depth = 0)
 
 // Unroll-and-jam of the y work-item loop around the x loop: where a region's
 // x loop reads the same addresses on every y row (a tile row tb[k][lx] in a
-// tiled matrix product, a[j*m+k] in PolyBench's syrk), the y loop steps by
-// `count` rows and its x loop runs the rows' bodies one after another, so
+// tiled matrix product), the y loop steps by `count` rows and its x loop runs the rows' bodies one after another, so
 // the host compiler loads each such vector once for `count` rows and pays
 // the x loop's set-up once for them; a copy of the loop as it was takes
 // the rows left. The work-items of a region are independent (no barrier
@@ -762,7 +761,8 @@ bool jamYLoop(Function &W, Loop *Y, XLoop &x, unsigned count)
 
 // Jams (jamYLoop) the y loops whose x loop reads two or more addresses
 // that are the same row after row, where something else differs per row.
-// `count` rows a step: 4 (SX_WGC_JAM=N sets it, 0 turns it off).
+// Up to `count` rows a step: 8 (SX_WGC_JAM=N sets it, 0 turns it off),
+// where 16 shared vectors and 8 rows' sums fit AVX-512's 32 registers.
 unsigned jamYLoops(Function &W, unsigned count)
 {
     if (count < 2)
@@ -792,8 +792,13 @@ unsigned jamYLoops(Function &W, unsigned count)
             // group's loop, whose y id is always 0)
             if (same < 2 || rows < 1)
                 continue;
+            // rows a step: up to `count`, fewer where the body is long
+            // (about 1200 instructions in the jammed x loop at most)
+            unsigned rowsAtOnce = count;
+            while (rowsAtOnce > 2 && rowsAtOnce * x.head->size() > 1200)
+                rowsAtOnce /= 2;
             L->getHeader()->setName("wi.jam");  // not again (nor its remainder, wi.jam.rest)
-            if (jamYLoop(W, L, x, count)) {
+            if (jamYLoop(W, L, x, rowsAtOnce)) {
                 n++;
                 changed = true;
                 break;
@@ -941,7 +946,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *
     if (narrow)
         narrowWorkItemLoops(*W);
     // after the clean-up above, which hoisted what the rows do not share
-    jamYLoops(*W, getenv("SX_WGC_JAM") ? (unsigned)atoi(getenv("SX_WGC_JAM")) : 4);
+    jamYLoops(*W, getenv("SX_WGC_JAM") ? (unsigned)atoi(getenv("SX_WGC_JAM")) : 8);
     res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }

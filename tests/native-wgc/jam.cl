@@ -3,8 +3,8 @@
  * bench/native-vs-pocl's matmul) whose inner product reads tb[k][lx], the
  * same on every row of the group: sx-wgc jams the y work-item loop around
  * the x loop (issue 28). The group's height is any (1 .. 16): the rows of
- * tb a work-item loads step by the height, so a height that 4 does not
- * divide leaves rows to the remainder loop. c (rows x n) = a (rows x n)
+ * tb a work-item loads step by the height, so a height that the step does not
+ * divide leaves rows to the remainder loop (8 rows a step). c (rows x n) = a (rows x n)
  * times b (n x n), n a multiple of 16; jam.sh compares with Intel's CPU
  * runtime. */
 #define T 16

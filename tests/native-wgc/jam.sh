@@ -3,7 +3,7 @@
 # jam.sh: the unroll-and-jam of the y work-item loop (issue 28): sx-wgc's
 # output for jam.cl's tiled matrix product has the jammed loop (wi.jam)
 # and its remainder (wi.jam.rest), and native computes what Intel's CPU
-# runtime computes on each table, with group heights 4 divides and does
+# runtime computes on each table, with group heights the step (8 rows) divides and does
 # not (16, 13, 6, 3, 1), and with the jam turned off (SX_WGC_JAM=0).
 set -u
 . "$(dirname "$0")/common.sh"
