@@ -54,8 +54,10 @@ Value *ctxLoad(IRBuilder<> &B, Value *base, unsigned off, Type *T, const Twine &
 }
 
 // Loops z, y, x over the local size; `body` emits one work-item and
-// returns its region result, or-ed into the value the nest returns
-// (every work-item returns the same one). With `strip` (a power of two,
+// returns its region result, or-ed into the value the nest returns; with
+// `reduce` false (a region's next region, the same for every work-item)
+// the last work-item's, so no value runs through the loops' headers
+// (jamYLoops needs none there). With `strip` (a power of two,
 // the sub-group size of a kernel compiled for full sub-groups: the local
 // size in x a multiple of it), x runs as a loop over the sub-groups of the
 // row (wi.sg) around one over the work-items of a sub-group (wi.x, trip
@@ -67,7 +69,7 @@ struct Strip {
 };
 Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
                      const std::function<Value *(IRBuilder<> &, Value *const lid[3])> &body, unsigned strip = 0,
-                     std::vector<Strip> *strips = nullptr)
+                     std::vector<Strip> *strips = nullptr, bool reduce = true)
 {
     LLVMContext &C = W->getContext();
     struct Level {
@@ -92,9 +94,11 @@ Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
         BasicBlock *from = B.GetInsertBlock();
         B.SetInsertPoint(l.hdr);
         l.id = B.CreatePHI(B.getInt64Ty(), 2, Twine("l") + l.name);
-        l.acc = B.CreatePHI(B.getInt32Ty(), 2, Twine("r") + l.name);
+        if (reduce)
+            l.acc = B.CreatePHI(B.getInt32Ty(), 2, Twine("r") + l.name);
         l.id->addIncoming(B.getInt64(0), from);
-        l.acc->addIncoming(k == 0 ? (Value *)B.getInt32(0) : (Value *)lv[k - 1].acc, from);
+        if (reduce)
+            l.acc->addIncoming(k == 0 ? (Value *)B.getInt32(0) : (Value *)lv[k - 1].acc, from);
     }
     Value *lid[3] = {lv.back().id, lv[1].id, lv[0].id};
     if (strip) {
@@ -102,7 +106,7 @@ Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
         if (strips)
             strips->push_back({lid[0], lv[2].id, lv[3].id, strip});
     }
-    Value *r = B.CreateOr(lv.back().acc, body(B, lid));
+    Value *r = reduce ? B.CreateOr(lv.back().acc, body(B, lid)) : body(B, lid);
     for (size_t k = lv.size(); k-- > 0;) {
         Level &l = lv[k];
         Value *next = B.CreateAdd(l.id, l.step, Twine("l") + l.name + ".next", true, true);
@@ -110,7 +114,8 @@ Value *workItemLoops(IRBuilder<> &B, Function *W, Value *const lsize[3],
         BasicBlock *out = BasicBlock::Create(C, Twine("wi.") + l.name + ".done", W);
         B.CreateCondBr(B.CreateICmpULT(next, l.bound), l.hdr, out);
         l.id->addIncoming(next, l.latch);
-        l.acc->addIncoming(r, l.latch);
+        if (reduce)
+            l.acc->addIncoming(r, l.latch);
         B.SetInsertPoint(out);
     }
     return r;
@@ -610,6 +615,201 @@ unsigned versionFullVectors(Function &W, unsigned width)
     return (unsigned)xs.size();
 }
 
+// Does the address p (in y loop Y) stay the same from one y row to the
+// next: computed from the x id, constants and values from outside Y, not
+// from the y id, another phi of Y or a load?
+bool yInvariantAddress(Value *p, const Loop *Y, const PHINode *xid, unsigned depth = 0)
+{
+    auto *I = dyn_cast<Instruction>(p);
+    if (!I || !Y->contains(I))
+        return true;
+    if (depth > 24 || isa<LoadInst>(I) || isa<CallBase>(I))
+        return false;
+    if (isa<PHINode>(I))
+        return I == xid;
+    for (Value *op : I->operands())
+        if (!yInvariantAddress(op, Y, xid, depth + 1))
+            return false;
+    return true;
+}
+
+// Does v (in y loop Y) come from a phi of Y's header (the y id)?
+bool fromYId(Value *v, const Loop *Y, unsigned depth = 0)
+{
+    auto *I = dyn_cast<Instruction>(v);
+    if (!I || !Y->contains(I) || depth > 24)
+        return false;
+    if (auto *P = dyn_cast<PHINode>(I))
+        return P->getParent() == Y->getHeader();
+    for (Value *op : I->operands())
+        if (fromYId(op, Y, depth + 1))
+            return true;
+    return false;
+}
+
+// Unroll-and-jam of the y work-item loop around the x loop: where a region's
+// x loop reads the same addresses on every y row (a tile row tb[k][lx] in a
+// tiled matrix product), the y loop steps by `count` rows and its x loop runs the rows' bodies one after another, so
+// the host compiler loads each such vector once for `count` rows and pays
+// the x loop's set-up once for them; a copy of the loop as it was takes
+// the rows left. The work-items of a region are independent (no barrier
+// between them), so any order of them is the kernel's meaning: no
+// dependence test. Only the simple nest: the y header (what was hoisted
+// out of the x loop), a one-block x loop, the y latch with nothing but
+// the step, and no value of the nest used after it.
+bool jamYLoop(Function &W, Loop *Y, XLoop &x, unsigned count)
+{
+    BasicBlock *H = Y->getHeader(), *A = Y->getLoopLatch(), *pre = Y->getLoopPreheader(), *E = Y->getExitBlock();
+    if (!A || !pre || !E || Y->getNumBlocks() != 3 || x.L->getNumBlocks() != 1 || x.exit != A ||
+        Y->getExitingBlock() != A || H->getTerminator()->getNumSuccessors() != 1 ||
+        H->getTerminator()->getSuccessor(0) != x.head || !E->phis().empty() || !isa<BranchInst>(pre->getTerminator()))
+        return false;
+    // the y id: phi [0, pre], [id + 1, A]; A: id + 1, the compare, the branch
+    auto *Br = dyn_cast<BranchInst>(A->getTerminator());
+    if (!Br || !Br->isConditional() || Br->getSuccessor(0) != H || A->size() != 3)
+        return false;
+    auto *cmp = dyn_cast<ICmpInst>(Br->getCondition());
+    PHINode *ly = nullptr;
+    for (PHINode &P : H->phis()) {
+        if (ly)
+            return false;
+        ly = &P;
+    }
+    if (!ly || !cmp || cmp->getPredicate() != CmpInst::ICMP_ULT || !match0(ly->getIncomingValueForBlock(pre)))
+        return false;
+    auto *next = dyn_cast<BinaryOperator>(ly->getIncomingValueForBlock(A));
+    auto *one = next ? dyn_cast<ConstantInt>(next->getOperand(1)) : nullptr;
+    if (!next || next->getParent() != A || next->getOpcode() != Instruction::Add || next->getOperand(0) != ly ||
+        !one || !one->isOne() || cmp->getOperand(0) != next || !Y->isLoopInvariant(cmp->getOperand(1)) ||
+        cmp->getParent() != A)
+        return false;
+    for (BasicBlock *BB : Y->blocks())
+        for (Instruction &I : *BB)
+            for (User *U : I.users())
+                if (!Y->contains(cast<Instruction>(U)))
+                    return false;
+    for (Instruction &I : *H)
+        if (I.mayWriteToMemory() || (isa<CallBase>(I) && !isa<IntrinsicInst>(I)))
+            return false;
+    Value *n = cmp->getOperand(1);
+    LLVMContext &C = W.getContext();
+    // the remainder: the loop as it is, from the first row the jammed loop left
+    ValueToValueMapTy RM;
+    SmallVector<BasicBlock *, 4> rest;
+    for (BasicBlock *BB : {H, x.head, A}) {
+        BasicBlock *BB1 = CloneBasicBlock(BB, RM, ".rest", &W);
+        RM[BB] = BB1;
+        rest.push_back(BB1);
+    }
+    remapInstructionsInBlocks(rest, RM);
+    BasicBlock *guard = BasicBlock::Create(C, "wi.jam.guard", &W, H);
+    BasicBlock *left = BasicBlock::Create(C, "wi.jam.left", &W, rest[0]);
+    pre->getTerminator()->replaceSuccessorWith(H, guard);
+    IRBuilder<> B(guard);
+    Value *nU = B.CreateSub(n, B.getInt64(count), "rows.jam");
+    B.CreateCondBr(B.CreateICmpUGE(n, B.getInt64(count)), H, left);
+    ly->replaceIncomingBlockWith(pre, guard);
+    Br->setSuccessor(1, left);
+    B.SetInsertPoint(left);
+    PHINode *from = B.CreatePHI(B.getInt64Ty(), 2, "ly.left");
+    from->addIncoming(B.getInt64(0), guard);
+    from->addIncoming(next, A);
+    B.CreateCondBr(B.CreateICmpULT(from, n), rest[0], E);
+    auto *ly1 = cast<PHINode>(RM[ly]);
+    ly1->replaceIncomingBlockWith(pre, left);
+    ly1->setIncomingValueForBlock(left, from);
+    // the jammed loop: rows id .. id + count - 1
+    next->setOperand(1, B.getInt64(count));
+    cmp->setPredicate(CmpInst::ICMP_ULE);
+    cmp->setOperand(1, nU);
+    // What was hoisted out of the x loop goes back into it, and its loads
+    // lose their alias scopes, so that the host compiler keeps each in the
+    // loop (a broadcast operand of its multiply) rather than hold a vector
+    // register per row and value (spilled beyond 32)
+    std::vector<Instruction *> body;
+    {
+        Instruction *at = &*x.head->getFirstInsertionPt();
+        std::vector<Instruction *> move;
+        for (Instruction &I : *H)
+            if (!isa<PHINode>(I) && !I.isTerminator())
+                move.push_back(&I);
+        for (Instruction *I : move) {
+            I->moveBefore(at);
+            if (isa<LoadInst>(I)) {
+                I->setMetadata(LLVMContext::MD_alias_scope, nullptr);
+                I->setMetadata(LLVMContext::MD_noalias, nullptr);
+            }
+        }
+    }
+    for (Instruction &I : *x.head)
+        if (&I != x.iv && &I != x.next && &I != x.cmp && !I.isTerminator())
+            body.push_back(&I);
+    for (unsigned j = 1; j < count; j++) {
+        ValueToValueMapTy VM;
+        B.SetInsertPoint(H->getFirstNonPHI());
+        VM[ly] = B.CreateAdd(ly, B.getInt64(j), "ly.jam", true, true);
+        for (Instruction *I : body) {
+            Instruction *I1 = I->clone();
+            I1->insertBefore(x.head->getTerminator());
+            VM[I] = I1;
+        }
+        for (Instruction *I : body)
+            RemapInstruction(cast<Instruction>(VM[I]), VM, RF_IgnoreMissingLocals | RF_NoModuleLevelChanges);
+    }
+    return true;
+}
+
+// Jams (jamYLoop) the y loops whose x loop reads two or more addresses
+// that are the same row after row, where something else differs per row.
+// Up to `count` rows a step: 8 (SX_WGC_JAM=N sets it, 0 turns it off),
+// where 16 shared vectors and 8 rows' sums fit AVX-512's 32 registers.
+unsigned jamYLoops(Function &W, unsigned count)
+{
+    if (count < 2)
+        return 0;
+    runOnFunction(W, "loop-simplify");
+    unsigned n = 0;
+    for (unsigned round = 0; round < 64; round++) {  // one loop a round, on fresh analyses
+        DominatorTree DT(W);
+        LoopInfo LI(DT);
+        bool changed = false;
+        for (Loop *L : LI.getLoopsInPreorder()) {
+            if (!L->getHeader()->getName().startswith("wi.y") || L->getHeader()->getName().contains("done") ||
+                L->getSubLoops().size() != 1)
+                continue;
+            XLoop x;
+            unsigned same = 0, rows = 0;
+            if (!matchXLoop(L->getSubLoops()[0], x) || x.head->size() > 600)
+                continue;
+            for (BasicBlock *BB : {L->getHeader(), x.head})
+                for (Instruction &I : *BB)
+                    if (auto *Ld = dyn_cast<LoadInst>(&I)) {
+                        bool inv = !Ld->isVolatile() && yInvariantAddress(Ld->getPointerOperand(), L, x.iv);
+                        same += inv && BB == x.head;
+                        rows += fromYId(Ld->getPointerOperand(), L);
+                    }
+            // loads the rows share, and loads from the y id (not a 1-D
+            // group's loop, whose y id is always 0)
+            if (same < 2 || rows < 1)
+                continue;
+            // rows a step: up to `count`, fewer where the body is long
+            // (about 1200 instructions in the jammed x loop at most)
+            unsigned rowsAtOnce = count;
+            while (rowsAtOnce > 2 && rowsAtOnce * x.head->size() > 1200)
+                rowsAtOnce /= 2;
+            L->getHeader()->setName("wi.jam");  // not again (nor its remainder, wi.jam.rest)
+            if (jamYLoop(W, L, x, rowsAtOnce)) {
+                n++;
+                changed = true;
+                break;
+            }
+        }
+        if (!changed)
+            break;
+    }
+    return n;
+}
+
 Value *loadArg(IRBuilder<> &B, Value *args, Argument &A)
 {
     Value *slot = ctxLoad(B, args, A.getArgNo() * 8, B.getInt8PtrTy(), "arg" + Twine(A.getArgNo()) + ".p");
@@ -672,7 +872,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *
         unsigned S = rs.subGroupSize;
         unsigned strip = rs.fullSubGroups && S >= 16 && S <= 64 && !(S & (S - 1)) ? S : 0;
         if (!rs.barriers) {
-            workItemLoops(B, W, lsize, region(0), strip, &strips);
+            workItemLoops(B, W, lsize, region(0), strip, &strips, false);
             B.CreateRetVoid();
         } else if (rs.divergent) {  // work-items wait at different barriers (groups.cpp)
             emitDivergentRegions(B, W, R, lsize, env[ENV_PRIV], rs,
@@ -694,7 +894,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *
                 BasicBlock *bb = BasicBlock::Create(C, "region" + Twine(k), W, tail);
                 sw->addCase(B.getInt32(k), bb);
                 B.SetInsertPoint(bb);
-                Value *v = workItemLoops(B, W, lsize, region(k), strip, &strips);
+                Value *v = workItemLoops(B, W, lsize, region(k), strip, &strips, false);
                 if (rs.uniform_bytes)  // the uniform values as this region left them, for the next
                     copyUniforms(B, env[ENV_PRIV], rs.uniform_bytes);
                 nr->addIncoming(v, B.GetInsertBlock());
@@ -745,6 +945,8 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *
     // (PolyBench's gemm: 15% slower)
     if (narrow)
         narrowWorkItemLoops(*W);
+    // after the clean-up above, which hoisted what the rows do not share
+    jamYLoops(*W, getenv("SX_WGC_JAM") ? (unsigned)atoi(getenv("SX_WGC_JAM")) : 8);
     res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }
