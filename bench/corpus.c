@@ -7,9 +7,9 @@
  * (--polybench DIR, or SX_BENCH_POLYBENCH). Every kernel's .cl file goes
  * unchanged to the OpenCL drivers, and through clang-14 -> SPIR-V ->
  * proptool --native (the work-group compiler) to the native device. One
- * process, alternating rounds (native, then each OpenCL side); before
- * each round every side's buffers are reset, after it every side's
- * outputs are compared with a C reference of the kernel (below, one per
+ * process, alternating rounds (the sides' order turning each round; a
+ * side's time in a round is its best of three launches, each on reset
+ * buffers); after each round every side's outputs are compared with a C reference of the kernel (below, one per
  * kernel, written from PolyBench's own sequential code). Inputs are small
  * integers, so most results are exact whatever the order of operations.
  *
@@ -381,6 +381,7 @@ static sx_context ctx;
 static sx_device dev;
 static sx_queue q;
 static int rounds = 9;
+#define REPS 3 /* launches per side and round; the best counts */
 
 /* Is NAME one of the comma-separated LIST? */
 static bool listed(const char *list, const char *name)
@@ -482,22 +483,31 @@ static void run_case(const ccase *c, size_t ci, const char *dir)
     }
     double tn[256], tc[CLS_MAX][256];
     for (int r = -1; r < rounds; r++) {  /* round -1 warms every side up */
-        for (int i = 0; i < c->nbuf; i++) {
-            memcpy(nat[i], init[i], c->n[i] * 4);
-            for (int s = 0; s < nsides; s++)
-                memcpy(cb[s][i], init[i], c->n[i] * 4);
-        }
-        double t0 = bench_now();
-        CHECK(sx_queue_launch(q, k, (uint32_t)c->dims, NULL, c->g, c->l, (uint32_t)c->nargs, sa, 0, NULL, NULL));
-        CHECK(sx_queue_wait(q));
-        double t1 = bench_now() - t0;
-        for (int s = 0; s < nsides; s++) {
-            double t2 = cls_run(&sides[s], ck[s], (cl_uint)c->dims, c->g, c->l);
+        /* The sides' order turns each round; a side's time in a round is
+         * its best of REPS launches, each on freshly reset buffers (one
+         * launch of a few ms on a shared machine is mostly noise). */
+        for (int o = 0; o <= nsides; o++) {
+            int s = (o + (r < 0 ? 0 : r)) % (nsides + 1) - 1; /* -1: native */
+            double best = 0;
+            for (int rep = 0; rep < REPS; rep++) {
+                for (int i = 0; i < c->nbuf; i++)
+                    memcpy(s < 0 ? nat[i] : cb[s][i], init[i], c->n[i] * 4);
+                double t;
+                if (s < 0) {
+                    double t0 = bench_now();
+                    CHECK(sx_queue_launch(q, k, (uint32_t)c->dims, NULL, c->g, c->l, (uint32_t)c->nargs, sa, 0,
+                                          NULL, NULL));
+                    CHECK(sx_queue_wait(q));
+                    t = bench_now() - t0;
+                } else {
+                    t = cls_run(&sides[s], ck[s], (cl_uint)c->dims, c->g, c->l);
+                }
+                if (rep == 0 || t < best)
+                    best = t;
+            }
             if (r >= 0)
-                tc[s][r] = t2;
+                *(s < 0 ? &tn[r] : &tc[s][r]) = best;
         }
-        if (r >= 0)
-            tn[r] = t1;
         for (int i = 0; i < c->nbuf; i++)
             for (int s = -1; s < nsides; s++) {
                 const float *got = s < 0 ? nat[i] : cb[s][i];
