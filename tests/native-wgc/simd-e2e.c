@@ -13,64 +13,8 @@
 
 #include <sycl-ext/sx.h>
 
-static int failures;
-static sx_context ctx;
-static sx_device dev;
-static sx_queue q;
-
-static sx_arg ptr(uint32_t i, const void *p) { return (sx_arg){SX_ARG_POINTER, i, sizeof(void *), p}; }
-static sx_arg val(uint32_t i, const void *p, size_t n) { return (sx_arg){SX_ARG_VALUE, i, n, p}; }
-
-static void *alloc(size_t n)
-{
-    void *p = NULL;
-    if (sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, n, 64, &p) != SX_SUCCESS) {
-        fprintf(stderr, "simd-e2e: usm alloc of %zu bytes: %s\n", n, sx_last_error());
-        exit(1);
-    }
-    memset(p, 0, n);
-    return p;
-}
-
-static int launch(const char *name, uint32_t dims, const size_t *g, const size_t *l, uint32_t n, const sx_arg *a)
-{
-    sx_kernel k;
-    sx_result r = sx_kernel_get(name, &k);
-    if (r == SX_SUCCESS) {
-        r = sx_queue_launch(q, k, dims, NULL, g, l, n, a, 0, NULL, NULL);
-        if (r == SX_SUCCESS)
-            r = sx_queue_wait(q);
-        sx_kernel_release(k);
-    }
-    if (r != SX_SUCCESS) {
-        fprintf(stderr, "simd-e2e: FAIL %s: %s: %s\n", name, sx_result_name(r), sx_last_error());
-        failures++;
-        return 0;
-    }
-    return 1;
-}
-
-static void check_int(const char *name, const int *got, const int *want, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i]) {
-            fprintf(stderr, "simd-e2e: FAIL %s: [%zu] = %d, expected %d\n", name, i, got[i], want[i]);
-            failures++;
-            return;
-        }
-    printf("ok %s\n", name);
-}
-
-static void check_float(const char *name, const float *got, const float *want, size_t n, float tol)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!(fabsf(got[i] - want[i]) <= tol * (1.0f + fabsf(want[i])))) {
-            fprintf(stderr, "simd-e2e: FAIL %s: [%zu] = %.9g, expected %.9g\n", name, i, got[i], want[i]);
-            failures++;
-            return;
-        }
-    printf("ok %s\n", name);
-}
+#define E2E_NAME "simd-e2e"
+#include "e2e.h"
 
 static void t_mm(int guarded, size_t lx, size_t ly)
 {
@@ -93,7 +37,7 @@ static void t_mm(int guarded, size_t lx, size_t ly)
     char name[96];
     snprintf(name, sizeof name, "%s (local %zu x %zu)", guarded ? "mm_guarded" : "mm_uniform", lx, ly);
     sx_arg a[] = {ptr(0, A), ptr(1, B), ptr(2, C), val(3, &n, 4), val(4, &m, 4)};
-    if (launch(guarded ? "mm_guarded" : "mm_uniform", 2, g, l, guarded ? 5 : 4, a))
+    if (launch(guarded ? "mm_guarded" : "mm_uniform", 2, NULL, g, l, guarded ? 5 : 4, a))
         check_float(name, C, want, (size_t)n * n, 1e-6f);
     sx_usm_free(ctx, A);
     sx_usm_free(ctx, B);
@@ -124,7 +68,7 @@ static void t_nested(int n, int stop)
     char name[64];
     snprintf(name, sizeof name, "nested (n %d, break at %d)", n, stop);
     sx_arg args[] = {ptr(0, a), ptr(1, c), val(2, &n, 4), val(3, &stop, 4)};
-    if (launch("nested", 1, &g, &l, 4, args))
+    if (launch("nested", 1, NULL, &g, &l, 4, args))
         check_int(name, c, want, g);
     sx_usm_free(ctx, a);
     sx_usm_free(ctx, c);
@@ -142,7 +86,7 @@ static void t_tri(void)
         want[i] = s;
     }
     sx_arg a[] = {ptr(0, out), val(1, &n, 4)};
-    if (launch("tri", 1, &g, &l, 2, a))
+    if (launch("tri", 1, NULL, &g, &l, 2, a))
         check_int("tri (trip count per work-item)", out, want, g);
     sx_usm_free(ctx, out);
     free(want);
@@ -161,7 +105,7 @@ static void t_priv(void)
         want[i] = h[0] + h[3] + h[7];
     }
     sx_arg a[] = {ptr(0, out), val(1, &n, 4)};
-    if (launch("priv", 1, &g, &l, 2, a))
+    if (launch("priv", 1, NULL, &g, &l, 2, a))
         check_int("priv (private array across a uniform loop)", out, want, g);
     sx_usm_free(ctx, out);
     free(want);
@@ -183,7 +127,7 @@ static void t_early(void)
         want[i] = k < n ? -s : s;
     }
     sx_arg args[] = {ptr(0, a), ptr(1, out), val(2, &n, 4)};
-    if (launch("early", 1, &g, &l, 3, args))
+    if (launch("early", 1, NULL, &g, &l, 3, args))
         check_int("early (divergent return in a loop)", out, want, g);
     sx_usm_free(ctx, a);
     sx_usm_free(ctx, out);
@@ -204,7 +148,7 @@ static void t_guard(int k)
     char name[64];
     snprintf(name, sizeof name, "guard (store under a boundary test, p = 2^%d)", k);
     sx_arg a[] = {ptr(0, x), ptr(1, y), val(2, &n, 4), val(3, &k, 4)};
-    if (launch("guard", 1, &g, &l, 4, a))
+    if (launch("guard", 1, NULL, &g, &l, 4, a))
         check_float(name, y, want, g, 0);
     sx_usm_free(ctx, x);
     sx_usm_free(ctx, y);
@@ -227,7 +171,7 @@ static void t_vmath(void)
         }
     }
     sx_arg a[] = {ptr(0, x), ptr(1, y), ptr(2, d), ptr(3, e)};
-    if (launch("vmath", 1, &g, &l, 4, a)) {
+    if (launch("vmath", 1, NULL, &g, &l, 4, a)) {
         check_float("vmath (float math builtins in the work-item loop)", y, want, g, 4e-6f);
         for (size_t i = 0; i < g * 4; i++)
             if (!(fabs(e[i] - dwant[i]) <= 1e-14 * (1.0 + fabs(dwant[i])))) {
@@ -257,7 +201,7 @@ static void t_atom(void)
     }
     want[4] = (int)g;
     sx_arg a[] = {ptr(0, count), ptr(1, out), val(2, &n, 4)};
-    if (launch("atom", 1, &g, &l, 3, a)) {
+    if (launch("atom", 1, NULL, &g, &l, 3, a)) {
         check_int("atom (atomic_inc in a uniform loop)", count, want, 5);
         check_int("atom (atomic_add's old values)", out, ones, g);
     }
@@ -292,7 +236,7 @@ static void t_atoms(void)
         sumg += i;
     }
     sx_arg a[] = {ptr(0, s), ptr(1, u), ptr(2, lg), ptr(3, olds)};
-    if (launch("atoms", 1, &g, &l, 4, a)) {
+    if (launch("atoms", 1, NULL, &g, &l, 4, a)) {
         int got[9];
         memcpy(got, s, sizeof got);
         long long sumo = s[7];  /* the xchg chain: the olds and the last value are 0 and every id */
@@ -333,7 +277,7 @@ static void t_tiles(void)
         want[i] = acc;
     }
     sx_arg a[] = {ptr(0, in), ptr(1, out), {SX_ARG_LOCAL, 2, l * 4, NULL}, val(3, &reps, 4)};
-    if (launch("tiles", 1, &g, &l, 4, a))
+    if (launch("tiles", 1, NULL, &g, &l, 4, a))
         check_float("tiles (uniform loops after a barrier, local memory)", out, want, g, 0);
     sx_usm_free(ctx, in);
     sx_usm_free(ctx, out);
@@ -359,7 +303,7 @@ static void t_covtri(size_t g, size_t l, int m, int n, int off)
     sx_arg a[] = {ptr(0, sym), ptr(1, d), val(2, &m, 4), val(3, &n, 4), val(4, &off, 4)};
     char what[96];
     snprintf(what, sizeof what, "covtri (g %zu, l %zu, m %d, n %d, start j1 + %d)", g, l, m, n, off);
-    if (launch("covtri", 1, &g, &l, 5, a))
+    if (launch("covtri", 1, NULL, &g, &l, 5, a))
         check_float(what, sym, want, (size_t)m * m, 0.0f);
     sx_usm_free(ctx, d);
     sx_usm_free(ctx, sym);
@@ -386,7 +330,7 @@ static void t_covtri2(size_t g, size_t l, int m, int n)
     sx_arg a[] = {ptr(0, out), ptr(1, d), val(2, &m, 4), val(3, &n, 4)};
     char what[96];
     snprintf(what, sizeof what, "covtri2 (g %zu, l %zu, m %d, n %d)", g, l, m, n);
-    if (launch("covtri2", 1, &g, &l, 4, a))
+    if (launch("covtri2", 1, NULL, &g, &l, 4, a))
         check_int(what, out, want, g * w);
     sx_usm_free(ctx, d);
     sx_usm_free(ctx, out);
@@ -399,13 +343,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: simd-e2e FILE.sximg\n");
         return 2;
     }
-    sx_image_file file;
-    if (sx_image_file_load(argv[1], &file) != SX_SUCCESS || sx_init(0) != SX_SUCCESS ||
-        sx_device_get_default(&dev) != SX_SUCCESS || sx_context_create(1, &dev, &ctx) != SX_SUCCESS ||
-        sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q) != SX_SUCCESS) {
-        fprintf(stderr, "simd-e2e: setup: %s\n", sx_last_error());
+    if (!e2e_setup(argv[1]))
         return 1;
-    }
     t_mm(0, 16, 4);
     t_mm(0, 48, 1);
     t_mm(1, 16, 4);
@@ -429,9 +368,5 @@ int main(int argc, char **argv)
     t_covtri(64, 64, 100, 4, 0);
     t_covtri2(48, 24, 30, 6);
     t_covtri2(40, 20, 9, 3);
-    sx_queue_release(q);
-    sx_context_release(ctx);
-    sx_image_file_release(file);
-    sx_fini();
-    return failures ? 1 : 0;
+    return e2e_finish();
 }

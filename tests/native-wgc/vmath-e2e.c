@@ -18,10 +18,8 @@
 
 #include <sycl-ext/sx.h>
 
-static int failures;
-static sx_context ctx;
-static sx_device dev;
-static sx_queue q;
+#define E2E_NAME "vmath-e2e"
+#include "e2e.h"
 
 enum { N = 4800 };
 
@@ -159,36 +157,11 @@ static double ulp_err(long double got, long double ref, int p, int emin, int ema
     return (double)(fabsl(g - ref) / ldexpl(1, e - p + 1));
 }
 
-static void *alloc(size_t n)
+/* A 1-D launch of kernel `name`. */
+static int launch1(const char *name, size_t g, size_t l, uint32_t n, const sx_arg *a)
 {
-    void *p = NULL;
-    if (sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, n, 128, &p) != SX_SUCCESS) {
-        fprintf(stderr, "vmath-e2e: usm alloc of %zu bytes: %s\n", n, sx_last_error());
-        exit(1);
-    }
-    memset(p, 0, n);
-    return p;
+    return launch(name, 1, NULL, &g, &l, n, a);
 }
-
-static int launch(const char *name, size_t g, size_t l, uint32_t n, const sx_arg *a)
-{
-    sx_kernel k;
-    sx_result r = sx_kernel_get(name, &k);
-    if (r == SX_SUCCESS) {
-        r = sx_queue_launch(q, k, 1, NULL, &g, &l, n, a, 0, NULL, NULL);
-        if (r == SX_SUCCESS)
-            r = sx_queue_wait(q);
-        sx_kernel_release(k);
-    }
-    if (r != SX_SUCCESS) {
-        fprintf(stderr, "vmath-e2e: FAIL %s: %s: %s\n", name, sx_result_name(r), sx_last_error());
-        failures++;
-        return 0;
-    }
-    return 1;
-}
-
-static sx_arg ptr(uint32_t i, const void *p) { return (sx_arg){SX_ARG_POINTER, i, sizeof(void *), p}; }
 
 /* One kernel: shape "f1", "f4", "f16", "d1", "d3" or "d8" (fib8: float8
  * on fibers). */
@@ -204,7 +177,7 @@ static void run_shape(const struct fn *f, const char *shape, const float *xf, co
     char name[64];
     snprintf(name, sizeof name, "%s_%s", shape, f->name);
     sx_arg a[] = {ptr(0, x), ptr(1, y), ptr(2, o)};
-    if (launch(name, g, l, 3, a)) {
+    if (launch1(name, g, l, 3, a)) {
         double worst = 0;
         size_t bad = 0, first = N;
         for (size_t i = 0; i < N; i++) {
@@ -256,7 +229,7 @@ static void t_pow2(void)
     for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++) {
         int kk = ks[j];
         sx_arg a[] = {ptr(0, x), ptr(1, o), {SX_ARG_VALUE, 2, 4, &kk}};
-        if (!launch("pow2_uniform", N, 100, 3, a))
+        if (!launch1("pow2_uniform", N, 100, 3, a))
             break;
         for (int i = 0; i < N; i++) {
             float want = x[i] * ldexpf(1.0f, kk);
@@ -268,7 +241,7 @@ static void t_pow2(void)
         }
     }
     sx_arg a[] = {ptr(0, k), ptr(1, o), ptr(2, od)};
-    if (launch("pow2_item", N, 100, 3, a)) {
+    if (launch1("pow2_item", N, 100, 3, a)) {
         int bad = 0;
         for (int i = 0; i < N && !bad; i++)
             if (o[i] != ldexpf(1.0f, k[i]) || od[i] != ldexp(1.0, k[i])) {
@@ -300,7 +273,7 @@ static void t_common(void)
         f[i] = (float)((int)(rnd() % 2001) - 1000) * 0.005f;
     }
     sx_arg args[] = {ptr(0, a), ptr(1, b), ptr(2, f), ptr(3, oi), ptr(4, ou), ptr(5, of), ptr(6, o4)};
-    if (!launch("common_ops", N, 100, 7, args))
+    if (!launch1("common_ops", N, 100, 7, args))
         goto out;
     for (int i = 0; i < N; i++) {
         int x = a[i], y = b[i];
@@ -366,13 +339,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: vmath-e2e FILE.sximg [FUNCTION]\n");
         return 2;
     }
-    sx_image_file file;
-    if (sx_image_file_load(argv[1], &file) != SX_SUCCESS || sx_init(0) != SX_SUCCESS ||
-        sx_device_get_default(&dev) != SX_SUCCESS || sx_context_create(1, &dev, &ctx) != SX_SUCCESS ||
-        sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q) != SX_SUCCESS) {
-        fprintf(stderr, "vmath-e2e: setup: %s\n", sx_last_error());
+    if (!e2e_setup(argv[1]))
         return 1;
-    }
     static float xf[N], yf[N];
     static double xd[N], yd[N];
     static const char *const shapes[] = {"f1", "f4", "f16", "d1", "d3", "d8"};
@@ -392,9 +360,5 @@ int main(int argc, char **argv)
         t_pow2();
         t_common();
     }
-    sx_queue_release(q);
-    sx_context_release(ctx);
-    sx_image_file_release(file);
-    sx_fini();
-    return failures ? 1 : 0;
+    return e2e_finish();
 }

@@ -10,64 +10,8 @@
 
 #include <sycl-ext/sx.h>
 
-static int failures;
-static sx_context ctx;
-static sx_device dev;
-static sx_queue q;
-
-static sx_arg ptr(uint32_t i, const void *p) { return (sx_arg){SX_ARG_POINTER, i, sizeof(void *), p}; }
-static sx_arg val(uint32_t i, const void *p, size_t n) { return (sx_arg){SX_ARG_VALUE, i, n, p}; }
-
-static void *alloc(size_t n)
-{
-    void *p = NULL;
-    if (sx_usm_alloc(ctx, dev, SX_USM_TYPE_SHARED, n, 64, &p) != SX_SUCCESS) {
-        fprintf(stderr, "wgc-e2e: usm alloc of %zu bytes: %s\n", n, sx_last_error());
-        exit(1);
-    }
-    return p;
-}
-
-static int launch(const char *name, uint32_t dims, const size_t *off, const size_t *g, const size_t *l, uint32_t n,
-                  const sx_arg *a)
-{
-    sx_kernel k;
-    sx_result r = sx_kernel_get(name, &k);
-    if (r == SX_SUCCESS) {
-        r = sx_queue_launch(q, k, dims, off, g, l, n, a, 0, NULL, NULL);
-        if (r == SX_SUCCESS)
-            r = sx_queue_wait(q);
-        sx_kernel_release(k);
-    }
-    if (r != SX_SUCCESS) {
-        fprintf(stderr, "wgc-e2e: FAIL %s: %s: %s\n", name, sx_result_name(r), sx_last_error());
-        failures++;
-        return 0;
-    }
-    return 1;
-}
-
-static void check_int(const char *name, const int *got, const int *want, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i]) {
-            fprintf(stderr, "wgc-e2e: FAIL %s: [%zu] = %d, expected %d\n", name, i, got[i], want[i]);
-            failures++;
-            return;
-        }
-    printf("ok %s\n", name);
-}
-
-static void check_float(const char *name, const float *got, const float *want, size_t n, float tol)
-{
-    for (size_t i = 0; i < n; i++)
-        if (fabsf(got[i] - want[i]) > tol * (1.0f + fabsf(want[i]))) {
-            fprintf(stderr, "wgc-e2e: FAIL %s: [%zu] = %g, expected %g\n", name, i, got[i], want[i]);
-            failures++;
-            return;
-        }
-    printf("ok %s\n", name);
-}
+#define E2E_NAME "wgc-e2e"
+#include "e2e.h"
 
 static void t_saxpy(void)
 {
@@ -377,13 +321,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: wgc-e2e FILE.sximg [TEST]...\n");
         return 2;
     }
-    sx_image_file file;
-    if (sx_image_file_load(argv[1], &file) != SX_SUCCESS || sx_init(0) != SX_SUCCESS ||
-        sx_device_get_default(&dev) != SX_SUCCESS || sx_context_create(1, &dev, &ctx) != SX_SUCCESS ||
-        sx_queue_create(ctx, dev, SX_QUEUE_IN_ORDER, &q) != SX_SUCCESS) {
-        fprintf(stderr, "wgc-e2e: setup: %s\n", sx_last_error());
+    if (!e2e_setup(argv[1]))
         return 1;
-    }
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
         {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
@@ -398,9 +337,5 @@ int main(int argc, char **argv)
         if (run)
             tests[i].fn();
     }
-    sx_queue_release(q);
-    sx_context_release(ctx);
-    sx_image_file_release(file);
-    sx_fini();
-    return failures ? 1 : 0;
+    return e2e_finish();
 }
