@@ -5,6 +5,7 @@
 // work-items of a group run on one thread), imports loaded from slots the
 // adapter fills, and every function inlined into the kernels.
 #include "wgc.h"
+#include "passes.h"
 
 #include <cmath>
 #include <cstring>
@@ -15,7 +16,6 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
-#include <llvm/Passes/PassBuilder.h>
 
 using namespace llvm;
 
@@ -810,22 +810,14 @@ bool prepare(Module &M, const std::vector<std::string> &imports, std::string &er
 
 bool runPipeline(Module &M, const char *pipeline, std::string &err)
 {
-    LoopAnalysisManager LAM;
-    FunctionAnalysisManager FAM;
-    CGSCCAnalysisManager CGAM;
-    ModuleAnalysisManager MAM;
-    PassBuilder PB;
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    Passes P;
+    PassBuilder &PB = P.PB;
     ModulePassManager MPM;
     if (Error e = PB.parsePassPipeline(MPM, pipeline)) {
         err = toString(std::move(e));
         return false;
     }
-    MPM.run(M, MAM);
+    MPM.run(M, P.MAM);
     return true;
 }
 

@@ -28,7 +28,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Passes/PassBuilder.h>
+
+#include "passes.h"
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
@@ -93,18 +94,10 @@ int main(int argc, char **argv)
         bool hasNative = layout.find("-n") != std::string::npos || layout.rfind("n", 0) == 0;
         if (!hasNative)
             M.setDataLayout(layout + (layout.empty() ? "" : "-") + "n8:16:32:64");
-        LoopAnalysisManager LAM;
-        FunctionAnalysisManager FAM;
-        CGSCCAnalysisManager CGAM;
-        ModuleAnalysisManager MAM;
-        PassBuilder PB;
-        PB.registerModuleAnalyses(MAM);
-        PB.registerCGSCCAnalyses(CGAM);
-        PB.registerFunctionAnalyses(FAM);
-        PB.registerLoopAnalyses(LAM);
-        PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+        wgc::Passes P;
+        PassBuilder &PB = P.PB;
         ModulePassManager MPM = PB.buildPerModuleDefaultPipeline(level);
-        MPM.run(M, MAM);
+        MPM.run(M, P.MAM);
         M.setDataLayout(layout);
     }
 

@@ -5,6 +5,7 @@
 // work-item loops (z, y, x; x innermost) so the loops see plain values and
 // the host compiler can vectorize the x loop.
 #include "wgc.h"
+#include "passes.h"
 
 #include <algorithm>
 #include <functional>
@@ -15,7 +16,6 @@
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
 
@@ -25,22 +25,14 @@ namespace wgc {
 
 bool runOnFunction(Function &F, const char *pipeline)
 {
-    LoopAnalysisManager LAM;
-    FunctionAnalysisManager FAM;
-    CGSCCAnalysisManager CGAM;
-    ModuleAnalysisManager MAM;
-    PassBuilder PB;
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+    Passes P;
+    PassBuilder &PB = P.PB;
     FunctionPassManager FPM;
     if (Error e = PB.parsePassPipeline(FPM, pipeline)) {
         consumeError(std::move(e));
         return false;
     }
-    FPM.run(F, FAM);
+    FPM.run(F, P.FAM);
     return true;
 }
 
