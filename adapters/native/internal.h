@@ -25,6 +25,9 @@
 #define SXN_DEFAULT_ALIGN 64
 #define SXN_HUGE_PAGE ((size_t)2 << 20)   /* x86-64 transparent huge page */
 #define SXN_HUGE_ALLOC ((size_t)4 << 20)  /* USM allocations from this size in huge pages */
+#define SXN_PAGE ((size_t)4096)
+#define SXN_COLOUR_ALLOC ((size_t)64 << 10) /* USM allocations from this size (below huge) coloured */
+#define SXN_COLOUR_STEP ((size_t)256)       /* their page offsets: multiples of this */
 #define SXN_DEFAULT_STACK (64u * 1024u)
 #define SXN_MAX_PRIVATE (1u << 20)   /* private bytes per work-item of a compiled entry */
 #define SXN_MAX_PARTS 4096           /* images in one linked program */
