@@ -184,6 +184,18 @@ typedef struct nulls {
     uint32_t *made;
 } nulls;
 
+/* Is `type` a type instruction before instruction `before`? (A slot's
+ * null goes right after its type, so before the composite that holds it;
+ * in a hostile module the "type" may be any id, a function's parameter
+ * included: such a slot is left as it is.) */
+static bool type_before(const sxp_module *m, uint32_t type, uint32_t before)
+{
+    if (type >= m->nids || m->def[type] == SXP_NONE || m->def[type] >= before)
+        return false;
+    uint32_t op = m->insts[m->def[type]].op;
+    return op >= SpvOpTypeVoid && op <= SpvOpTypeForwardPointer;
+}
+
 /* An OpConstantNull of `type` defined before instruction `before`, made
  * (after the type) if there is none: one look per slot. */
 static uint32_t null_of(sxp_module *m, nulls *n, uint32_t type, uint32_t before)
@@ -285,7 +297,7 @@ static void drop_rtti(sxp_module *m)
                         stack[nstack++] = *w;
                     }
                 } else if (*w < m->nids && slot_dropped(m, *w) && e->wc >= 3 &&
-                           m->words[e->off + 1] < m->nids && m->def[m->words[e->off + 1]] != SXP_NONE) {
+                           type_before(m, m->words[e->off + 1], (uint32_t)(c - m->insts))) {
                     uint32_t old = *w;
                     *w = null_of(m, &nl, m->words[e->off + 1], (uint32_t)(c - m->insts));
                     if (--refs[old] == 0 && nwork < m->nids)
