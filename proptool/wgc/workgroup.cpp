@@ -11,7 +11,12 @@
 #include <functional>
 #include <set>
 
+#include <llvm/ADT/Triple.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
@@ -802,6 +807,264 @@ unsigned jamYLoops(Function &W, unsigned count)
     return n;
 }
 
+// Is the load one of the region's uniform values (regions.cpp's
+// uniform.in slots: written only between regions, the same region long)?
+bool uniformIn(const LoadInst *L)
+{
+    MDNode *s = L->getMetadata(LLVMContext::MD_alias_scope);
+    auto *sc = s && s->getNumOperands() == 1 ? dyn_cast<MDNode>(s->getOperand(0)) : nullptr;
+    auto *name = sc && sc->getNumOperands() > 2 ? dyn_cast<MDString>(sc->getOperand(2)) : nullptr;
+    return name && name->getString() == "uniform.in";
+}
+
+// Is p's address, in y loop Y, the same on every row (as yInvariantAddress)
+// with the region's uniform values among what it may load?
+bool rowInvariant(Value *p, const Loop *Y, const PHINode *xid, unsigned depth = 0)
+{
+    auto *I = dyn_cast<Instruction>(p);
+    if (!I || !Y->contains(I))
+        return true;
+    if (depth > 24 || isa<CallBase>(I))
+        return false;
+    if (auto *L = dyn_cast<LoadInst>(I))
+        return L->isSimple() && uniformIn(L) && rowInvariant(L->getPointerOperand(), Y, xid, depth + 1);
+    if (isa<PHINode>(I))
+        return I == xid;
+    for (Value *op : I->operands())
+        if (!rowInvariant(op, Y, xid, depth + 1))
+            return false;
+    return true;
+}
+
+// The step of S from one work-item of the x loop L to the next, where it
+// is a constant: through casts (sext (i + lx) is consecutive to the
+// vectoriser too), sums and products with constants.
+bool xStep(const SCEV *S, const Loop *L, ScalarEvolution &SE, APInt &step, unsigned depth = 0)
+{
+    unsigned bits = 64;
+    if (SE.isLoopInvariant(S, L)) {
+        step = APInt(bits, 0);
+        return true;
+    }
+    if (depth > 8)
+        return false;
+    if (auto *C = dyn_cast<SCEVCastExpr>(S))
+        return xStep(C->getOperand(0), L, SE, step, depth + 1);
+    if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+        auto *c = AR->getLoop() == L && AR->isAffine() ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE)) : nullptr;
+        if (c)
+            step = c->getAPInt().sextOrTrunc(bits);
+        return c != nullptr;
+    }
+    if (auto *A = dyn_cast<SCEVAddExpr>(S)) {
+        APInt sum(bits, 0), t(bits, 0);
+        for (const SCEV *op : A->operands()) {
+            if (!xStep(op, L, SE, t, depth + 1))
+                return false;
+            sum += t;
+        }
+        step = sum;
+        return true;
+    }
+    if (auto *U = dyn_cast<SCEVUnknown>(S)) {  // a uniform value loaded in the loop
+        auto *Ld = dyn_cast<LoadInst>(U->getValue());
+        step = APInt(bits, 0);
+        if (!Ld || !uniformIn(Ld))
+            return false;
+        APInt off(64, 0);  // a slot: private_mem + a constant
+        return L->isLoopInvariant(
+            Ld->getPointerOperand()->stripAndAccumulateConstantOffsets(Ld->getModule()->getDataLayout(), off, true));
+    }
+    if (auto *M = dyn_cast<SCEVMulExpr>(S)) {  // constants times one that steps
+        APInt scale(bits, 1), t(bits, 0);
+        bool varies = false;
+        for (const SCEV *op : M->operands()) {
+            if (auto *c = dyn_cast<SCEVConstant>(op)) {
+                scale *= c->getAPInt().sextOrTrunc(bits);
+                continue;
+            }
+            if (!xStep(op, L, SE, t, depth + 1) || (!t.isZero() && varies))
+                return false;
+            if (!t.isZero()) {
+                varies = true;
+                step = t;
+            }
+        }
+        if (!varies)
+            step = APInt(bits, 0);
+        else
+            step *= scale;
+        return true;
+    }
+    return false;
+}
+
+// Does the load gather in the x loop: its element index neither the same
+// for every work-item nor one element further from one to the next?
+bool gathers(LoadInst *Ld, const XLoop &x, ScalarEvolution &SE, const DataLayout &DL)
+{
+    auto *G = dyn_cast<GetElementPtrInst>(Ld->getPointerOperand()->stripPointerCasts());
+    if (!G || G->getNumIndices() != 1)
+        return false;
+    APInt step(64, 0);
+    if (!xStep(SE.getSCEV(G->getOperand(1)), x.L, SE, step))
+        return true;
+    uint64_t elem = DL.getTypeAllocSize(G->getResultElementType());
+    return !step.isZero() && step.abs() * elem != DL.getTypeStoreSize(Ld->getType());
+}
+
+// The rows of a region share their gathers: where a 2-D group's x loop
+// loads, before it writes anything, from an address that is the same on
+// every row but not consecutive in x (syrk's a[j * n + k]: an AVX-512
+// gather, about 12 cycles on AMD, once per row), a loop before the rows
+// loads it once per x into scratch at the end of private_mem and the rows
+// read the scratch as one vector. The work-items of a region are
+// independent: a store of one row's work-item to what another row's reads
+// would be a data race, so the value row 0 read is every row's. Up to 4
+// such loads per rows' loop, 8 bytes per work-item each, one scratch for
+// all the loops (they run one after another).
+// Is v a load of the work-group function's ctx at `off` (through geo where `geo`)?
+bool ctxField(Value *v, Function &W, bool geo, unsigned off)
+{
+    auto *L = dyn_cast<LoadInst>(v);
+    if (!L)
+        return false;
+    APInt o(64, 0);
+    Value *base = L->getPointerOperand()->stripAndAccumulateConstantOffsets(W.getParent()->getDataLayout(), o, true);
+    return o == off && (geo ? ctxField(base, W, false, CTX_GEO) : base == W.getArg(0));
+}
+
+unsigned shareRowGathers(Function &W, uint64_t &privateBytes)
+{
+    // the region dispatch folded, the x loops have their bodies in place
+    if (!runOnFunction(W, "sccp,simplifycfg") || !runOnFunction(W, "loop-simplify"))
+        return 0;
+    DominatorTree DT(W);
+    LoopInfo LI(DT);
+    TargetLibraryInfoImpl TLII(Triple(W.getParent()->getTargetTriple()));
+    TargetLibraryInfo TLI(TLII);
+    AssumptionCache AC(W);
+    ScalarEvolution SE(W, TLI, AC, DT, LI);
+    const DataLayout &DL = W.getParent()->getDataLayout();
+    struct Site {
+        Loop *Y;
+        XLoop x;
+        std::vector<LoadInst *> loads;
+    };
+    std::vector<Site> sites;
+    unsigned most = 0;  // slots of a site: the sites' rows never overlap, so they share them
+    for (Loop *Y : LI.getLoopsInPreorder()) {
+        if (!Y->getHeader()->getName().startswith("wi.y") || Y->getHeader()->getName().contains("done") ||
+            Y->getSubLoops().size() != 1 || !Y->getLoopPreheader())
+            continue;
+        Site s{Y, {}, {}};
+        XLoop &x = s.x;
+        if (!matchXLoop(Y->getSubLoops()[0], x) || !ctxField(x.n, W, true, GEO_LOCAL_SIZE) ||
+            !Y->isLoopInvariant(x.start))
+            continue;
+        // nothing that orders work-items or writes before the x loop's loads
+        bool ok = true, rows = false;
+        unsigned slots = 0;
+        for (BasicBlock *BB : Y->blocks())
+            for (Instruction &I : *BB) {
+                if (I.isAtomic() || I.isVolatile() || isa<FenceInst>(I) ||
+                    (isa<CallBase>(I) && I.mayWriteToMemory() && !isa<DbgInfoIntrinsic>(I) &&
+                     !I.isLifetimeStartOrEnd() && !isa<AssumeInst>(I)) ||
+                    (!x.L->contains(BB) && I.mayWriteToMemory()))
+                    ok = false;
+                if (auto *M = dyn_cast<StoreInst>(&I))
+                    rows |= fromYId(M->getPointerOperand(), Y);
+                if (auto *M = dyn_cast<LoadInst>(&I))
+                    rows |= fromYId(M->getPointerOperand(), Y);
+            }
+        if (!ok || !rows)  // rows: not a 1-D group's loop, whose y id is always 0
+            continue;
+        for (Instruction &I : *x.head) {
+            if (I.mayWriteToMemory())
+                break;
+            auto *Ld = dyn_cast<LoadInst>(&I);
+            if (Ld && slots < 4 && Ld->isSimple() && Ld->getPointerAddressSpace() >= 1 &&
+                Ld->getPointerAddressSpace() <= 3 && (Ld->getType()->isIntegerTy() || Ld->getType()->isFloatingPointTy()) &&
+                DL.getTypeStoreSize(Ld->getType()) <= 8 && rowInvariant(Ld->getPointerOperand(), Y, x.iv) &&
+                gathers(Ld, x, SE, DL)) {
+                s.loads.push_back(Ld);
+                slots++;
+            }
+        }
+        if (!s.loads.empty())
+            sites.push_back(s);
+        most = std::max(most, slots);
+    }
+    if (sites.empty())
+        return 0;
+    LLVMContext &C = W.getContext();
+    Value *lsize[3], *priv;  // loaded anew: the clean-ups before may have dropped the first loads
+    {
+        IRBuilder<> B(&*W.getEntryBlock().getFirstInsertionPt());
+        Value *geo = ctxLoad(B, W.getArg(0), CTX_GEO, B.getInt8PtrTy(), "geo");
+        for (unsigned d = 0; d < 3; d++)
+            lsize[d] = ctxLoad(B, geo, GEO_LOCAL_SIZE + 8 * d, B.getInt64Ty(), "lsize");
+        priv = ctxLoad(B, W.getArg(0), CTX_PRIVATE_MEM, B.getInt8PtrTy(), "private_mem");
+    }
+    uint64_t base = privateBytes;
+    for (Site &s : sites) {
+        unsigned slot = 0;
+        BasicBlock *pre = s.Y->getLoopPreheader(), *H = s.Y->getHeader();
+        BasicBlock *fill = BasicBlock::Create(C, "wi.x.fill", &W, H), *done = BasicBlock::Create(C, "wi.x.fill.done", &W, H);
+        pre->getTerminator()->replaceSuccessorWith(H, fill);
+        for (PHINode &P : H->phis())
+            P.replaceIncomingBlockWith(pre, done);
+        IRBuilder<> B(done);
+        B.CreateBr(H);
+        B.SetInsertPoint(fill);
+        PHINode *lx = B.CreatePHI(B.getInt64Ty(), 2, "lx.fill");
+        lx->addIncoming(s.x.start, pre);
+        ValueToValueMapTy VM;
+        VM[s.x.iv] = lx;
+        // the address: its instructions inside the rows' loop copied, in order
+        std::function<Value *(Value *)> copy = [&](Value *v) -> Value * {
+            auto *I = dyn_cast<Instruction>(v);
+            if (!I || !s.Y->contains(I))
+                return v;
+            auto it = VM.find(I);
+            if (it != VM.end())
+                return it->second;
+            Instruction *I1 = I->clone();
+            for (unsigned k = 0; k < I1->getNumOperands(); k++)
+                I1->setOperand(k, copy(I1->getOperand(k)));
+            I1->setMetadata(LLVMContext::MD_access_group, nullptr);
+            B.Insert(I1, I->getName() + ".fill");
+            VM[I] = I1;
+            return I1;
+        };
+        Value *lsz = nullptr;
+        {
+            IRBuilder<> P(pre->getTerminator());
+            lsz = P.CreateMul(P.CreateMul(lsize[0], lsize[1]), lsize[2], "wg.size");
+        }
+        for (LoadInst *Ld : s.loads) {
+            IRBuilder<> P(pre->getTerminator());
+            Value *t = P.CreateGEP(B.getInt8Ty(), priv, P.CreateMul(lsz, P.getInt64(base + 8 * slot)), "rows.shared");
+            t = P.CreateBitCast(t, Ld->getType()->getPointerTo());
+            slot++;
+            auto *v = cast<Instruction>(copy(Ld));
+            v->setMetadata(LLVMContext::MD_alias_scope, nullptr);
+            v->setMetadata(LLVMContext::MD_noalias, nullptr);
+            B.CreateStore(v, B.CreateGEP(Ld->getType(), t, lx));
+            IRBuilder<> R(Ld);
+            LoadInst *r = R.CreateLoad(Ld->getType(), R.CreateGEP(Ld->getType(), t, s.x.iv), Ld->getName() + ".row0");
+            r->copyMetadata(*Ld, {LLVMContext::MD_range, LLVMContext::MD_access_group});
+            Ld->replaceAllUsesWith(r);
+            Ld->eraseFromParent();
+        }
+        Value *next = B.CreateAdd(lx, B.getInt64(1), "lx.fill.next", true, true);
+        lx->addIncoming(next, fill);
+        B.CreateCondBr(B.CreateICmpULT(next, s.x.n), fill, done);
+    }
+    privateBytes += 8 * most;
+    return (unsigned)sites.size();
+}
+
 Value *loadArg(IRBuilder<> &B, Value *args, Argument &A)
 {
     Value *slot = ctxLoad(B, args, A.getArgNo() * 8, B.getInt8PtrTy(), "arg" + Twine(A.getArgNo()) + ".p");
@@ -939,6 +1202,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *
         narrowWorkItemLoops(*W);
     // after the clean-up above, which hoisted what the rows do not share
     jamYLoops(*W, getenv("SX_WGC_JAM") ? (unsigned)atoi(getenv("SX_WGC_JAM")) : 8);
+    shareRowGathers(*W, res.private_bytes);
     res.flags = (res.barriers ? WG_FLAG_BARRIER : 0) | (res.fullSubGroups ? WG_FLAG_FULL_SUB_GROUPS : 0);
     return W;
 }

@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# rowshare.sh: the gathers the rows of a region share (issue 28): sx-wgc's
+# output for rowshare.cl loads them once per region (wi.x.fill) in the
+# kernels where every row reads the same addresses, not where the
+# work-item's own store comes first, and native computes what Intel's CPU
+# runtime computes on each table, with group heights 1 to 13 and widths
+# that 16 does and does not divide.
+set -u
+. "$(dirname "$0")/common.sh"
+W="$B/tests/native-wgc/rowshare-work"
+rm -rf "$W"
+mkdir -p "$W"
+cd "$W" || exit 1
+if build "$D/rowshare.cl" 2> rs.err; then ok "rowshare.cl builds"; else cat rs.err; ko "rowshare.cl"; finish; fi
+if "$P" --dump rowshare.sximg | grep 'string "fiber'; then ko "rowshare.cl fell back to fibers"; fi
+
+dis=$(command -v llvm-dis-14 || command -v llvm-dis)
+if [ -z "$dis" ]; then
+    echo "SKIP (one check): no llvm-dis to read sx-wgc's output"
+elif "$LLVM_SPIRV" -r rowshare.spv -o rs.in.bc && "$B/proptool/sx-wgc" -o rs.wg.bc rs.in.bc &&
+     "$dis" rs.wg.bc -o rs.wg.ll; then
+    # the kernels whose work-group functions (each table's) load once per region
+    shared=$(awk '/^define/ { f = $0; sub(/.*@__sx_wg\./, "", f); sub(/[.(].*/, "", f) }
+                  /^wi\.x\.fill:/ { print f }' rs.wg.ll | sort -u | tr '\n' ' ')
+    if [ "$shared" = "rs_local rs_syr2k rs_syrk " ]; then
+        ok "sx-wgc shares the rows' gathers of $shared"
+    else
+        ko "sx-wgc shares the rows' gathers of '$shared', expected rs_local rs_syr2k rs_syrk"
+    fi
+else
+    ko "sx-wgc on rowshare.cl"
+fi
+
+n=40
+for table in base v3 v4; do
+    export SX_NATIVE_WG_TABLE=$table
+    for g in 16x8 16x13 20x3 12x1 32x4; do
+        w=${g%x*} h=${g#*x}
+        gw=$(( (n + w - 1) / w * w )) gh=$(( (n + h - 1) / h * h ))
+        differ "table $table, group $g: syrk" rowshare.sximg ${gw}x$gh $g \
+            f:$((n * n)),g:$((n * n)),n:$n rs_syrk
+        differ "table $table, group $g: syr2k" rowshare.sximg ${gw}x$gh $g \
+            f:$((n * n)),f:$((n * n)),g:$((n * n)),n:$n rs_syr2k
+        differ "table $table, group $g: the store first" rowshare.sximg ${gw}x$gh $g \
+            g:$((n * n)),f:$((n * n)),n:$n rs_after_store
+        [ "$w" -le 16 ] && differ "table $table, group $g: local memory" rowshare.sximg ${w}0x$((h * 2)) $g \
+            f:$((16 * w)),i:$((30 * w + 16)),g:$((w * 10 * h * 2)) rs_local
+    done
+done
+unset SX_NATIVE_WG_TABLE
+finish
