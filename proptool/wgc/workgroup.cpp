@@ -490,8 +490,11 @@ bool sameForAll(const XLoop &x)
 unsigned narrowWorkItemLoops(Function &W)
 {
     // the short constant loops uniformLoops marked (a 16-wide tile) unrolled
-    // first, so that the x loops around them are innermost
-    const char *clean = "sroa,early-cse<memssa>,simplifycfg,instcombine,loop(loop-unroll-full),simplifycfg,instcombine,"
+    // first, so that the x loops around them are innermost; no peeling (the
+    // full-unroll pass would peel the first work-item off an x loop with
+    // an `l == 0`, leaving a tree reduction's levels ids 1 .. s - 1: never
+    // whole vectors; splitXLoop takes that branch instead)
+    const char *clean = "sroa,early-cse<memssa>,simplifycfg,instcombine,loop-unroll<O2;no-partial;no-peeling;no-runtime;no-upperbound;no-profile-peeling>,simplifycfg,instcombine,"
                         "loop-mssa(licm,simple-loop-unswitch<nontrivial>),simplifycfg,instcombine";
     if (!runOnFunction(W, clean))
         return 0;
