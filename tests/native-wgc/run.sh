@@ -154,7 +154,7 @@ fi
 # __local variables is named (a host object shares them between groups)
 # (OpenCL C cannot declare them outside kernels, so the host object here
 # is C with the kernels' names: proptool only reads its symbols).
-for k in saxpy reduce loop_barrier branch_nested matmul local_copies ids3 fallback if_device atomics by_value divergent; do
+for k in saxpy reduce loop_barrier branch_nested matmul syrk local_copies ids3 fallback if_device atomics by_value divergent; do
     echo "void $k(void) {}"
 done > host.c
 if ${CC:-cc} -shared -fPIC -o host.so host.c 2> cc.err; then

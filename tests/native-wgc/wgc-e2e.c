@@ -136,6 +136,37 @@ static void t_matmul(void)
     free(want);
 }
 
+/* groups whose width 16 does and does not divide, heights 1 to 8 */
+static void t_syrk(void)
+{
+    static const size_t shapes[][2] = {{16, 8}, {20, 3}, {12, 1}, {32, 5}};
+    int n = 40;
+    size_t nn = (size_t)n * (size_t)n;
+    float *a = alloc(nn * 4), *c = alloc(nn * 4), *want = malloc(nn * 4);
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const size_t *l = shapes[s];
+        size_t g[2] = {(n + l[0] - 1) / l[0] * l[0], (n + l[1] - 1) / l[1] * l[1]};
+        for (size_t i = 0; i < nn; i++) {
+            a[i] = (float)(i % 11) * 0.25f - 1.0f;
+            c[i] = want[i] = (float)(i % 5);
+        }
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                want[i * n + j] *= 0.5f;
+                for (int k = 0; k < n; k++)
+                    want[i * n + j] += 1.5f * a[i * n + k] * a[j * n + k];
+            }
+        char what[64];
+        snprintf(what, sizeof what, "syrk (rows sharing a gather, group %zux%zu)", l[0], l[1]);
+        sx_arg args[] = {ptr(0, a), ptr(1, c), val(2, &n, 4)};
+        if (launch("syrk", 2, NULL, g, l, 3, args))
+            check_float(what, c, want, nn, 1e-5f);
+    }
+    sx_usm_free(ctx, a);
+    sx_usm_free(ctx, c);
+    free(want);
+}
+
 static void t_local_copies(void)
 {
     size_t n = 32 * 256, l = 32;
@@ -325,7 +356,7 @@ int main(int argc, char **argv)
         return 1;
     static const struct { const char *name; void (*fn)(void); } tests[] = {
         {"saxpy", t_saxpy}, {"reduce", t_reduce}, {"loop_barrier", t_loop_barriers}, {"branch_nested", t_branches},
-        {"matmul", t_matmul}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
+        {"matmul", t_matmul}, {"syrk", t_syrk}, {"local_copies", t_local_copies}, {"ids3", t_ids3}, {"fallback", t_fallback},
         {"if_device", t_if_device}, {"atomics", t_atomics}, {"by_value", t_by_value}, {"divergent", t_divergent}, {"vec_abi", t_vec_abi},
         {"fract_ptr", t_fract_ptr}, {"linked", t_linked},
     };

@@ -89,6 +89,19 @@ kernel void matmul(global const float *A, global const float *B, global float *C
     C[row * n + col] = acc;
 }
 
+/* PolyBench's syrk: a[j * n + k] is the same on every row of the group
+ * and strided in x (a gather the rows share: sx-wgc loads it once per
+ * region, issue 28) */
+kernel void syrk(global const float *a, global float *c, int n)
+{
+    int j = get_global_id(0), i = get_global_id(1);
+    if (i < n && j < n) {
+        c[i * n + j] *= 0.5f;
+        for (int k = 0; k < n; k++)
+            c[i * n + j] += 1.5f * a[i * n + k] * a[j * n + k];
+    }
+}
+
 /* Every work-group writes its own id into the group's copy of `mine`,
  * waits, and checks nobody else's group wrote there. */
 kernel void local_copies(global int *out)
