@@ -53,6 +53,24 @@ using namespace llvm;
 
 namespace wgc {
 
+Value *cloneTree(Value *V, Instruction *before, const std::function<bool(Instruction *)> &inside,
+                 std::map<Value *, Value *> &memo, const char *suffix)
+{
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !inside(I))
+        return V;
+    auto it = memo.find(V);
+    if (it != memo.end())
+        return it->second;
+    Instruction *C = I->clone();
+    for (unsigned i = 0; i < C->getNumOperands(); i++)
+        C->setOperand(i, cloneTree(C->getOperand(i), before, inside, memo, suffix));
+    C->insertBefore(before);
+    C->setName(I->getName() + suffix);
+    memo[V] = C;
+    return C;
+}
+
 // The work-item query `call` resolved from the environment of R.
 Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
 {
@@ -131,22 +149,6 @@ bool remat(Value *V, const BasicBlock *disp, unsigned &budget)
     return true;
 }
 
-Value *cloneTree(Value *V, Instruction *before, const BasicBlock *disp, std::map<Value *, Value *> &memo)
-{
-    auto *I = dyn_cast<Instruction>(V);
-    if (!I || I->getParent() == disp)
-        return V;
-    auto it = memo.find(V);
-    if (it != memo.end())
-        return it->second;
-    Instruction *C = I->clone();
-    for (unsigned i = 0; i < C->getNumOperands(); i++)
-        C->setOperand(i, cloneTree(C->getOperand(i), before, disp, memo));
-    C->insertBefore(before);
-    C->setName(I->getName() + ".re");
-    memo[V] = C;
-    return C;
-}
 
 // The pointers derived from a private array A (casts, GEPs, phis,
 // selects, back and forth through integers). Sets `escapes` when one is
@@ -723,7 +725,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
                 Instruction *t = entry[k]->getTerminator();
                 Value *v;
                 if (re) {
-                    v = cloneTree(V, t, disp, memo[k]);
+                    v = cloneTree(V, t, [&](Instruction *I) { return I->getParent() != disp; }, memo[k], ".re");
                 } else {
                     auto *ld = new LoadInst(V->getType(), in, V->getName() + ".ld", t);
                     auto rit = ranges.find(vi);

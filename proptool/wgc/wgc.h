@@ -7,6 +7,7 @@
 #define SX_WGC_H
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -81,6 +82,13 @@ struct KernelResult {
     std::vector<GroupStep> steps;   // groups.cpp: the collectives, by the index __sx_group_step takes
     bool versioned = false;         // divergent, with a copy for the groups whose work-items branch alike
 };
+
+// regions.cpp: V recomputed before `before`: the instructions of its
+// operand tree for which `inside` holds cloned (once each, by memo, named
+// with `suffix`), the rest used as they are.
+llvm::Value *cloneTree(llvm::Value *V, llvm::Instruction *before,
+                       const std::function<bool(llvm::Instruction *)> &inside,
+                       std::map<llvm::Value *, llvm::Value *> &memo, const char *suffix);
 
 // prepare.cpp: retarget to x86-64, C calling convention, math builtins as
 // intrinsics, fences dropped, imports through slots, everything inlined.

@@ -615,20 +615,34 @@ unsigned versionFullVectors(Function &W, unsigned width)
     return (unsigned)xs.size();
 }
 
+// Is the load one of the region's uniform values (regions.cpp's
+// uniform.in slots: written only between regions, the same region long)?
+bool uniformIn(const LoadInst *L)
+{
+    MDNode *s = L->getMetadata(LLVMContext::MD_alias_scope);
+    auto *sc = s && s->getNumOperands() == 1 ? dyn_cast<MDNode>(s->getOperand(0)) : nullptr;
+    auto *name = sc && sc->getNumOperands() > 2 ? dyn_cast<MDString>(sc->getOperand(2)) : nullptr;
+    return name && name->getString() == "uniform.in";
+}
+
 // Does the address p (in y loop Y) stay the same from one y row to the
 // next: computed from the x id, constants and values from outside Y, not
-// from the y id, another phi of Y or a load?
-bool yInvariantAddress(Value *p, const Loop *Y, const PHINode *xid, unsigned depth = 0)
+// from the y id, another phi of Y or a load (but, with `uniformLoads`, the
+// region's uniform values: uniformIn)?
+bool yInvariantAddress(Value *p, const Loop *Y, const PHINode *xid, bool uniformLoads = false, unsigned depth = 0)
 {
     auto *I = dyn_cast<Instruction>(p);
     if (!I || !Y->contains(I))
         return true;
-    if (depth > 24 || isa<LoadInst>(I) || isa<CallBase>(I))
+    if (depth > 24 || isa<CallBase>(I))
         return false;
+    if (auto *L = dyn_cast<LoadInst>(I))
+        return uniformLoads && L->isSimple() && uniformIn(L) &&
+               yInvariantAddress(L->getPointerOperand(), Y, xid, true, depth + 1);
     if (isa<PHINode>(I))
         return I == xid;
     for (Value *op : I->operands())
-        if (!yInvariantAddress(op, Y, xid, depth + 1))
+        if (!yInvariantAddress(op, Y, xid, uniformLoads, depth + 1))
             return false;
     return true;
 }
@@ -810,34 +824,6 @@ unsigned jamYLoops(Function &W, unsigned count)
     return n;
 }
 
-// Is the load one of the region's uniform values (regions.cpp's
-// uniform.in slots: written only between regions, the same region long)?
-bool uniformIn(const LoadInst *L)
-{
-    MDNode *s = L->getMetadata(LLVMContext::MD_alias_scope);
-    auto *sc = s && s->getNumOperands() == 1 ? dyn_cast<MDNode>(s->getOperand(0)) : nullptr;
-    auto *name = sc && sc->getNumOperands() > 2 ? dyn_cast<MDString>(sc->getOperand(2)) : nullptr;
-    return name && name->getString() == "uniform.in";
-}
-
-// Is p's address, in y loop Y, the same on every row (as yInvariantAddress)
-// with the region's uniform values among what it may load?
-bool rowInvariant(Value *p, const Loop *Y, const PHINode *xid, unsigned depth = 0)
-{
-    auto *I = dyn_cast<Instruction>(p);
-    if (!I || !Y->contains(I))
-        return true;
-    if (depth > 24 || isa<CallBase>(I))
-        return false;
-    if (auto *L = dyn_cast<LoadInst>(I))
-        return L->isSimple() && uniformIn(L) && rowInvariant(L->getPointerOperand(), Y, xid, depth + 1);
-    if (isa<PHINode>(I))
-        return I == xid;
-    for (Value *op : I->operands())
-        if (!rowInvariant(op, Y, xid, depth + 1))
-            return false;
-    return true;
-}
 
 // The step of S from one work-item of the x loop L to the next, where it
 // is a constant: through casts (sext (i + lx) is consecutive to the
@@ -988,7 +974,7 @@ unsigned shareRowGathers(Function &W, uint64_t &privateBytes)
             auto *Ld = dyn_cast<LoadInst>(&I);
             if (Ld && slots < 4 && Ld->isSimple() && Ld->getPointerAddressSpace() >= 1 &&
                 Ld->getPointerAddressSpace() <= 3 && (Ld->getType()->isIntegerTy() || Ld->getType()->isFloatingPointTy()) &&
-                DL.getTypeStoreSize(Ld->getType()) <= 8 && rowInvariant(Ld->getPointerOperand(), Y, x.iv) &&
+                DL.getTypeStoreSize(Ld->getType()) <= 8 && yInvariantAddress(Ld->getPointerOperand(), Y, x.iv, true) &&
                 gathers(Ld, x, SE, DL)) {
                 s.loads.push_back(Ld);
                 slots++;
@@ -1022,23 +1008,12 @@ unsigned shareRowGathers(Function &W, uint64_t &privateBytes)
         B.SetInsertPoint(fill);
         PHINode *lx = B.CreatePHI(B.getInt64Ty(), 2, "lx.fill");
         lx->addIncoming(s.x.start, pre);
-        ValueToValueMapTy VM;
-        VM[s.x.iv] = lx;
         // the address: its instructions inside the rows' loop copied, in order
-        std::function<Value *(Value *)> copy = [&](Value *v) -> Value * {
-            auto *I = dyn_cast<Instruction>(v);
-            if (!I || !s.Y->contains(I))
-                return v;
-            auto it = VM.find(I);
-            if (it != VM.end())
-                return it->second;
-            Instruction *I1 = I->clone();
-            for (unsigned k = 0; k < I1->getNumOperands(); k++)
-                I1->setOperand(k, copy(I1->getOperand(k)));
-            I1->setMetadata(LLVMContext::MD_access_group, nullptr);
-            B.Insert(I1, I->getName() + ".fill");
-            VM[I] = I1;
-            return I1;
+        std::map<Value *, Value *> memo = {{s.x.iv, lx}};
+        Instruction *at = B.CreateBr(done);  // where the copies go; the loop's branch replaces it
+        B.SetInsertPoint(at);
+        auto copy = [&](Value *v) {
+            return cloneTree(v, at, [&](Instruction *I) { return s.Y->contains(I); }, memo, ".fill");
         };
         Value *lsz = nullptr;
         {
@@ -1063,6 +1038,10 @@ unsigned shareRowGathers(Function &W, uint64_t &privateBytes)
         Value *next = B.CreateAdd(lx, B.getInt64(1), "lx.fill.next", true, true);
         lx->addIncoming(next, fill);
         B.CreateCondBr(B.CreateICmpULT(next, s.x.n), fill, done);
+        at->eraseFromParent();
+        for (auto &m : memo)  // the rows' loop's access group is not the copies'
+            if (auto *I = dyn_cast<Instruction>(m.second))
+                I->setMetadata(LLVMContext::MD_access_group, nullptr);
     }
     privateBytes += 8 * most;
     return (unsigned)sites.size();

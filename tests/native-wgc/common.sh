@@ -44,6 +44,39 @@ build() {
         "$P" --native -o "$name.sximg" "$name.spv"
 }
 
+# workdir NAME: a fresh folder for the script's files, NAME-work in the
+# build tree ($W), entered
+workdir() {
+    W="$B/tests/native-wgc/$1-work"
+    rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
+}
+
+# start NAME: workdir NAME, and $D/NAME.cl built there into NAME.sximg (a
+# check; the script ends where it does not build)
+start() {
+    workdir "$1"
+    if build "$D/$1.cl" 2> "$1.err"; then ok "$1.cl builds"; else cat "$1.err"; ko "$1.cl"; finish; fi
+}
+
+# wgc_ll NAME [OPTION]...: sx-wgc's own output for NAME.spv (with the
+# options), as text in NAME.wg.ll: 0 made; 1 a step failed (counted a
+# failure); 2 no llvm-dis here to read it (said)
+wgc_ll() {
+    name=$1
+    shift
+    dis=$(command -v llvm-dis-14 || command -v llvm-dis)
+    if [ -z "$dis" ]; then
+        echo "SKIP (checks of sx-wgc's output): no llvm-dis to read it"
+        return 2
+    fi
+    if "$LLVM_SPIRV" -r "$name.spv" -o "$name.in.bc" && "$B/proptool/sx-wgc" "$@" -o "$name.wg.bc" "$name.in.bc" &&
+       "$dis" "$name.wg.bc" -o "$name.wg.ll"; then
+        return 0
+    fi
+    ko "sx-wgc on $name.spv"
+    return 1
+}
+
 # on_native / on_intel OUT ARGS...: wgc-run on one device (bounded: a hang fails)
 on_native() {
     SX_ADAPTERS=native SX_DEVICE_SELECTOR='native:*' SX_CACHE=0 timeout 300 "$RUN" "$@"

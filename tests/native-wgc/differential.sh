@@ -12,10 +12,7 @@ if [ -n "$intel_why" ]; then
     echo "SKIP: no oracle: Intel's CPU OpenCL runtime: $intel_why"
     exit 77
 fi
-W="$B/tests/native-wgc/differential-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
+workdir differential
 count=${SX_WGC_DIFF_COUNT:-24}
 for seed in ${SX_WGC_DIFF_SEEDS:-1}; do
     "$B/tests/native-wgc/wgc-gen" "$seed" "$count" > gen.cl

@@ -7,26 +7,16 @@
 # across a barrier).
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/facts-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
-if build "$D/facts.cl" 2> facts.err; then ok "facts.cl builds"; else cat facts.err; ko "facts.cl"; finish; fi
+start facts
 if "$P" --dump facts.sximg | grep 'string "fiber'; then ko "facts.cl fell back to fibers"; else ok "facts.cl runs as regions"; fi
 
 # sx-wgc's own output (before the host compiler): no udiv, sdiv, urem, srem
-dis=$(command -v llvm-dis-14 || command -v llvm-dis)
-if [ -z "$dis" ]; then
-    echo "SKIP (one check): no llvm-dis to read sx-wgc's output"
-elif "$LLVM_SPIRV" -r facts.spv -o facts.in.bc && "$B/proptool/sx-wgc" -o facts.wg.bc facts.in.bc &&
-     "$dis" facts.wg.bc -o facts.wg.ll; then
+if wgc_ll facts; then
     if grep -qE '= (u|s)(div|rem) ' facts.wg.ll; then
         grep -E '= (u|s)(div|rem) ' facts.wg.ll | head; ko "sx-wgc left divisions by powers of two"
     else
         ok "sx-wgc left no division by a power of two ($(grep -c 'cttz' facts.wg.ll) cttz)"
     fi
-else
-    ko "sx-wgc on facts.cl"
 fi
 
 # the results: Intel's CPU runtime as the oracle; n = 40 and 45 give strides

@@ -11,11 +11,7 @@
 # runtime (issue 28).
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/groups-alike-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
-if build "$D/groups-alike.cl" 2> build.err; then ok "groups-alike.cl builds"; else cat build.err; ko "groups-alike.cl"; finish; fi
+start groups-alike
 "$P" --dump groups-alike.sximg > dump.txt
 if [ "$(grep -c 'alike_[0-9]*: string "regions: .*; a copy for groups whose work-items branch alike, else collectives in divergent control flow"' dump.txt)" -eq 2 ]; then
     ok "the branch on the sub-group id gets a copy for the groups that take it alike (--dump says so)"

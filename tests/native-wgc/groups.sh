@@ -8,10 +8,7 @@
 # does not divide, in 1, 2 and 3 dimensions (issue 28).
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/groups-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
+workdir groups
 
 # --- the reducer and its family: compiled into regions, right on native
 if build "$D/regress.cl" 2> regress.err; then ok "regress.cl builds"; else cat regress.err; ko "regress.cl"; finish; fi

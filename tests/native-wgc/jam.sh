@@ -7,31 +7,20 @@
 # not (16, 13, 6, 3, 1), and with the jam turned off (SX_WGC_JAM=0).
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/jam-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
-if build "$D/jam.cl" 2> jam.err; then ok "jam.cl builds"; else cat jam.err; ko "jam.cl"; finish; fi
+start jam
 if "$P" --dump jam.sximg | grep 'string "fiber'; then ko "jam.cl fell back to fibers"; fi
 
-dis=$(command -v llvm-dis-14 || command -v llvm-dis)
-if [ -z "$dis" ]; then
-    echo "SKIP (one check): no llvm-dis to read sx-wgc's output"
-elif "$LLVM_SPIRV" -r jam.spv -o jam.in.bc && "$B/proptool/sx-wgc" -o jam.wg.bc jam.in.bc &&
-     "$dis" jam.wg.bc -o jam.wg.ll; then
+if wgc_ll jam; then
     if grep -q '^wi\.jam.*:' jam.wg.ll && grep -q '^wi\.jam\.rest.*:' jam.wg.ll; then
         ok "sx-wgc jammed the y loop of jam_mm ($(grep -c '^wi\.jam:' jam.wg.ll) loops)"
     else
         ko "sx-wgc did not jam the y loop of jam_mm"
     fi
-else
-    ko "sx-wgc on jam.cl"
-fi
-if SX_WGC_JAM=0 "$B/proptool/sx-wgc" -o jam0.wg.bc jam.in.bc && "$dis" jam0.wg.bc -o jam0.wg.ll &&
-   ! grep -q '^wi\.jam' jam0.wg.ll; then
-    ok "SX_WGC_JAM=0 leaves the y loops as they are"
-else
-    ko "SX_WGC_JAM=0"
+    if (export SX_WGC_JAM=0 && wgc_ll jam) && ! grep -q '^wi\.jam' jam.wg.ll; then
+        ok "SX_WGC_JAM=0 leaves the y loops as they are"
+    else
+        ko "SX_WGC_JAM=0"
+    fi
 fi
 
 n=32

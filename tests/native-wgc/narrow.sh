@@ -6,23 +6,13 @@
 # are and are not whole vectors.
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/narrow-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
-if build "$D/narrow.cl" 2> narrow.err; then ok "narrow.cl builds"; else cat narrow.err; ko "narrow.cl"; finish; fi
+start narrow
 if "$P" --dump narrow.sximg | grep 'string "fiber'; then ko "a narrow.cl kernel fell back to fibers"; fi
 # No work-item peeled off an x loop (LLVM's loop peeling for `l == 0`):
 # the tree's levels would then run ids 1 .. s - 1, never whole vectors,
 # and take the masked copy every time (bench/native-vs-pocl's reduce: 1.5x)
-dis=$(command -v llvm-dis-14 || command -v llvm-dis)
-if [ -z "$dis" ]; then
-    echo "SKIP (one check): no llvm-dis to read sx-wgc's output"
-elif "$LLVM_SPIRV" -r narrow.spv -o narrow.in.bc && "$B/proptool/sx-wgc" -o narrow.wg.bc narrow.in.bc &&
-     "$dis" narrow.wg.bc -o narrow.wg.ll; then
+if wgc_ll narrow; then
     if grep -q '\.peel' narrow.wg.ll; then ko "sx-wgc peeled a work-item off an x loop"; else ok "no work-item peeled"; fi
-else
-    ko "sx-wgc on narrow.cl"
 fi
 if [ -n "$intel_why" ]; then
     echo "SKIP (the rest): no oracle: Intel's CPU OpenCL runtime: $intel_why"

@@ -9,20 +9,12 @@
 # (there the original loop must run).
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/promote-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
-if build "$D/promote.cl" 2> promote.err; then ok "promote.cl builds"; else cat promote.err; ko "promote.cl"; finish; fi
+start promote
 if "$P" --dump promote.sximg | grep 'string "fiber'; then ko "a promote.cl kernel fell back to fibers"; fi
 
 # sx-wgc's own output: every kernel's loop has its copy without the store
 # (blocks .sx.fast), the triangular ones made uniform (sx.active)
-dis=$(command -v llvm-dis-14 || command -v llvm-dis)
-if [ -z "$dis" ]; then
-    echo "SKIP (three checks): no llvm-dis to read sx-wgc's output"
-elif "$LLVM_SPIRV" -r promote.spv -o promote.in.bc && "$B/proptool/sx-wgc" -o promote.wg.bc promote.in.bc &&
-     "$dis" promote.wg.bc -o promote.wg.ll; then
+if wgc_ll promote; then
     fn() { awk -v f="@__sx_wg.$1(" 'index($0, "define ") && index($0, f) {on=1} on; on && /^}/ {exit}' promote.wg.ll; }
     miss= flat=
     for k in col_self col_down tri_self covar corr; do
@@ -35,8 +27,6 @@ elif "$LLVM_SPIRV" -r promote.spv -o promote.in.bc && "$B/proptool/sx-wgc" -o pr
     if [ -z "$flat" ]; then ok "the triangular loops are made uniform"; else ko "not made uniform:$flat"; fi
     # syrk's c[i * nj + j] is one vector of the lanes: no copy, no check
     if fn syrk | grep -q '^[^ ]*\.sx\.fast[^ ]*:'; then ko "syrk's contiguous store was versioned"; else ok "syrk's contiguous store is left to the implicit barriers"; fi
-else
-    ko "sx-wgc on promote.cl"
 fi
 
 for table in base v3 v4; do

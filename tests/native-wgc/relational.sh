@@ -6,10 +6,7 @@
 # module (issue 28).
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/relational-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
+workdir relational
 if "$CLANG" -target spir64 -cl-std=CL1.2 -O2 -c -emit-llvm -Xclang -finclude-default-header "$D/relational.cl" -o relational.bc &&
    "$LLVM_SPIRV" relational.bc -o relational.spv && "$LLVM_SPIRV" -r relational.spv -o rel.in.bc &&
    "$B/proptool/sx-wgc" -o rel.wg.bc rel.in.bc 2> build.err &&

@@ -2,22 +2,11 @@
 /* rowshare.cl: loads whose address is the same on every row of a 2-D
  * group but not consecutive in x (a gather), inside a loop every
  * work-item runs alike: sx-wgc loads them once per region into scratch
- * and every row reads that (issue 28, PolyBench's syrk and syr2k). n is
+ * and every row reads that (issue 28, PolyBench's syr2k; wgc.cl has syrk,
+ * checked against a host reference by wgc-e2e). n is
  * the matrices' order; the group may be any shape, rows of 1 to 13 and
  * widths that 16 does not divide. rowshare.sh compares with Intel's CPU
  * runtime. */
-
-/* syrk: c = alpha a a^T + beta c over the rows and columns below n
- * (a[j * n + k] the gather, guarded as PolyBench guards it) */
-kernel void rs_syrk(global const float *a, global float *c, int n)
-{
-    int j = get_global_id(0), i = get_global_id(1);
-    if (i < n && j < n) {
-        c[i * n + j] *= 0.5f;
-        for (int k = 0; k < n; k++)
-            c[i * n + j] += 1.5f * a[i * n + k] * a[j * n + k];
-    }
-}
 
 /* syr2k: two gathers, a[j][k] and b[j][k] */
 kernel void rs_syr2k(global const float *a, global const float *b, global float *c, int n)

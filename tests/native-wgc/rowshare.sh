@@ -8,28 +8,18 @@
 # that 16 does and does not divide.
 set -u
 . "$(dirname "$0")/common.sh"
-W="$B/tests/native-wgc/rowshare-work"
-rm -rf "$W"
-mkdir -p "$W"
-cd "$W" || exit 1
-if build "$D/rowshare.cl" 2> rs.err; then ok "rowshare.cl builds"; else cat rs.err; ko "rowshare.cl"; finish; fi
+start rowshare
 if "$P" --dump rowshare.sximg | grep 'string "fiber'; then ko "rowshare.cl fell back to fibers"; fi
 
-dis=$(command -v llvm-dis-14 || command -v llvm-dis)
-if [ -z "$dis" ]; then
-    echo "SKIP (one check): no llvm-dis to read sx-wgc's output"
-elif "$LLVM_SPIRV" -r rowshare.spv -o rs.in.bc && "$B/proptool/sx-wgc" -o rs.wg.bc rs.in.bc &&
-     "$dis" rs.wg.bc -o rs.wg.ll; then
+if wgc_ll rowshare; then
     # the kernels whose work-group functions (each table's) load once per region
     shared=$(awk '/^define/ { f = $0; sub(/.*@__sx_wg\./, "", f); sub(/[.(].*/, "", f) }
-                  /^wi\.x\.fill:/ { print f }' rs.wg.ll | sort -u | tr '\n' ' ')
-    if [ "$shared" = "rs_local rs_syr2k rs_syrk " ]; then
+                  /^wi\.x\.fill:/ { print f }' rowshare.wg.ll | sort -u | tr '\n' ' ')
+    if [ "$shared" = "rs_local rs_syr2k " ]; then
         ok "sx-wgc shares the rows' gathers of $shared"
     else
-        ko "sx-wgc shares the rows' gathers of '$shared', expected rs_local rs_syr2k rs_syrk"
+        ko "sx-wgc shares the rows' gathers of '$shared', expected rs_local rs_syr2k"
     fi
-else
-    ko "sx-wgc on rowshare.cl"
 fi
 
 n=40
@@ -38,8 +28,6 @@ for table in base v3 v4; do
     for g in 16x8 16x13 20x3 12x1 32x4; do
         w=${g%x*} h=${g#*x}
         gw=$(( (n + w - 1) / w * w )) gh=$(( (n + h - 1) / h * h ))
-        differ "table $table, group $g: syrk" rowshare.sximg ${gw}x$gh $g \
-            f:$((n * n)),g:$((n * n)),n:$n rs_syrk
         differ "table $table, group $g: syr2k" rowshare.sximg ${gw}x$gh $g \
             f:$((n * n)),f:$((n * n)),g:$((n * n)),n:$n rs_syr2k
         differ "table $table, group $g: the store first" rowshare.sximg ${gw}x$gh $g \
