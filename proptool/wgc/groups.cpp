@@ -29,7 +29,7 @@
 // dropped (barrierNeeded). A group function not handled here falls back
 // to fibers (sx-native-builtins.so has fiber versions: adapters/native/
 // groups.c); --dump names it.
-#include "wgc.h"
+#include "analyses.h"
 
 #include <functional>
 #include <map>
@@ -667,16 +667,11 @@ Function *uniformCopy(Function &K, std::vector<Value *> &conds, bool &full)
 {
     conds.clear();
     full = false;
-    DominatorTree DT(K);
-    PostDominatorTree PDT(K);
-    LoopInfo LI(DT);
-    ReversePostOrderTraversal<Function *> RPOT(&K);
-    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+    Divergence A(K);
+    if (!A.compute(K, [&](DivergenceAnalysisImpl &D) { markDivergenceSources(K, D); }))
         return nullptr;
-    SyncDependenceAnalysis SDA(DT, PDT, LI);
-    DivergenceAnalysisImpl DA(K, nullptr, DT, LI, SDA, false);
-    markDivergenceSources(K, DA);
-    DA.compute();
+    PostDominatorTree &PDT = A.PDT;
+    DivergenceAnalysisImpl &DA = *A.DA;
     std::set<BasicBlock *> withGroup;  // blocks calling a group function other than a query
     for (Instruction &I : instructions(K))
         if (auto *CB = dyn_cast<CallBase>(&I))

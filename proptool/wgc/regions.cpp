@@ -20,7 +20,7 @@
 // the work-item loop stays vectorizable. Private arrays (allocas) used in
 // more than one region move there whole. SSAUpdater joins the value
 // reloaded at the region entry with the definitions inside the region.
-#include "wgc.h"
+#include "analyses.h"
 
 #include <map>
 #include <set>
@@ -438,26 +438,23 @@ void liveness(Function &R, const std::set<BasicBlock *> &cut, Liveness &L)
 std::set<Value *> uniformValues(Function &R)
 {
     std::set<Value *> uni;
-    DominatorTree DT(R);
-    PostDominatorTree PDT(R);
-    LoopInfo LI(DT);
-    ReversePostOrderTraversal<Function *> RPOT(&R);
-    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+    Divergence A(R);
+    auto seed = [&](DivergenceAnalysisImpl &DA) {
+        DA.markDivergent(*R.getArg(ENV_LX));
+        DA.markDivergent(*R.getArg(ENV_LY));
+        DA.markDivergent(*R.getArg(ENV_LZ));
+        for (Instruction &I : instructions(R)) {
+            auto *CB = dyn_cast<CallBase>(&I);
+            bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
+            if (I.mayReadOrWriteMemory() && !pureCall)
+                DA.markDivergent(I);
+            else if (isa<AllocaInst>(I) || (CB && !pureCall))
+                DA.markDivergent(I);
+        }
+    };
+    if (!A.compute(R, seed))
         return uni;
-    SyncDependenceAnalysis SDA(DT, PDT, LI);
-    DivergenceAnalysisImpl DA(R, nullptr, DT, LI, SDA, false);
-    DA.markDivergent(*R.getArg(ENV_LX));
-    DA.markDivergent(*R.getArg(ENV_LY));
-    DA.markDivergent(*R.getArg(ENV_LZ));
-    for (Instruction &I : instructions(R)) {
-        auto *CB = dyn_cast<CallBase>(&I);
-        bool pureCall = CB && isa<IntrinsicInst>(CB) && CB->doesNotAccessMemory();
-        if (I.mayReadOrWriteMemory() && !pureCall)
-            DA.markDivergent(I);
-        else if (isa<AllocaInst>(I) || (CB && !pureCall))
-            DA.markDivergent(I);
-    }
-    DA.compute();
+    DivergenceAnalysisImpl &DA = *A.DA;
     for (Instruction &I : instructions(R))
         if (!I.getType()->isVoidTy() && !DA.isDivergent(I))
             uni.insert(&I);
