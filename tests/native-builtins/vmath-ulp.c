@@ -11,7 +11,8 @@
  *  - pown and rootn (int n) over every binade of x, either sign, and
  *    their special cases (OpenCL C's tables) in each lane;
  *  - exp, exp2, log, log2, sin, cos over their useful ranges; asinh,
- *    acosh and atanh over every binade of their domains.
+ *    acosh and atanh over every binade of their domains;
+ *  - fmod, exact: bit for bit libm's fmodf (test_fmod).
  * Fails on a result past the OpenCL C full-profile bound (pow, powr, rootn 16 ulp, pown 4, exp,
  * exp2, log, log2 3, sin, cos, asinh and acosh 4, atanh 5); prints the largest error seen per
  * function and ISA (ulp of the correctly rounded float result, as OpenCL
@@ -382,6 +383,80 @@ static void test_intarg(void *h, int ii, const struct isa *is, const char *fname
            bad ? " WRONG" : " right");
 }
 
+/* fmod (vmath-fmod.c) is exact: bit for bit libm's fmodf, over x and y
+ * from every binade (subnormal too, either sign), quotients from below 1
+ * to 2^40 and near whole numbers (x = k y and one ulp either side), and
+ * zeros, infinities and NaN in each lane among ordinary lanes. */
+static void test_fmod(void *h, const struct isa *is, float *x, float *y, size_t cap)
+{
+    char name[64];
+    snprintf(name, sizeof name, "__sx_vm_fmod_%s", is->suffix);
+    void *fn = dlsym(h, name);
+    if (!fn) {
+        printf("FAIL: %s: not in the builtins module\n", name);
+        failures++;
+        return;
+    }
+    size_t n = 0;
+    while (n + 3 <= cap) {
+        uint32_t s = next();
+        float a = bits(((next() << 8) ^ next()) % 0x7f800000u | (s & 1 ? 0x80000000u : 0));
+        float b;
+        switch (s % 4) {
+        case 0: b = bits(((next() << 8) ^ next()) % 0x7f800000u); break;                       /* any */
+        case 1: b = a / (float)(1 + next() % 1000) * (1 + (float)(next() % 7) / 8); break;     /* small quotient */
+        case 2: b = (float)ldexp(1 + (double)(next() % 4096) / 4096, -(int)(next() % 40)) * a; break; /* to 2^40 */
+        default: b = bits(((next() << 8) ^ next()) % 0x00800000u + 1); /* subnormal */
+        }
+        if (s & 2)
+            b = -b;
+        x[n] = a;
+        y[n++] = b;
+        if (s % 4 == 1 && isfinite(b) && b != 0) { /* a whole multiple of y and its neighbours */
+            float k = (float)(1 + next() % (s & 4 ? 100000u : 1u << 29)) * b; /* up to the double path's end */
+            x[n] = nextafterf(k, 0);
+            y[n++] = b;
+            x[n] = nextafterf(k, INFINITY);
+            y[n++] = b;
+        }
+    }
+    int bad = 0;
+    for (size_t i = 0; i < n; i += (size_t)is->lanes) {
+        float a[16] = {0}, b[16] = {0}, r[16];
+        for (int l = 0; l < is->lanes; l++) {
+            a[l] = x[(i + (size_t)l) % n];
+            b[l] = y[(i + (size_t)l) % n];
+        }
+        is->call(fn, 2, a, b, r);
+        for (int l = 0; l < is->lanes; l++)
+            if (!same(r[l], fmodf(a[l], b[l])) && bad++ < 5) {
+                printf("FAIL: %s(%a, %a) lane %d = %a, libm %a\n", name, a[l], b[l], l, r[l], fmodf(a[l], b[l]));
+                failures++;
+            }
+    }
+    static const float ev[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -3e38f, 1.0f};
+    for (size_t u = 0; u < sizeof ev / sizeof ev[0]; u++)
+        for (size_t v = 0; v < sizeof ev / sizeof ev[0]; v++)
+            for (int l = 0; l < is->lanes; l++) {
+                float a[16], b[16], r[16];
+                for (int k = 0; k < 16; k++) {
+                    a[k] = 7.5f + (float)k;
+                    b[k] = -2.25f;
+                }
+                a[l] = ev[u];
+                b[l] = ev[v];
+                is->call(fn, 2, a, b, r);
+                for (int k = 0; k < is->lanes; k++)
+                    if (!same(r[k], fmodf(a[k], b[k])) && bad++ < 5) {
+                        printf("FAIL: %s(%a, %a) lane %d (the special one in lane %d) = %a, libm %a\n", name, a[k],
+                               b[k], k, l, r[k], fmodf(a[k], b[k]));
+                        failures++;
+                    }
+            }
+    printf("fmod %s: bit for bit libm's over %zu inputs; special values in each lane%s\n", is->suffix, n,
+           bad ? " WRONG" : " right");
+}
+
 int main(int argc, char **argv)
 {
     char path[4096];
@@ -514,6 +589,9 @@ int main(int argc, char **argv)
         if (isa_ok(&ISAS[ii]))
             for (int k = 0; k < 2; k++)
                 test_intarg(h, (int)ii, &ISAS[ii], k ? "rootn" : "pown", x, ni, cap);
+    for (size_t ii = 0; ii < sizeof ISAS / sizeof ISAS[0]; ii++)
+        if (isa_ok(&ISAS[ii]))
+            test_fmod(h, &ISAS[ii], x, y, cap);
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }
