@@ -74,6 +74,7 @@ static const struct fn {
     {"atan2", NULL, atan2l, 6, -10, 10},   {"pow", NULL, powl, 16, 0, 20},      {"powr", NULL, powr_l, 16, 0, 20},
     {"asinh", asinhl, NULL, 4, -1e6, 1e6}, {"acosh", acoshl, NULL, 4, 1, 1e6},   {"atanh", atanhl, NULL, 5, -1, 1},
     {"hypot", NULL, hypotl, 4, -1e30, 1e30},
+    {"fmod", NULL, fmodl, 0, -1e6, 1e6},  /* exact */
     /* inline: 1 / sqrt (float through double) */
     {"rsqrt", rsqrt_l, NULL, 2, 0, 1e6},
     /* the implementation's accuracy (half_: 8192 ulp): here the full function's bound */

@@ -44,6 +44,7 @@
 K1(rsqrt) KF1(native_exp) KF1(native_log2) KF1(native_sin) KF1(native_cos) KF1(half_exp)
 K1(exp) K1(exp2) K1(exp10) K1(expm1) K1(log) K1(log2) K1(log10) K1(log1p) K1(sin) K1(cos) K1(tan) K1(sinh) K1(cosh)
 K1(tanh) K1(asin) K1(acos) K1(atan) K1(cbrt) K2(atan2) K2(pow) K2(powr) K1(asinh) K1(acosh) K1(atanh) K2(hypot)
+K2(fmod)
 
 // float x, int n (y clamped to +-1e9, its integer part): pown, rootn
 #define KI2(fn)                                                                                                        \
