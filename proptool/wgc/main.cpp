@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // main.cpp: sx-wgc's command line (run by proptool, see proptool(1)):
 //     sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4]
-//            [--no-implicit-barriers] [--no-vector-math]
+//            [--no-implicit-barriers] [--no-vector-math] [--no-scalarize]
 //            [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc
+// --no-scalarize keeps vector values whole (scalarize.cpp; for measuring).
 // Loops starting at the work-item id are made uniform with predicated
 // bodies (uniformize.cpp) where that pays (the default), every one
 // (--uniformize-loops: for the tests and for measuring) or none
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 {
     std::vector<std::string> imports;
     const char *in = nullptr, *out = nullptr, *report = nullptr;
-    bool v3 = true, v4 = true, implicit = true, vmath = true;
+    bool v3 = true, v4 = true, implicit = true, vmath = true, scalarize = true;
     int uniformize = 1;  // 0 none, 1 where it pays, 2 all
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--import") && i + 1 < argc)
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
             implicit = false;
         else if (!strcmp(argv[i], "--no-vector-math"))  // libm per lane, as before issue 28 (comparisons)
             vmath = false;
+        else if (!strcmp(argv[i], "--no-scalarize"))  // vector values kept whole (comparisons)
+            scalarize = false;
         else if (!strcmp(argv[i], "--uniformize-loops"))
             uniformize = 2;
         else if (!strcmp(argv[i], "--no-uniformize-loops"))
@@ -94,12 +97,12 @@ int main(int argc, char **argv)
             in = argv[i];
         else
             return fail(std::string("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                        "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc (at '") +
+                        "[--no-implicit-barriers] [--no-vector-math] [--no-scalarize] [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc (at '") +
                         argv[i] + "')");
     }
     if (!in || !out)
         return fail("usage: sx-wgc [--import NAME]... [--report FILE] [--no-x86-64-v3] [--no-x86-64-v4] "
-                    "[--no-implicit-barriers] [--no-vector-math] [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc");
+                    "[--no-implicit-barriers] [--no-vector-math] [--no-scalarize] [--uniformize-loops | --no-uniformize-loops] -o OUT.bc IN.bc");
     LLVMContext C;
     auto buf = MemoryBuffer::getFile(in);
     if (!buf)
@@ -128,6 +131,10 @@ int main(int argc, char **argv)
         r.fallback = wgc::fallbackReason(*K, imports);
         Function *R = nullptr;
         if (r.fallback.empty()) {
+            // where vector math pays for it (scalarize.cpp), before region
+            // formation: what crosses a barrier is kept lane by lane
+            if (scalarize && vmath && wgc::callsVectorMath(*K))
+                wgc::scalarizeVectors(*K);
             if (implicit)  // vectorize.cpp: on a copy, kept when the regions come out
                 R = withImplicitBarriers(*K, L, r, uniformize);
             if (!R)

@@ -299,6 +299,16 @@ bool isVectorMathBuiltin(const Function &F)
     return m && !F.isIntrinsic() && F.getReturnType()->isVectorTy();
 }
 
+bool callsVectorMath(const Function &K)
+{
+    for (const BasicBlock &BB : K)
+        for (const Instruction &I : BB)
+            if (auto *CB = dyn_cast<CallBase>(&I))
+                if (mathOf(CB->getCalledFunction()))
+                    return true;
+    return false;
+}
+
 unsigned vectorMath(Function &F, int level)
 {
     lowerLdexp(F);

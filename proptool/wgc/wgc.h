@@ -224,6 +224,10 @@ unsigned uniformizeLoops(llvm::Function &K, bool all);
 // in a copy run when a uniform run-time check finds it aliases no load of
 // the loop (see promote.cpp); how many loops.
 unsigned promoteStores(llvm::Function &K);
+// scalarize.cpp: W's vector values, loads and stores split into lanes,
+// its small constant memcpy/memset into loads and stores, so that the
+// host compiler vectorises its x loops across work-items.
+void scalarizeVectors(llvm::Function &W);
 // Marks W's x work-item loops parallel (llvm.loop.parallel_accesses), not
 // interleaved, with the remainder as masked lanes when `masked`; how many.
 unsigned markParallelLoops(llvm::Function &W, bool masked);
@@ -236,6 +240,8 @@ unsigned vectorMath(llvm::Function &W, int level);
 // A math builtin on a vector that vectorMath replaces (tanh on float8, ...):
 // prepare keeps its calls in plain vector types while vectorMathEnabled.
 bool isVectorMathBuiltin(const llvm::Function &F);
+// Does K call a math function the vector math has (scalar or vector)?
+bool callsVectorMath(const llvm::Function &K);
 extern bool vectorMathEnabled;
 // prepare.cpp: the builtins module's ABI for vectors in calls (in memory
 // over 16 bytes, ...): of every builtin but vector math's when
