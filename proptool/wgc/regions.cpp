@@ -750,6 +750,7 @@ Function *buildRegions(Function &K, const LocalLayout &LL, KernelResult &res, st
     SwitchInst *sw = B.CreateSwitch(R->getArg(ENV_REGION), old, (unsigned)entry.size());
     for (size_t k = 0; k < entry.size(); k++)
         sw->addCase(B.getInt32((uint32_t)k + 1), entry[k]);
+    res.uniform_used = (upriv + 7) / 8 * 8;
     upriv = (upriv + 63) / 64 * 64;
     uniOut->setOperand(1, ConstantInt::get(i64, upriv));
     wiBase->setOperand(1, ConstantInt::get(i64, 2 * upriv));

@@ -73,6 +73,7 @@ struct KernelResult {
     unsigned implicit_barriers = 0; // vectorize.cpp: barriers added at uniform loops
     uint64_t local_bytes = 0, private_bytes = 0;
     uint64_t uniform_bytes = 0;     // private_mem's uniform values (regions.cpp)
+    uint64_t uniform_used = 0;      // of those, the bytes the values take (8-byte words)
     unsigned flags = 0, barriers = 0;
     std::string fallback;           // why SXN_WG_FIBER, empty otherwise
     unsigned subGroupSize = 0;      // groups.cpp: the sub-group size compiled in

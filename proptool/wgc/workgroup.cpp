@@ -535,21 +535,22 @@ unsigned narrowWorkItemLoops(Function &W)
     return changed;
 }
 
-// The uniform values a region wrote (at private_mem + bytes) copied to
-// where the next reads them (private_mem). The region stored them one by
-// one (8 bytes or less each): a wide load of them waits until those stores
-// reach the cache (no store forwarding, ~20 cycles on each of a tree
-// reduction's 9 region changes), so a short block is copied in 8-byte
-// words, volatile so that nothing merges them into vectors again.
-void copyUniforms(IRBuilder<> &B, Value *priv, uint64_t bytes)
+// The uniform values a region wrote (at private_mem + bytes, `used` of
+// them) copied to where the next reads them (private_mem). The region
+// stored them one by one (8 bytes or less each): a wide load of them waits
+// until those stores reach the cache (no store forwarding, ~20 cycles on
+// each of a tree reduction's 9 region changes), so a short block is copied
+// in 8-byte words, volatile so that nothing merges them into vectors
+// again; only the words the values take (a tree reduction: 2 of 8).
+void copyUniforms(IRBuilder<> &B, Value *priv, uint64_t bytes, uint64_t used)
 {
-    if (bytes > 256 || bytes % 8) {
-        B.CreateMemCpy(priv, MaybeAlign(64), B.CreateGEP(B.getInt8Ty(), priv, B.getInt64(bytes)), MaybeAlign(64), bytes);
+    if (used > 256 || used % 8) {
+        B.CreateMemCpy(priv, MaybeAlign(64), B.CreateGEP(B.getInt8Ty(), priv, B.getInt64(bytes)), MaybeAlign(64), used);
         return;
     }
     Type *i64 = B.getInt64Ty();
     Value *base = B.CreateBitCast(priv, i64->getPointerTo());
-    for (uint64_t o = 0; o < bytes; o += 8) {
+    for (uint64_t o = 0; o < used; o += 8) {
         Value *v = B.CreateAlignedLoad(i64, B.CreateConstGEP1_64(i64, base, (bytes + o) / 8), Align(8), true);
         B.CreateAlignedStore(v, B.CreateConstGEP1_64(i64, base, o / 8), Align(8), true);
     }
@@ -1133,7 +1134,7 @@ Function *buildWorkGroup(Function &K, Function &R, KernelResult &res, Function *
                 B.SetInsertPoint(bb);
                 Value *v = workItemLoops(B, W, lsize, region(k), strip, &strips, false);
                 if (rs.uniform_bytes)  // the uniform values as this region left them, for the next
-                    copyUniforms(B, env[ENV_PRIV], rs.uniform_bytes);
+                    copyUniforms(B, env[ENV_PRIV], rs.uniform_bytes, rs.uniform_used);
                 nr->addIncoming(v, B.GetInsertBlock());
                 B.CreateBr(tail);
             }
