@@ -24,7 +24,7 @@
 #include "vmath.h"
 
 /* The functions, their libm names and how many arguments they take; the
- * five of SX_VMATH_RANGED need SLEEF's result mended at the ends of
+ * functions of SX_VMATH_RANGED(_D) need SLEEF's result mended at the ends of
  * their range (below); SX_VMATH_MVEC's float ones come from glibc's
  * libmvec where it is there (Intel's SVML code, within 4 ulp as glibc
  * documents, the OpenCL bound of these; doubles stay with SLEEF's 1 ulp).
@@ -33,9 +33,13 @@
 #define SX_VMATH_FUNCS(X)                                                                                              \
     X(exp2, 1) X(exp10, 1) X(expm1, 1) X(log10, 1) X(tan, 1) X(tanh, 1) X(asin, 1)      \
     X(acos, 1) X(atan, 1) X(cbrt, 1) X(atan2, 2) X(atanh, 1)
-#define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1) X(asinh, 1) X(acosh, 1)
+#define SX_VMATH_RANGED(X) X(log1p, 1) X(sinh, 1) X(cosh, 1) X(acosh, 1)
+/* asinh: SLEEF's mended the same way for double; float's is vmath-f64.c's
+ * (in double, through SLEEF's log1pf: about 0.6 of SLEEF's asinhf's time). */
+#define SX_VMATH_RANGED_D(X) X(asinh, 1)
 #define SX_VMATH_MVEC(X) X(sin, 1) X(cos, 1)
-/* hypot: SLEEF's 0.5-ulp one (it has no 1-ulp one). */
+/* hypot: SLEEF's 0.5-ulp one (it has no 1-ulp one) for double; float's is
+ * vmath-f64.c's (in double: faster, as close). */
 #define SX_VMATH_U05(X) X(hypot, 2)
 /* pow: float's in vmath-pow.c (this module's own), double's SLEEF's. */
 #define SX_VMATH_DPOW(X) X(pow, 2)
@@ -83,7 +87,7 @@ SX_VMATH_OWN512(ALL256)
     vt Sleef_##fn##T##N##_u05##tag(vt, vt) T_##isa;                                                                    \
     EXPORT T_##isa vt __sx_vm_##fn##_##T##N##_##isa(vt x, vt y);                                                       \
     vt __sx_vm_##fn##_##T##N##_##isa(vt x, vt y) { return Sleef_##fn##T##N##_u05##tag(x, y); }
-#define ALL05(fn, n) SX_VMATH_VARIANTS(SL05, fn, n)
+#define ALL05(fn, n) SX_VMATH_DOUBLE(SL05, fn, n)
 SX_VMATH_U05(ALL05)
 f16 Sleef_expf16_u10avx512f(f16) T_avx512; /* sinh, cosh and log1p's mending (below) */
 f16 Sleef_logf16_u10avx512f(f16) T_avx512;
@@ -154,7 +158,9 @@ f16 Sleef_logf16_u10avx512f(f16) T_avx512;
         FIX_##fn(T, N, tag, vt, mt, x, r) return r;                                                                    \
     }
 #define RANGED(fn, n) SX_VMATH_VARIANTS(SLR, fn, n)
+#define RANGEDD(fn, n) SX_VMATH_DOUBLE(SLR, fn, n)
 SX_VMATH_RANGED(RANGED)
+SX_VMATH_RANGED_D(RANGEDD)
 #if HAVE_LIBMVEC
 /* glibc's names: _ZGVeN16v_sinf, _ZGVdN8v_cosf, ... (b: SSE, d: AVX2,
  * e: AVX-512; each picks its code by the CPU at load). */
@@ -197,8 +203,9 @@ SX_VMATH_MVEC(ALL256)
 #define ALLD(fn, n) SX_VMATH_DOUBLE(LN, fn, n)
 #define ALL256(fn, n) SX_VMATH_VARIANTS256(LN, fn, n)
 SX_VMATH_FUNCS(ALL)
-SX_VMATH_U05(ALL)
+SX_VMATH_U05(ALLD) /* float: vmath-f64.c */
 SX_VMATH_RANGED(ALL)
+SX_VMATH_RANGED_D(ALL)
 SX_VMATH_MVEC(ALL256)
 SX_VMATH_DPOW(ALLD)
 SX_VMATH_OWN512(ALL256)

@@ -38,7 +38,7 @@ struct MathFn {
 };
 
 // What vmath.c provides (its SX_VMATH_FUNCS; pow and powr: vmath-pow.c;
-// fmod: vmath-fmod.c, float only), each within 2 ulp (fmod exact).
+// fmod: vmath-f64.c, float only), each within 2 ulp (fmod exact).
 const MathFn FUNCS[] = {
     {"exp", 1, Intrinsic::exp},     {"exp2", 1, Intrinsic::exp2},   {"exp10", 1, Intrinsic::not_intrinsic},
     {"expm1", 1, Intrinsic::not_intrinsic}, {"log", 1, Intrinsic::log}, {"log2", 1, Intrinsic::log2},
@@ -50,7 +50,7 @@ const MathFn FUNCS[] = {
     {"asinh", 1, Intrinsic::not_intrinsic}, {"acosh", 1, Intrinsic::not_intrinsic}, {"atanh", 1, Intrinsic::not_intrinsic},
     {"hypot", 2, Intrinsic::not_intrinsic},
     {"powr", 2, Intrinsic::not_intrinsic, true},  // vmath-pow.c: pow's code, powr's special cases
-    {"fmod", 2, Intrinsic::not_intrinsic, true},  // vmath-fmod.c: exact, as fmod is
+    {"fmod", 2, Intrinsic::not_intrinsic, true},  // vmath-f64.c: exact, as fmod is
     {"pown", 2, Intrinsic::not_intrinsic, true, true},  {"rootn", 2, Intrinsic::not_intrinsic, true, true},
 };
 

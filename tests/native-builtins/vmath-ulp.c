@@ -12,7 +12,8 @@
  *    their special cases (OpenCL C's tables) in each lane;
  *  - exp, exp2, log, log2, sin, cos over their useful ranges; asinh,
  *    acosh and atanh over every binade of their domains;
- *  - fmod, exact: bit for bit libm's fmodf (test_fmod).
+ *  - fmod, exact: bit for bit libm's fmodf (test_fmod); hypot over every
+ *    binade of x and y and its special cases (test_hypot).
  * Fails on a result past the OpenCL C full-profile bound (pow, powr, rootn 16 ulp, pown 4, exp,
  * exp2, log, log2 3, sin, cos, asinh and acosh 4, atanh 5); prints the largest error seen per
  * function and ISA (ulp of the correctly rounded float result, as OpenCL
@@ -383,7 +384,7 @@ static void test_intarg(void *h, int ii, const struct isa *is, const char *fname
            bad ? " WRONG" : " right");
 }
 
-/* fmod (vmath-fmod.c) is exact: bit for bit libm's fmodf, over x and y
+/* fmod (vmath-f64.c) is exact: bit for bit libm's fmodf, over x and y
  * from every binade (subnormal too, either sign), quotients from below 1
  * to 2^40 and near whole numbers (x = k y and one ulp either side), and
  * zeros, infinities and NaN in each lane among ordinary lanes. */
@@ -454,6 +455,72 @@ static void test_fmod(void *h, const struct isa *is, float *x, float *y, size_t 
                     }
             }
     printf("fmod %s: bit for bit libm's over %zu inputs; special values in each lane%s\n", is->suffix, n,
+           bad ? " WRONG" : " right");
+}
+
+/* hypot (vmath-f64.c, in double): x and y from every binade, either
+ * sign, subnormal too, ratios from 1 to 2^60; within OpenCL C's 4 ulp of
+ * the double result (it claims under 1); zeros, infinities and NaN in each
+ * lane exactly as libm's hypotf (C99: hypot(inf, NaN) = inf). */
+static void test_hypot(void *h, const struct isa *is, float *x, float *y, size_t cap)
+{
+    char name[64];
+    snprintf(name, sizeof name, "__sx_vm_hypot_%s", is->suffix);
+    void *fn = dlsym(h, name);
+    if (!fn) {
+        printf("FAIL: %s: not in the builtins module\n", name);
+        failures++;
+        return;
+    }
+    size_t n = 0;
+    for (; n < cap; n++) {
+        uint32_t s = next();
+        x[n] = bits(((next() << 8) ^ next()) % 0x7f800000u | (s & 1 ? 0x80000000u : 0));
+        y[n] = s & 4 ? bits(((next() << 8) ^ next()) % 0x7f800000u)
+                     : (float)ldexp(1 + (double)(next() % 4096) / 4096, -(int)(next() % 60)) * x[n];
+        if (s & 2)
+            y[n] = -y[n];
+    }
+    double worst = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i += (size_t)is->lanes) {
+        float a[16], b[16], r[16];
+        for (int l = 0; l < is->lanes; l++) {
+            a[l] = x[(i + (size_t)l) % n];
+            b[l] = y[(i + (size_t)l) % n];
+        }
+        is->call(fn, 2, a, b, r);
+        for (int l = 0; l < is->lanes; l++) {
+            double e = ulp_err(r[l], hypot(a[l], b[l]));
+            if (e > worst)
+                worst = e;
+            if (e > 4 && bad++ < 5) {
+                printf("FAIL: %s(%a, %a) lane %d = %a, libm %a: %.2f ulp\n", name, a[l], b[l], l, r[l], hypot(a[l], b[l]), e);
+                failures++;
+            }
+        }
+    }
+    static const float ev[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -3e38f, 3.4e38f, 1.0f};
+    for (size_t u = 0; u < sizeof ev / sizeof ev[0]; u++)
+        for (size_t v = 0; v < sizeof ev / sizeof ev[0]; v++)
+            for (int l = 0; l < is->lanes; l++) {
+                float a[16], b[16], r[16];
+                for (int k = 0; k < 16; k++) {
+                    a[k] = 3.0f + (float)k;
+                    b[k] = -4.0f;
+                }
+                a[l] = ev[u];
+                b[l] = ev[v];
+                is->call(fn, 2, a, b, r);
+                float want = hypotf(ev[u], ev[v]);
+                int fine = (want == 0 || isinf(want) || isnan(want)) ? same(r[l], want)
+                                                                     : ulp_err(r[l], hypot(ev[u], ev[v])) <= 4;
+                if (!fine && bad++ < 5) {
+                    printf("FAIL: %s(%a, %a) lane %d = %a, libm %a\n", name, ev[u], ev[v], l, r[l], want);
+                    failures++;
+                }
+            }
+    printf("hypot %s: max %.3f ulp over %zu inputs; special values in each lane%s\n", is->suffix, worst, n,
            bad ? " WRONG" : " right");
 }
 
@@ -590,8 +657,10 @@ int main(int argc, char **argv)
             for (int k = 0; k < 2; k++)
                 test_intarg(h, (int)ii, &ISAS[ii], k ? "rootn" : "pown", x, ni, cap);
     for (size_t ii = 0; ii < sizeof ISAS / sizeof ISAS[0]; ii++)
-        if (isa_ok(&ISAS[ii]))
+        if (isa_ok(&ISAS[ii])) {
             test_fmod(h, &ISAS[ii], x, y, cap);
+            test_hypot(h, &ISAS[ii], x, y, cap);
+        }
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }
