@@ -21,13 +21,6 @@
 
 #include "vmath.h"
 
-typedef double dd4 __attribute__((vector_size(32)));
-typedef double dd8 __attribute__((vector_size(64)));
-typedef double dd16 __attribute__((vector_size(128)));
-typedef long long ll4 __attribute__((vector_size(32)));
-typedef long long ll8 __attribute__((vector_size(64)));
-typedef long long ll16 __attribute__((vector_size(128)));
-
 /* Double lanes' square roots, a register of them at a time (macros: a
  * function returning such a vector would change the ABI on the baseline). */
 #define SQRT2(v, T, SQRT)                                                                                              \
@@ -41,8 +34,8 @@ typedef long long ll16 __attribute__((vector_size(128)));
         __builtin_memcpy((char *)&r_ + sizeof lo_, &hi_, sizeof hi_);                                                  \
         r_;                                                                                                            \
     })
-#define sqrt_dd4_sse2(v) SQRT2(v, __m128d, _mm_sqrt_pd)
-#define sqrt_dd4_avx2(v)                                                                                               \
+#define sqrt_d4_sse2(v) SQRT2(v, __m128d, _mm_sqrt_pd)
+#define sqrt_d4_avx2(v)                                                                                               \
     ({                                                                                                                 \
         __typeof__(v) v_ = (v);                                                                                        \
         __m256d a_;                                                                                                    \
@@ -51,8 +44,8 @@ typedef long long ll16 __attribute__((vector_size(128)));
         __builtin_memcpy(&v_, &a_, sizeof a_);                                                                         \
         v_;                                                                                                            \
     })
-#define sqrt_dd8_avx2(v) SQRT2(v, __m256d, _mm256_sqrt_pd)
-#define sqrt_dd16_avx512(v) SQRT2(v, __m512d, _mm512_sqrt_pd)
+#define sqrt_d8_avx2(v) SQRT2(v, __m256d, _mm256_sqrt_pd)
+#define sqrt_d16_avx512(v) SQRT2(v, __m512d, _mm512_sqrt_pd)
 
 /* Double lanes truncated to ints the way the instruction does it (a NaN
  * or out-of-range lane gives INT_MIN, where a C conversion is undefined);
@@ -69,8 +62,8 @@ typedef long long ll16 __attribute__((vector_size(128)));
         __builtin_memcpy((char *)&r_ + sizeof r_ / 2, &b_, sizeof r_ / 2);                                             \
         r_;                                                                                                            \
     })
-#define trunc_dd4_sse2(v) TRUNC2(v, i4, __m128d, __m128i, _mm_cvttpd_epi32)
-#define trunc_dd4_avx2(v)                                                                                              \
+#define trunc_d4_sse2(v) TRUNC2(v, i4, __m128d, __m128i, _mm_cvttpd_epi32)
+#define trunc_d4_avx2(v)                                                                                              \
     ({                                                                                                                 \
         __typeof__(v) v_ = (v);                                                                                        \
         __m256d a_;                                                                                                    \
@@ -80,12 +73,12 @@ typedef long long ll16 __attribute__((vector_size(128)));
         __builtin_memcpy(&i_, &r_, sizeof i_);                                                                         \
         i_;                                                                                                            \
     })
-#define trunc_dd8_avx2(v) TRUNC2(v, i8, __m256d, __m128i, _mm256_cvttpd_epi32)
-#define trunc_dd16_avx512(v) TRUNC2(v, i16, __m512d, __m256i, _mm512_cvttpd_epi32)
+#define trunc_d8_avx2(v) TRUNC2(v, i8, __m256d, __m128i, _mm256_cvttpd_epi32)
+#define trunc_d16_avx512(v) TRUNC2(v, i16, __m512d, __m256i, _mm512_cvttpd_epi32)
 
 /* Every mask in float lanes: GCC lowers compares and selects of double
  * vectors wider than a register lane by lane. */
-#define FMOD(N, isa, vt, mt, dt, lt, TR)                                                                               \
+#define FMOD(N, isa, vt, mt, dt, TR)                                                                               \
     EXPORT T_##isa vt __sx_vm_fmod_f##N##_##isa(vt x, vt y);                                                           \
     T_##isa vt __sx_vm_fmod_f##N##_##isa(vt x, vt y)                                                                   \
     {                                                                                                                  \
@@ -106,15 +99,15 @@ typedef long long ll16 __attribute__((vector_size(128)));
         return res;                                                                                                    \
     }
 
-FMOD(4, sse2, f4, i4, dd4, ll4, trunc_dd4_sse2)
-FMOD(4, avx2, f4, i4, dd4, ll4, trunc_dd4_avx2)
-FMOD(8, avx2, f8, i8, dd8, ll8, trunc_dd8_avx2)
-FMOD(16, avx512, f16, i16, dd16, ll16, trunc_dd16_avx512)
+FMOD(4, sse2, f4, i4, d4, trunc_d4_sse2)
+FMOD(4, avx2, f4, i4, d4, trunc_d4_avx2)
+FMOD(8, avx2, f8, i8, d8, trunc_d8_avx2)
+FMOD(16, avx512, f16, i16, d16, trunc_d16_avx512)
 
 /* hypot: sqrt(x^2 + y^2) in double (the squares exact, one rounding in
  * the sum and one in the root: the float result within 0.5 ulp and a
  * hair, the bound is 4); C99's hypot(+-inf, NaN) = +inf. */
-#define HYPOT(N, isa, vt, mt, dt, lt, SQ)                                                                              \
+#define HYPOT(N, isa, vt, mt, dt, SQ)                                                                              \
     EXPORT T_##isa vt __sx_vm_hypot_f##N##_##isa(vt x, vt y);                                                          \
     T_##isa vt __sx_vm_hypot_f##N##_##isa(vt x, vt y)                                                                  \
     {                                                                                                                  \
@@ -124,10 +117,10 @@ FMOD(16, avx512, f16, i16, dd16, ll16, trunc_dd16_avx512)
         mt inf = (ax == (vt){} + INFINITY) | (ay == (vt){} + INFINITY);                                                \
         return (vt)(((mt)r & ~inf) | ((mt)((vt){} + INFINITY) & inf));                                                 \
     }
-HYPOT(4, sse2, f4, i4, dd4, ll4, sqrt_dd4_sse2)
-HYPOT(4, avx2, f4, i4, dd4, ll4, sqrt_dd4_avx2)
-HYPOT(8, avx2, f8, i8, dd8, ll8, sqrt_dd8_avx2)
-HYPOT(16, avx512, f16, i16, dd16, ll16, sqrt_dd16_avx512)
+HYPOT(4, sse2, f4, i4, d4, sqrt_d4_sse2)
+HYPOT(4, avx2, f4, i4, d4, sqrt_d4_avx2)
+HYPOT(8, avx2, f8, i8, d8, sqrt_d8_avx2)
+HYPOT(16, avx512, f16, i16, d16, sqrt_d16_avx512)
 
 #if HAVE_SLEEF
 /* asinh |x| = log1p(t), t = |x| + x^2 / (1 + sqrt(1 + x^2)) = |x| +
@@ -136,7 +129,7 @@ HYPOT(16, avx512, f16, i16, dd16, ll16, sqrt_dd16_avx512)
  * condition number is under 1 there, so that rounding costs at most half
  * an ulp, SLEEF's log1pf 1 ulp more (the bound is 4). From |x| = 2^63 on,
  * log |x| + log 2 (vmath.c's mending of SLEEF's asinh: t would overflow). */
-#define ASINH(N, isa, vt, mt, dt, lt, SQ, tag)                                                                         \
+#define ASINH(N, isa, vt, mt, dt, SQ, tag)                                                                         \
     vt Sleef_log1pf##N##_u10##tag(vt) T_##isa;                                                                         \
     vt Sleef_logf##N##_u10##tag(vt) T_##isa;                                                                           \
     EXPORT T_##isa vt __sx_vm_asinh_f##N##_##isa(vt x);                                                                \
@@ -155,8 +148,8 @@ HYPOT(16, avx512, f16, i16, dd16, ll16, sqrt_dd16_avx512)
             r = (vt)(((mt)r & ~huge) | ((mt)(Sleef_logf##N##_u10##tag(ax) + 0.693147180559945309f) & huge));         \
         return (vt)((mt)r | ((mt)x & (int)0x80000000));                                                                \
     }
-ASINH(4, sse2, f4, i4, dd4, ll4, sqrt_dd4_sse2, sse2)
-ASINH(4, avx2, f4, i4, dd4, ll4, sqrt_dd4_avx2, avx2128)
-ASINH(8, avx2, f8, i8, dd8, ll8, sqrt_dd8_avx2, avx2)
-ASINH(16, avx512, f16, i16, dd16, ll16, sqrt_dd16_avx512, avx512f)
+ASINH(4, sse2, f4, i4, d4, sqrt_d4_sse2, sse2)
+ASINH(4, avx2, f4, i4, d4, sqrt_d4_avx2, avx2128)
+ASINH(8, avx2, f8, i8, d8, sqrt_d8_avx2, avx2)
+ASINH(16, avx512, f16, i16, d16, sqrt_d16_avx512, avx512f)
 #endif

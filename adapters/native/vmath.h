@@ -18,6 +18,7 @@ typedef float f16 __attribute__((vector_size(64)));
 typedef double d2 __attribute__((vector_size(16)));
 typedef double d4 __attribute__((vector_size(32)));
 typedef double d8 __attribute__((vector_size(64)));
+typedef double d16 __attribute__((vector_size(128))); /* two registers: vmath-f64.c's float16 in double */
 typedef int i4 __attribute__((vector_size(16)));
 typedef int i8 __attribute__((vector_size(32)));
 typedef int i16 __attribute__((vector_size(64)));

@@ -12,8 +12,8 @@
  *    their special cases (OpenCL C's tables) in each lane;
  *  - exp, exp2, log, log2, sin, cos over their useful ranges; asinh,
  *    acosh and atanh over every binade of their domains;
- *  - fmod, exact: bit for bit libm's fmodf (test_fmod); hypot over every
- *    binade of x and y and its special cases (test_hypot).
+ *  - fmod, exact: bit for bit libm's fmodf; hypot over every binade of x
+ *    and y; both with their special cases in each lane (test_f64).
  * Fails on a result past the OpenCL C full-profile bound (pow, powr, rootn 16 ulp, pown 4, exp,
  * exp2, log, log2 3, sin, cos, asinh and acosh 4, atanh 5); prints the largest error seen per
  * function and ISA (ulp of the correctly rounded float result, as OpenCL
@@ -384,20 +384,86 @@ static void test_intarg(void *h, int ii, const struct isa *is, const char *fname
            bad ? " WRONG" : " right");
 }
 
-/* fmod (vmath-f64.c) is exact: bit for bit libm's fmodf, over x and y
- * from every binade (subnormal too, either sign), quotients from below 1
- * to 2^40 and near whole numbers (x = k y and one ulp either side), and
- * zeros, infinities and NaN in each lane among ordinary lanes. */
-static void test_fmod(void *h, const struct isa *is, float *x, float *y, size_t cap)
+/* Two-argument functions computed in double (vmath-f64.c): each result
+ * judged by `err` (its error in ulp, 0 where it must be exact; INFINITY
+ * where wrong), over n inputs lanes at a time, then the special values ev
+ * in each lane among ordinary lanes (every lane judged). The worst error. */
+typedef double (*judge2)(float r, float a, float b);
+static double test_pairs(void *h, const struct isa *is, const char *fname, judge2 err, double bound, const float *x,
+                         const float *y, size_t n, const float *ev, size_t nev)
 {
     char name[64];
-    snprintf(name, sizeof name, "__sx_vm_fmod_%s", is->suffix);
+    snprintf(name, sizeof name, "__sx_vm_%s_%s", fname, is->suffix);
     void *fn = dlsym(h, name);
     if (!fn) {
         printf("FAIL: %s: not in the builtins module\n", name);
         failures++;
-        return;
+        return INFINITY;
     }
+    double worst = 0;
+    int bad = 0;
+    for (size_t i = 0; i < n; i += (size_t)is->lanes) {
+        float a[16] = {0}, b[16] = {0}, r[16];
+        for (int l = 0; l < is->lanes; l++) {
+            a[l] = x[(i + (size_t)l) % n];
+            b[l] = y[(i + (size_t)l) % n];
+        }
+        is->call(fn, 2, a, b, r);
+        for (int l = 0; l < is->lanes; l++) {
+            double e = err(r[l], a[l], b[l]);
+            worst = e > worst ? e : worst;
+            if (e > bound && bad++ < 5) {
+                printf("FAIL: %s(%a, %a) lane %d = %a: %.2f ulp\n", name, a[l], b[l], l, r[l], e);
+                failures++;
+            }
+        }
+    }
+    for (size_t u = 0; u < nev; u++)
+        for (size_t v = 0; v < nev; v++)
+            for (int l = 0; l < is->lanes; l++) {
+                float a[16], b[16], r[16];
+                for (int k = 0; k < 16; k++) {
+                    a[k] = 7.5f + (float)k;
+                    b[k] = -2.25f;
+                }
+                a[l] = ev[u];
+                b[l] = ev[v];
+                is->call(fn, 2, a, b, r);
+                for (int k = 0; k < is->lanes; k++)
+                    if (err(r[k], a[k], b[k]) > bound && bad++ < 5) {
+                        printf("FAIL: %s(%a, %a) lane %d (the special one in lane %d) = %a\n", name, a[k], b[k], k, l,
+                               r[k]);
+                        failures++;
+                    }
+            }
+    printf("%s %s: max %.3f ulp over %zu inputs; special values in each lane%s\n", fname, is->suffix, worst, n,
+           bad ? " WRONG" : " right");
+    return worst;
+}
+
+/* fmod is exact: bit for bit libm's fmodf. */
+static double fmod_err(float r, float a, float b)
+{
+    return same(r, fmodf(a, b)) ? 0 : INFINITY;
+}
+
+/* hypot: zeros, infinities and NaN exactly as libm's hypotf (C99:
+ * hypot(inf, NaN) = inf), the rest in ulp of the double result. */
+static double hypot_err(float r, float a, float b)
+{
+    float want = hypotf(a, b);
+    if (want == 0 || isinf(want) || isnan(want))
+        return same(r, want) ? 0 : INFINITY;
+    return ulp_err(r, hypot(a, b));
+}
+
+/* fmod over x and y from every binade (subnormal too, either sign),
+ * quotients from below 1 to 2^40 and near whole numbers (x = k y and one
+ * ulp either side, k up to the double path's end); hypot over every binade
+ * of x and y with ratios from 1 to 2^60, within OpenCL C's 4 ulp (it
+ * claims under 1). */
+static void test_f64(void *h, const struct isa *is, float *x, float *y, size_t cap)
+{
     size_t n = 0;
     while (n + 3 <= cap) {
         uint32_t s = next();
@@ -414,114 +480,20 @@ static void test_fmod(void *h, const struct isa *is, float *x, float *y, size_t 
         x[n] = a;
         y[n++] = b;
         if (s % 4 == 1 && isfinite(b) && b != 0) { /* a whole multiple of y and its neighbours */
-            float k = (float)(1 + next() % (s & 4 ? 100000u : 1u << 29)) * b; /* up to the double path's end */
+            float k = (float)(1 + next() % (s & 4 ? 100000u : 1u << 29)) * b;
             x[n] = nextafterf(k, 0);
             y[n++] = b;
             x[n] = nextafterf(k, INFINITY);
             y[n++] = b;
         }
     }
-    int bad = 0;
-    for (size_t i = 0; i < n; i += (size_t)is->lanes) {
-        float a[16] = {0}, b[16] = {0}, r[16];
-        for (int l = 0; l < is->lanes; l++) {
-            a[l] = x[(i + (size_t)l) % n];
-            b[l] = y[(i + (size_t)l) % n];
-        }
-        is->call(fn, 2, a, b, r);
-        for (int l = 0; l < is->lanes; l++)
-            if (!same(r[l], fmodf(a[l], b[l])) && bad++ < 5) {
-                printf("FAIL: %s(%a, %a) lane %d = %a, libm %a\n", name, a[l], b[l], l, r[l], fmodf(a[l], b[l]));
-                failures++;
-            }
-    }
-    static const float ev[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -3e38f, 1.0f};
-    for (size_t u = 0; u < sizeof ev / sizeof ev[0]; u++)
-        for (size_t v = 0; v < sizeof ev / sizeof ev[0]; v++)
-            for (int l = 0; l < is->lanes; l++) {
-                float a[16], b[16], r[16];
-                for (int k = 0; k < 16; k++) {
-                    a[k] = 7.5f + (float)k;
-                    b[k] = -2.25f;
-                }
-                a[l] = ev[u];
-                b[l] = ev[v];
-                is->call(fn, 2, a, b, r);
-                for (int k = 0; k < is->lanes; k++)
-                    if (!same(r[k], fmodf(a[k], b[k])) && bad++ < 5) {
-                        printf("FAIL: %s(%a, %a) lane %d (the special one in lane %d) = %a, libm %a\n", name, a[k],
-                               b[k], k, l, r[k], fmodf(a[k], b[k]));
-                        failures++;
-                    }
-            }
-    printf("fmod %s: bit for bit libm's over %zu inputs; special values in each lane%s\n", is->suffix, n,
-           bad ? " WRONG" : " right");
-}
-
-/* hypot (vmath-f64.c, in double): x and y from every binade, either
- * sign, subnormal too, ratios from 1 to 2^60; within OpenCL C's 4 ulp of
- * the double result (it claims under 1); zeros, infinities and NaN in each
- * lane exactly as libm's hypotf (C99: hypot(inf, NaN) = inf). */
-static void test_hypot(void *h, const struct isa *is, float *x, float *y, size_t cap)
-{
-    char name[64];
-    snprintf(name, sizeof name, "__sx_vm_hypot_%s", is->suffix);
-    void *fn = dlsym(h, name);
-    if (!fn) {
-        printf("FAIL: %s: not in the builtins module\n", name);
-        failures++;
-        return;
-    }
-    size_t n = 0;
-    for (; n < cap; n++) {
-        uint32_t s = next();
-        x[n] = bits(((next() << 8) ^ next()) % 0x7f800000u | (s & 1 ? 0x80000000u : 0));
-        y[n] = s & 4 ? bits(((next() << 8) ^ next()) % 0x7f800000u)
-                     : (float)ldexp(1 + (double)(next() % 4096) / 4096, -(int)(next() % 60)) * x[n];
-        if (s & 2)
-            y[n] = -y[n];
-    }
-    double worst = 0;
-    int bad = 0;
-    for (size_t i = 0; i < n; i += (size_t)is->lanes) {
-        float a[16], b[16], r[16];
-        for (int l = 0; l < is->lanes; l++) {
-            a[l] = x[(i + (size_t)l) % n];
-            b[l] = y[(i + (size_t)l) % n];
-        }
-        is->call(fn, 2, a, b, r);
-        for (int l = 0; l < is->lanes; l++) {
-            double e = ulp_err(r[l], hypot(a[l], b[l]));
-            if (e > worst)
-                worst = e;
-            if (e > 4 && bad++ < 5) {
-                printf("FAIL: %s(%a, %a) lane %d = %a, libm %a: %.2f ulp\n", name, a[l], b[l], l, r[l], hypot(a[l], b[l]), e);
-                failures++;
-            }
-        }
-    }
     static const float ev[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-45f, -3e38f, 3.4e38f, 1.0f};
-    for (size_t u = 0; u < sizeof ev / sizeof ev[0]; u++)
-        for (size_t v = 0; v < sizeof ev / sizeof ev[0]; v++)
-            for (int l = 0; l < is->lanes; l++) {
-                float a[16], b[16], r[16];
-                for (int k = 0; k < 16; k++) {
-                    a[k] = 3.0f + (float)k;
-                    b[k] = -4.0f;
-                }
-                a[l] = ev[u];
-                b[l] = ev[v];
-                is->call(fn, 2, a, b, r);
-                float want = hypotf(ev[u], ev[v]);
-                int fine = (want == 0 || isinf(want) || isnan(want)) ? same(r[l], want)
-                                                                     : ulp_err(r[l], hypot(ev[u], ev[v])) <= 4;
-                if (!fine && bad++ < 5) {
-                    printf("FAIL: %s(%a, %a) lane %d = %a, libm %a\n", name, ev[u], ev[v], l, r[l], want);
-                    failures++;
-                }
-            }
-    printf("hypot %s: max %.3f ulp over %zu inputs; special values in each lane%s\n", is->suffix, worst, n,
-           bad ? " WRONG" : " right");
+    size_t nev = sizeof ev / sizeof ev[0];
+    test_pairs(h, is, "fmod", fmod_err, 0, x, y, n, ev, nev);
+    for (size_t i = 0; i < n; i++)
+        if (next() & 1)
+            y[i] = (float)ldexp(1 + (double)(next() % 4096) / 4096, -(int)(next() % 60)) * x[i];
+    test_pairs(h, is, "hypot", hypot_err, 4, x, y, n, ev, nev);
 }
 
 int main(int argc, char **argv)
@@ -657,10 +629,8 @@ int main(int argc, char **argv)
             for (int k = 0; k < 2; k++)
                 test_intarg(h, (int)ii, &ISAS[ii], k ? "rootn" : "pown", x, ni, cap);
     for (size_t ii = 0; ii < sizeof ISAS / sizeof ISAS[0]; ii++)
-        if (isa_ok(&ISAS[ii])) {
-            test_fmod(h, &ISAS[ii], x, y, cap);
-            test_hypot(h, &ISAS[ii], x, y, cap);
-        }
+        if (isa_ok(&ISAS[ii]))
+            test_f64(h, &ISAS[ii], x, y, cap);
     printf("%d failures\n", failures);
     return failures ? 1 : 0;
 }
