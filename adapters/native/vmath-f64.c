@@ -21,60 +21,43 @@
 
 #include "vmath.h"
 
-/* Double lanes' square roots, a register of them at a time (macros: a
- * function returning such a vector would change the ABI on the baseline). */
-#define SQRT2(v, T, SQRT)                                                                                              \
+/* OP on each register-sized half of v (macros: a function returning such
+ * a vector would change the ABI on the baseline), the halves' results
+ * (Ti) joined into an rt: the double lanes' square roots, and their
+ * truncation to ints the way the instruction does it (a NaN or
+ * out-of-range lane gives INT_MIN, where a C conversion is undefined;
+ * only lanes whose quotient is in range are used). */
+#define HALVES(v, rt, T, Ti, OP)                                                                                       \
     ({                                                                                                                 \
-        __typeof__(v) v_ = (v), r_;                                                                                    \
+        __typeof__(v) v_ = (v);                                                                                        \
+        rt r_;                                                                                                         \
         T lo_, hi_;                                                                                                    \
         __builtin_memcpy(&lo_, &v_, sizeof lo_);                                                                       \
         __builtin_memcpy(&hi_, (const char *)&v_ + sizeof lo_, sizeof hi_);                                            \
-        lo_ = SQRT(lo_), hi_ = SQRT(hi_);                                                                              \
-        __builtin_memcpy(&r_, &lo_, sizeof lo_);                                                                       \
-        __builtin_memcpy((char *)&r_ + sizeof lo_, &hi_, sizeof hi_);                                                  \
-        r_;                                                                                                            \
-    })
-#define sqrt_d4_sse2(v) SQRT2(v, __m128d, _mm_sqrt_pd)
-#define sqrt_d4_avx2(v)                                                                                               \
-    ({                                                                                                                 \
-        __typeof__(v) v_ = (v);                                                                                        \
-        __m256d a_;                                                                                                    \
-        __builtin_memcpy(&a_, &v_, sizeof a_);                                                                         \
-        a_ = _mm256_sqrt_pd(a_);                                                                                       \
-        __builtin_memcpy(&v_, &a_, sizeof a_);                                                                         \
-        v_;                                                                                                            \
-    })
-#define sqrt_d8_avx2(v) SQRT2(v, __m256d, _mm256_sqrt_pd)
-#define sqrt_d16_avx512(v) SQRT2(v, __m512d, _mm512_sqrt_pd)
-
-/* Double lanes truncated to ints the way the instruction does it (a NaN
- * or out-of-range lane gives INT_MIN, where a C conversion is undefined);
- * only the lanes whose quotient is in range are used. */
-#define TRUNC2(v, it, T, Ti, CVT)                                                                                      \
-    ({                                                                                                                 \
-        __typeof__(v) v_ = (v);                                                                                        \
-        it r_;                                                                                                         \
-        T lo_, hi_;                                                                                                    \
-        __builtin_memcpy(&lo_, &v_, sizeof lo_);                                                                       \
-        __builtin_memcpy(&hi_, (const char *)&v_ + sizeof lo_, sizeof hi_);                                            \
-        Ti a_ = CVT(lo_), b_ = CVT(hi_);                                                                               \
-        __builtin_memcpy(&r_, &a_, sizeof r_ / 2);                                                                     \
+        Ti a_ = OP(lo_), b_ = OP(hi_);                                                                                 \
+        __builtin_memcpy(&r_, &a_, sizeof r_ / 2); /* _mm_cvttpd_epi32: 2 ints in the low half of a_ */             \
         __builtin_memcpy((char *)&r_ + sizeof r_ / 2, &b_, sizeof r_ / 2);                                             \
         r_;                                                                                                            \
     })
-#define trunc_d4_sse2(v) TRUNC2(v, i4, __m128d, __m128i, _mm_cvttpd_epi32)
-#define trunc_d4_avx2(v)                                                                                              \
+/* one register: the same with a single half */
+#define WHOLE(v, rt, T, Ti, OP)                                                                                        \
     ({                                                                                                                 \
         __typeof__(v) v_ = (v);                                                                                        \
-        __m256d a_;                                                                                                    \
+        rt r_;                                                                                                         \
+        T a_;                                                                                                          \
         __builtin_memcpy(&a_, &v_, sizeof a_);                                                                         \
-        __m128i r_ = _mm256_cvttpd_epi32(a_);                                                                          \
-        i4 i_;                                                                                                         \
-        __builtin_memcpy(&i_, &r_, sizeof i_);                                                                         \
-        i_;                                                                                                            \
+        Ti b_ = OP(a_);                                                                                                \
+        __builtin_memcpy(&r_, &b_, sizeof r_);                                                                         \
+        r_;                                                                                                            \
     })
-#define trunc_d8_avx2(v) TRUNC2(v, i8, __m256d, __m128i, _mm256_cvttpd_epi32)
-#define trunc_d16_avx512(v) TRUNC2(v, i16, __m512d, __m256i, _mm512_cvttpd_epi32)
+#define sqrt_d4_sse2(v) HALVES(v, d4, __m128d, __m128d, _mm_sqrt_pd)
+#define sqrt_d4_avx2(v) WHOLE(v, d4, __m256d, __m256d, _mm256_sqrt_pd)
+#define sqrt_d8_avx2(v) HALVES(v, d8, __m256d, __m256d, _mm256_sqrt_pd)
+#define sqrt_d16_avx512(v) HALVES(v, d16, __m512d, __m512d, _mm512_sqrt_pd)
+#define trunc_d4_sse2(v) HALVES(v, i4, __m128d, __m128i, _mm_cvttpd_epi32)
+#define trunc_d4_avx2(v) WHOLE(v, i4, __m256d, __m128i, _mm256_cvttpd_epi32)
+#define trunc_d8_avx2(v) HALVES(v, i8, __m256d, __m128i, _mm256_cvttpd_epi32)
+#define trunc_d16_avx512(v) HALVES(v, i16, __m512d, __m256i, _mm512_cvttpd_epi32)
 
 /* Every mask in float lanes: GCC lowers compares and selects of double
  * vectors wider than a register lane by lane. */

@@ -618,13 +618,8 @@ bool pureSlice(Value *v, std::vector<Instruction *> &slice, std::set<Value *> &s
                !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I) && !isa<FreezeInst>(I)) {
         return false;
     }
-    if (auto *BO = dyn_cast<BinaryOperator>(I))
-        if (BO->getOpcode() == Instruction::SDiv || BO->getOpcode() == Instruction::UDiv ||
-            BO->getOpcode() == Instruction::SRem || BO->getOpcode() == Instruction::URem) {
-            auto *d = dyn_cast<ConstantInt>(BO->getOperand(1));
-            if (!d || d->isZero() || d->isMinusOne())
-                return false;
-        }
+    if (divisionMayTrap(I))
+        return false;
     for (Value *op : I->operands())
         if (!pureSlice(op, slice, seen, budget))
             return false;

@@ -119,6 +119,16 @@ Value *resolveQuery(IRBuilder<> &B, Function &R, CallBase &call)
     return B.CreateZExtOrTrunc(v, call.getType());
 }
 
+bool divisionMayTrap(const Instruction *I)
+{
+    auto *BO = dyn_cast<BinaryOperator>(I);
+    if (!BO || (BO->getOpcode() != Instruction::SDiv && BO->getOpcode() != Instruction::UDiv &&
+                BO->getOpcode() != Instruction::SRem && BO->getOpcode() != Instruction::URem))
+        return false;
+    auto *d = dyn_cast<ConstantInt>(BO->getOperand(1));
+    return !d || d->isZero() || d->isMinusOne();
+}
+
 namespace {
 
 // Pure arithmetic on R's arguments and on what the dispatch block `disp`
@@ -136,13 +146,8 @@ bool remat(Value *V, const BasicBlock *disp, unsigned &budget)
     if (!I || !budget-- || !(isa<BinaryOperator>(I) || isa<CastInst>(I) || isa<CmpInst>(I) || isa<SelectInst>(I) ||
                              isa<GetElementPtrInst>(I)))
         return false;
-    if (auto *BO = dyn_cast<BinaryOperator>(I))
-        if (BO->getOpcode() == Instruction::SDiv || BO->getOpcode() == Instruction::UDiv ||
-            BO->getOpcode() == Instruction::SRem || BO->getOpcode() == Instruction::URem) {
-            auto *d = dyn_cast<ConstantInt>(BO->getOperand(1));
-            if (!d || d->isZero() || d->isMinusOne())
-                return false;  // may trap where the original did not run
-        }
+    if (divisionMayTrap(I))
+        return false;  // where the original did not run
     for (Value *op : I->operands())
         if (!remat(op, disp, budget))
             return false;

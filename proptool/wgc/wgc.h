@@ -84,6 +84,10 @@ struct KernelResult {
     bool versioned = false;         // divergent, with a copy for the groups whose work-items branch alike
 };
 
+// regions.cpp: is I an integer division or remainder that may trap (a
+// divisor not a constant other than 0 and -1), so not to be run where the
+// original did not run?
+bool divisionMayTrap(const llvm::Instruction *I);
 // regions.cpp: V recomputed before `before`: the instructions of its
 // operand tree for which `inside` holds cloned (once each, by memo, named
 // with `suffix`), the rest used as they are.
